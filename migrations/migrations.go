@@ -1,0 +1,65 @@
+// Package migrations holds the SQL that creates cqlpg's catalog in every
+// shard, embedded in the binary and applied with golang-migrate.
+//
+// In: a connection string of a shard. Out: the shard's "cqlpg" schema at the
+// newest version. Migrations only move forward while a gateway runs; the
+// .down.sql files exist for operators who remove cqlpg from a server.
+// golang-migrate's advisory lock lets several gateways start at once.
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+
+	"github.com/golang-migrate/migrate/v4"
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// Schema is the Postgres schema that holds the catalog.
+const Schema = "cqlpg"
+
+//go:embed *.sql
+var files embed.FS
+
+// Up brings the catalog of the shard at connString to the newest version.
+func Up(ctx context.Context, connString string) error {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return fmt.Errorf("parse shard address: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+Schema); err != nil {
+		return fmt.Errorf("create catalog schema: %w", err)
+	}
+	return up(db)
+}
+
+func up(db *sql.DB) error {
+	src, err := iofs.New(files, ".")
+	if err != nil {
+		return fmt.Errorf("read embedded migrations: %w", err)
+	}
+	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{
+		SchemaName:      Schema,
+		MigrationsTable: "schema_migrations",
+	})
+	if err != nil {
+		return fmt.Errorf("open catalog: %w", err)
+	}
+	m, err := migrate.NewWithInstance("iofs", src, "pgx5", driver)
+	if err != nil {
+		return fmt.Errorf("prepare catalog migration: %w", err)
+	}
+	defer m.Close()
+	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate catalog: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package pgschema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ExistsError reports a keyspace or table that a CREATE found already there.
+type ExistsError struct{ Keyspace, Table string }
+
+func (e *ExistsError) Error() string {
+	if e.Table == "" {
+		return fmt.Sprintf("keyspace %s already exists", e.Keyspace)
+	}
+	return fmt.Sprintf("table %s.%s already exists", e.Keyspace, e.Table)
+}
+
+// MissingError reports a keyspace or table that a schema change needs and
+// the catalog does not hold.
+type MissingError struct{ Keyspace, Table string }
+
+func (e *MissingError) Error() string {
+	if e.Table == "" {
+		return fmt.Sprintf("keyspace %s does not exist", e.Keyspace)
+	}
+	return fmt.Sprintf("table %s.%s does not exist", e.Keyspace, e.Table)
+}
+
+// schemaLockKey identifies the advisory lock that serialises schema changes
+// on a shard, whichever gateway makes them.
+const schemaLockKey = 0x637170670001 // "cqpg" 1
+
+// Lock takes the schema-change lock for the rest of the transaction tx.
+func Lock(ctx context.Context, tx Querier) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(schemaLockKey))
+	return err
+}
+
+// SetVersion records a new schema version.
+func SetVersion(ctx context.Context, tx Querier, version [16]byte) error {
+	_, err := tx.Exec(ctx, `UPDATE cqlpg.schema_version SET version = $1, changed_at = now()`, version)
+	return err
+}
+
+func exists(ctx context.Context, tx Querier, sql string, args ...any) (bool, error) {
+	var found bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (`+sql+`)`, args...).Scan(&found)
+	return found, err
+}
+
+// CreateKeyspace creates the keyspace's schema and catalog entry inside tx.
+// It reports false, with no error, when the keyspace exists and ifNotExists
+// is set.
+func CreateKeyspace(ctx context.Context, tx Querier, k *Keyspace, ifNotExists bool) (bool, error) {
+	found, err := exists(ctx, tx, `SELECT FROM cqlpg.keyspaces WHERE keyspace_name = $1`, k.Name)
+	if err != nil || found {
+		if found && !ifNotExists {
+			err = &ExistsError{Keyspace: k.Name}
+		}
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{k.PGSchema}.Sanitize()); err != nil {
+		return false, fmt.Errorf("create schema: %w", err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO cqlpg.keyspaces (keyspace_name, durable_writes, replication, pg_schema)
+		VALUES ($1, $2, $3, $4)`, k.Name, k.DurableWrites, k.Replication.Options(), k.PGSchema)
+	return err == nil, err
+}
+
+// DropKeyspace drops a keyspace, its tables and its schema inside tx.
+func DropKeyspace(ctx context.Context, tx Querier, name string, ifExists bool) (bool, error) {
+	var schema string
+	err := tx.QueryRow(ctx, `DELETE FROM cqlpg.keyspaces WHERE keyspace_name = $1 RETURNING pg_schema`, name).Scan(&schema)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if ifExists {
+			return false, nil
+		}
+		return false, &MissingError{Keyspace: name}
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`)
+	return err == nil, err
+}
+
+// CreateTable creates the table's Postgres table, its key index and its
+// catalog entries inside tx.
+func CreateTable(ctx context.Context, tx Querier, t *Table, ifNotExists bool) (bool, error) {
+	var schema string
+	err := tx.QueryRow(ctx, `SELECT pg_schema FROM cqlpg.keyspaces WHERE keyspace_name = $1`, t.Keyspace).Scan(&schema)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, &MissingError{Keyspace: t.Keyspace}
+	}
+	if err != nil {
+		return false, err
+	}
+	found, err := exists(ctx, tx, `SELECT FROM cqlpg.tables WHERE keyspace_name = $1 AND table_name = $2`,
+		t.Keyspace, t.Name)
+	if err != nil || found {
+		if found && !ifNotExists {
+			err = &ExistsError{Keyspace: t.Keyspace, Table: t.Name}
+		}
+		return false, err
+	}
+	if schema != t.PGSchema {
+		return false, fmt.Errorf("keyspace %s is stored in schema %s, not %s", t.Keyspace, schema, t.PGSchema)
+	}
+	for _, stmt := range t.createSQL() {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return false, fmt.Errorf("create table: %w", err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.tables (keyspace_name, table_name, id, options) VALUES ($1, $2, $3, $4)`,
+		t.Keyspace, t.Name, t.ID, optionsJSON(t.Options)); err != nil {
+		return false, err
+	}
+	for _, c := range t.Columns {
+		if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.columns (keyspace_name, table_name, column_name, kind,
+			position, type, clustering_order, pg_column) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			t.Keyspace, t.Name, c.Name, c.Kind.String(), c.Position, c.Type.String(), c.ClusteringOrder(), c.PGName); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// DropTable drops a table and its catalog entries inside tx.
+func DropTable(ctx context.Context, tx Querier, keyspace, name string, ifExists bool) (bool, error) {
+	var schema string
+	err := tx.QueryRow(ctx, `DELETE FROM cqlpg.tables t USING cqlpg.keyspaces k
+		WHERE t.keyspace_name = $1 AND t.table_name = $2 AND k.keyspace_name = t.keyspace_name
+		RETURNING k.pg_schema`, keyspace, name).Scan(&schema)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if ifExists {
+			return false, nil
+		}
+		return false, &MissingError{Keyspace: keyspace, Table: name}
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{schema, name}.Sanitize())
+	return err == nil, err
+}
+
+// Ident returns the table's quoted Postgres name.
+func (t *Table) Ident() string { return pgx.Identifier{t.PGSchema, t.PGName}.Sanitize() }
+
+// KeyIndexName names the unique index on (token, key columns).
+func (t *Table) KeyIndexName() string { return t.PGName + "$key" }
+
+// Quote returns a quoted Postgres identifier.
+func Quote(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// createSQL returns the DDL of the table's Postgres side: one column per CQL
+// column with its natural type, the bookkeeping columns after them, the
+// unique key index in clustering order, and comments for psql users.
+func (t *Table) createSQL() []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n    %s bigint NOT NULL", t.Ident(), Quote(TokenColumn))
+	for _, c := range t.Columns {
+		st, _ := StorageOf(c.Type) // the planner has checked every type
+		fmt.Fprintf(&b, ",\n    %s %s", Quote(c.PGName), st.SQL)
+		if c.IsKey() {
+			b.WriteString(" NOT NULL")
+		}
+	}
+	fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer,\n    %s bigint",
+		Quote(RowWritetimeColumn), Quote(RowExpiryColumn), Quote(DeletedColumn))
+	for _, c := range t.Columns {
+		if !c.IsKey() {
+			fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer", Quote(c.WritetimeColumn()), Quote(c.ExpiryColumn()))
+		}
+	}
+	b.WriteString("\n)")
+
+	key := []string{Quote(TokenColumn)}
+	for _, c := range t.KeyColumns() {
+		col := Quote(c.PGName)
+		if c.Desc {
+			col += " DESC"
+		}
+		key = append(key, col)
+	}
+	index := Quote(t.KeyIndexName())
+	return []string{
+		b.String(),
+		fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", index, t.Ident(), strings.Join(key, ", ")),
+		fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s", t.Ident(), index),
+		fmt.Sprintf("COMMENT ON TABLE %s IS %s", t.Ident(), quoteLiteral(t.CreateStatement())),
+		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'Murmur3 token of the partition key'", t.Ident(), Quote(TokenColumn)),
+		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the row marker INSERT writes'", t.Ident(), Quote(RowWritetimeColumn)),
+		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'expiry (epoch seconds) of the row marker'", t.Ident(), Quote(RowExpiryColumn)),
+		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the latest row deletion'", t.Ident(), Quote(DeletedColumn)),
+	}
+}
+
+// quoteLiteral quotes s as an escape string literal (E'...'), whose meaning
+// does not depend on the server's standard_conforming_strings setting.
+// Postgres text cannot hold NUL, so NULs are dropped.
+func quoteLiteral(s string) string {
+	r := strings.NewReplacer("\x00", "", `\`, `\\`, "'", "''")
+	return "E'" + r.Replace(s) + "'"
+}

@@ -1,0 +1,21 @@
+// Package pgschema is cqlpg's storage model: CQL types and how Postgres
+// holds them, the layout of each table, and the catalog that every shard
+// keeps of the CQL schema.
+//
+// In: CQL definitions (keyspaces, tables, types) and a Postgres connection.
+// Out: DDL applied to a shard, and immutable Schema snapshots read back.
+//
+// Invariants:
+//   - A keyspace is a Postgres schema and a table is a Postgres table with
+//     one column per CQL column, in its natural type; text sorts by bytes
+//     (COLLATE "C") as Cassandra sorts it.
+//   - Every table leads with "_token" (the partition's Murmur3 token) and
+//     has a unique index on (_token, partition key, clustering columns),
+//     each clustering column ASC or DESC as CLUSTERING ORDER says.
+//   - Each regular column c has two bookkeeping columns, "c$wt" (write
+//     time, µs) and "c$exp" (expiry, epoch seconds); rows carry "_row_wt"
+//     and "_row_exp" (the INSERT row marker) and "_del_wt" (the newest row
+//     deletion). A value column holds only the winning, reconciled cell.
+//   - Schemas and tables are immutable once built; a new snapshot replaces
+//     an old one.
+package pgschema

@@ -1,0 +1,91 @@
+package pgschema
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cqlpg/cqlpg/migrations"
+)
+
+// reserved holds CQL's reserved keywords (Cassandra 4.1), which must be
+// double-quoted to be used as identifiers.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`add allow alter and apply asc authorize batch begin by
+		columnfamily create delete desc describe drop entries execute from full grant if in
+		index infinity insert into is keyspace limit materialized modify nan norecursive not
+		null of on or order primary rename revoke schema select set table to token truncate
+		unlogged update use using view where with`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// IsReserved reports whether the lower-case word w is a reserved CQL keyword.
+func IsReserved(w string) bool { return reserved[w] }
+
+// QuoteIdentifier returns a CQL identifier as Cassandra prints it: bare when
+// it is lower case, starts with a letter, holds only letters, digits and
+// underscores and is not reserved; double-quoted otherwise.
+func QuoteIdentifier(s string) string {
+	if isPlainIdentifier(s) && !reserved[s] {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func isPlainIdentifier(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// maxPGName is the longest Postgres identifier in bytes (NAMEDATALEN - 1).
+const maxPGName = 63
+
+// Bookkeeping suffixes of the companion columns each regular or static
+// column has; the longest decides how long a column's own name may be.
+const (
+	suffixWritetime = "$wt"
+	suffixExpiry    = "$exp"
+)
+
+// PGColumnName turns a CQL column name into a Postgres identifier. Names
+// that fit, and could not be mistaken for a bookkeeping column, are kept as
+// they are, so psql shows the CQL names; others are cut, stripped of '$'
+// and tagged with a digest of the full name, which keeps them distinct.
+func PGColumnName(cql string) string {
+	limit := maxPGName - len(suffixExpiry)
+	if len(cql) <= limit && !strings.ContainsRune(cql, '$') && !systemColumns[cql] {
+		return cql
+	}
+	sum := sha256.Sum256([]byte(cql))
+	tag := "~" + hex.EncodeToString(sum[:4])
+	cut := min(len(cql), limit-len(tag))
+	for cut > 0 && cut < len(cql) && !utf8.RuneStart(cql[cut]) {
+		cut--
+	}
+	return strings.ReplaceAll(cql[:cut], "$", "_") + tag
+}
+
+// PGSchemaName returns the Postgres schema that holds a keyspace's tables:
+// the keyspace's own name, unless Postgres reserves it or cqlpg uses it.
+func PGSchemaName(keyspace string) string {
+	if strings.HasPrefix(keyspace, "pg_") || keyspace == "public" || keyspace == "information_schema" ||
+		keyspace == CatalogSchema {
+		return "ks_" + keyspace
+	}
+	return keyspace
+}
+
+// CatalogSchema is the Postgres schema holding cqlpg's catalog.
+const CatalogSchema = migrations.Schema

@@ -1,0 +1,213 @@
+package pgschema
+
+import (
+	"sort"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// ColumnKind is a column's role in its table, named as system_schema names it.
+type ColumnKind uint8
+
+// The column kinds, in the order SELECT * lists them.
+const (
+	PartitionKey ColumnKind = iota
+	Clustering
+	Static
+	Regular
+)
+
+// String returns the kind as system_schema.columns.kind shows it.
+func (k ColumnKind) String() string {
+	return [...]string{"partition_key", "clustering", "static", "regular"}[k]
+}
+
+// ParseColumnKind reads a kind written by String.
+func ParseColumnKind(s string) (ColumnKind, bool) {
+	for k := PartitionKey; k <= Regular; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Column is one CQL column and the Postgres columns that hold it.
+type Column struct {
+	Name string
+	Type *Type
+	Kind ColumnKind
+	// Position is the column's place within its key part; -1 for static
+	// and regular columns, as in system_schema.
+	Position int
+	// Desc is set on clustering columns ordered DESC.
+	Desc bool
+	// PGName is the Postgres column holding the value. Regular and static
+	// columns also have PGName+"$wt" (write time, µs) and PGName+"$exp"
+	// (expiry, seconds since the epoch) beside it.
+	PGName string
+	// Index is the column's place in Table.Columns.
+	Index int
+}
+
+// IsKey reports whether c is part of the primary key.
+func (c *Column) IsKey() bool { return c.Kind <= Clustering }
+
+// ClusteringOrder returns the order as system_schema.columns shows it.
+func (c *Column) ClusteringOrder() string {
+	switch {
+	case c.Kind != Clustering:
+		return "none"
+	case c.Desc:
+		return "desc"
+	}
+	return "asc"
+}
+
+// WritetimeColumn names the Postgres column holding c's write time.
+func (c *Column) WritetimeColumn() string { return c.PGName + suffixWritetime }
+
+// ExpiryColumn names the Postgres column holding c's expiry.
+func (c *Column) ExpiryColumn() string { return c.PGName + suffixExpiry }
+
+// Bookkeeping columns present in every table. They are never CQL columns:
+// PGColumnName renames a CQL column that would take one of these names.
+const (
+	// TokenColumn holds the partition's Murmur3 token.
+	TokenColumn = "_token"
+	// RowWritetimeColumn and RowExpiryColumn hold the row marker that
+	// INSERT writes: a row with a live marker exists even when all its
+	// regular columns are null.
+	RowWritetimeColumn = "_row_wt"
+	RowExpiryColumn    = "_row_exp"
+	// DeletedColumn holds the newest row deletion's timestamp; writes
+	// older than it do not apply.
+	DeletedColumn = "_del_wt"
+)
+
+var systemColumns = map[string]bool{
+	TokenColumn: true, RowWritetimeColumn: true, RowExpiryColumn: true, DeletedColumn: true,
+}
+
+// Table is a CQL table and the Postgres table that stores it. Tables are
+// immutable once built.
+type Table struct {
+	Keyspace string
+	Name     string
+	ID       [16]byte
+	// Columns lists every column in the order SELECT * returns them:
+	// partition key, clustering columns, then static and regular columns
+	// each sorted by name.
+	Columns      []*Column
+	PartitionKey []*Column
+	Clustering   []*Column
+	byName       map[string]*Column
+	// Options holds the table options (comment, default_time_to_live,
+	// ...) as CQL text literals keyed by option name.
+	Options map[string]string
+	// PGSchema and PGName locate the Postgres table; Virtual tables have
+	// none and are answered by the gateway.
+	PGSchema, PGName string
+	Virtual          bool
+}
+
+// NewTable builds a table from its columns, in any order; key columns carry
+// their Position. It fills in Postgres names, ordering and indexes.
+func NewTable(keyspace, name string, id [16]byte, cols []*Column, options map[string]string) *Table {
+	t := &Table{Keyspace: keyspace, Name: name, ID: id, Options: options, byName: map[string]*Column{},
+		PGSchema: PGSchemaName(keyspace), PGName: name}
+	t.Columns = append([]*Column(nil), cols...)
+	sort.SliceStable(t.Columns, func(i, j int) bool {
+		a, b := t.Columns[i], t.Columns[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.IsKey() {
+			return a.Position < b.Position
+		}
+		return a.Name < b.Name // Go compares strings bytewise, as Cassandra does
+	})
+	for i, c := range t.Columns {
+		c.Index = i
+		if c.PGName == "" {
+			c.PGName = PGColumnName(c.Name)
+		}
+		if !c.IsKey() {
+			c.Position = -1
+		}
+		t.byName[c.Name] = c
+		switch c.Kind {
+		case PartitionKey:
+			t.PartitionKey = append(t.PartitionKey, c)
+		case Clustering:
+			t.Clustering = append(t.Clustering, c)
+		}
+	}
+	return t
+}
+
+// Column returns the column with the given CQL name, or nil.
+func (t *Table) Column(name string) *Column { return t.byName[name] }
+
+// HasStatic reports whether the table has static columns.
+func (t *Table) HasStatic() bool {
+	for _, c := range t.Columns {
+		if c.Kind == Static {
+			return true
+		}
+	}
+	return false
+}
+
+// IsCounter reports whether the table's regular columns are counters.
+func (t *Table) IsCounter() bool {
+	for _, c := range t.Columns {
+		if !c.IsKey() && c.Type.IsCounter() {
+			return true
+		}
+	}
+	return false
+}
+
+// QualifiedName returns "ks.table" with each part quoted as CQL needs, the
+// form Cassandra's messages use.
+func (t *Table) QualifiedName() string {
+	return QuoteIdentifier(t.Keyspace) + "." + QuoteIdentifier(t.Name)
+}
+
+// KeyColumns returns the partition key and clustering columns in key order.
+func (t *Table) KeyColumns() []*Column {
+	return t.Columns[:len(t.PartitionKey)+len(t.Clustering)]
+}
+
+// Keyspace is a CQL keyspace: a Postgres schema and a replication setting.
+type Keyspace struct {
+	Name          string
+	Replication   sharding.Replication
+	DurableWrites bool
+	PGSchema      string
+	Tables        map[string]*Table
+	Types         map[string]*Type
+	Virtual       bool
+}
+
+// TableNames returns the keyspace's table names, sorted.
+func (k *Keyspace) TableNames() []string {
+	names := make([]string, 0, len(k.Tables))
+	for n := range k.Tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// IsSystemKeyspace reports whether name is one of Cassandra's own keyspaces,
+// which cqlpg answers itself.
+func IsSystemKeyspace(name string) bool {
+	switch name {
+	case "system", "system_schema", "system_auth", "system_distributed", "system_traces",
+		"system_virtual_schema", "system_views":
+		return true
+	}
+	return false
+}
