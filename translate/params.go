@@ -1,0 +1,143 @@
+package translate
+
+import (
+	"fmt"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// ParamKind says where an SQL parameter's value comes from at execution.
+type ParamKind uint8
+
+// Parameter kinds.
+const (
+	// ParamNow is the request's time in seconds since the epoch (int4);
+	// cells that expire at or before it are dead.
+	ParamNow ParamKind = iota
+	// ParamToken is the partition's token (int8).
+	ParamToken
+	// ParamKey is partition key column Key's value for the partition.
+	ParamKey
+	// ParamValue is Value, converted to Column's storage.
+	ParamValue
+	// ParamList is an array of Column's storage type built from Values,
+	// or from the list bound to the marker in Values[0] if ListMarker.
+	ParamList
+	// ParamRangeStart and ParamRangeEnd bound a token range (start, end].
+	ParamRangeStart
+	ParamRangeEnd
+	// ParamLimit is the row limit (int8).
+	ParamLimit
+	// ParamWritetime is the write's timestamp in microseconds (int8), or
+	// null for a cell the statement leaves unset (Value tells which).
+	ParamWritetime
+	// ParamExpiry is the write's expiry in seconds since the epoch (int4),
+	// or null when it does not expire or the cell is unset.
+	ParamExpiry
+)
+
+// Param is one SQL parameter, in placeholder order.
+type Param struct {
+	Kind   ParamKind
+	Key    int
+	Column *pgschema.Column
+	Value  Value
+	Values []Value
+	// ListMarker marks a ParamList whose list is one bound value.
+	ListMarker bool
+	// Cell marks a ParamWritetime or ParamExpiry that belongs to the
+	// value Value of a cell, and is null when that value is unset.
+	Cell bool
+}
+
+// expr returns an SQL fragment whose ? placeholders take params in order.
+func expr(sql string, params ...Param) sq.Sqlizer {
+	args := make([]any, len(params))
+	for i, p := range params {
+		args[i] = p
+	}
+	return sq.Expr(sql, args...)
+}
+
+// toSQL renders a squirrel builder with $n placeholders and returns its
+// parameters, which are all Params.
+func toSQL(b sq.Sqlizer) (string, []Param, error) {
+	sql, args, err := b.ToSql()
+	if err != nil {
+		return "", nil, err
+	}
+	if sql, err = sq.Dollar.ReplacePlaceholders(sql); err != nil {
+		return "", nil, err
+	}
+	params := make([]Param, len(args))
+	for i, a := range args {
+		p, ok := a.(Param)
+		if !ok {
+			return "", nil, fmt.Errorf("sql parameter %d is %T, not a Param", i, a)
+		}
+		params[i] = p
+	}
+	return sql, params, nil
+}
+
+// quote returns a quoted Postgres identifier for use in a squirrel
+// fragment, where a question mark must be doubled to stay literal.
+func quote(name string) string { return strings.ReplaceAll(pgschema.Quote(name), "?", "??") }
+
+// tableIdent returns a table's quoted name for use in a squirrel fragment.
+func tableIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.Ident(), "?", "??") }
+
+// liveValue is the SQL expression for a column's value as CQL sees it now:
+// a key column as stored, a regular or static column only while its cell
+// has not expired.
+func liveValue(c *pgschema.Column) sq.Sqlizer {
+	if c.IsKey() {
+		return sq.Expr(quote(c.PGName))
+	}
+	return expr(fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[1]s > ? THEN %[2]s END",
+		quote(c.ExpiryColumn()), quote(c.PGName)), Param{Kind: ParamNow})
+}
+
+// rowLive is the condition for a row to exist: a live row marker, or some
+// live non-key cell.
+func rowLive(t *pgschema.Table) sq.Sqlizer {
+	or := sq.Or{expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
+		quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)), Param{Kind: ParamNow})}
+	for _, c := range t.Columns {
+		if c.Kind == pgschema.Regular {
+			or = append(or, expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
+				quote(c.PGName), quote(c.ExpiryColumn())), Param{Kind: ParamNow}))
+		}
+	}
+	return or
+}
+
+// restrictionSQL renders a restriction as a condition on the column's live
+// value.
+func restrictionSQL(r Restriction) (sq.Sqlizer, error) {
+	lhs, lhsArgs, err := liveValue(r.Column).ToSql()
+	if err != nil {
+		return nil, err
+	}
+	params := make([]Param, 0, len(lhsArgs)+1)
+	for _, a := range lhsArgs {
+		params = append(params, a.(Param))
+	}
+	var op string
+	switch r.Op {
+	case OpEQ:
+		op = "="
+	case OpLT, OpLTE, OpGT, OpGTE:
+		op = r.Op.String()
+	case OpIN:
+		params = append(params, Param{Kind: ParamList, Column: r.Column, Values: r.Values, ListMarker: r.ListMarker})
+		return expr(lhs+" = ANY(?)", params...), nil
+	default:
+		return nil, invalidf("%s restrictions are not supported yet", r.Op)
+	}
+	params = append(params, Param{Kind: ParamValue, Column: r.Column, Value: r.Values[0]})
+	return expr(lhs+" "+op+" ?", params...), nil
+}

@@ -1,0 +1,52 @@
+package translate
+
+// deleteStatement parses a DELETE.
+//
+//	delete := DELETE (deletion (',' deletion)*)? FROM tableName using?
+//	          WHERE where (IF EXISTS | IF conditions)?
+//	deletion := ident | ident '[' term ']' | ident '.' ident
+func (p *parser) deleteStatement() (Statement, error) {
+	p.next()
+	d := &DeleteStmt{}
+	var err error
+	for !p.isKeyword("from") {
+		del := Deletion{Pos: p.tok.pos}
+		if del.Column, err = p.ident(); err != nil {
+			return nil, err
+		}
+		switch {
+		case p.acceptPunct("["):
+			if del.Key, err = p.term(); err != nil {
+				return nil, err
+			}
+			if err := p.expectPunct("]"); err != nil {
+				return nil, err
+			}
+		case p.acceptPunct("."):
+			if del.Field, err = p.ident(); err != nil {
+				return nil, err
+			}
+		}
+		d.Columns = append(d.Columns, del)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	if err := p.expectKeyword("from"); err != nil {
+		return nil, err
+	}
+	if d.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if d.Using, err = p.using(); err != nil {
+		return nil, err
+	}
+	if err := p.expectKeyword("where"); err != nil {
+		return nil, err
+	}
+	if d.Where, err = p.where(); err != nil {
+		return nil, err
+	}
+	d.IfExists, d.Conditions, err = p.conditions()
+	return d, err
+}

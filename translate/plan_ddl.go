@@ -1,0 +1,289 @@
+package translate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// validName matches the keyspace and table names Cassandra accepts.
+var validName = regexp.MustCompile(`^\w{1,48}$`)
+
+func (p *planner) planCreateKeyspace(s *CreateKeyspaceStmt) (Plan, error) {
+	if !validName.MatchString(s.Name) {
+		return nil, invalidf("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", s.Name)
+	}
+	if pgschema.IsSystemKeyspace(strings.ToLower(s.Name)) {
+		return nil, &UnauthorizedError{Msg: "Cannot create keyspace " + s.Name + ": system keyspaces are managed by cqlpg"}
+	}
+	k := &pgschema.Keyspace{Name: s.Name, DurableWrites: true, PGSchema: pgschema.PGSchemaName(s.Name)}
+	var replication map[string]string
+	for _, prop := range s.Properties {
+		switch prop.Name {
+		case "replication":
+			m, ok := prop.Value.(*Collection)
+			if !ok || (m.Kind != MapLiteral && len(m.Elems) > 0) {
+				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'replication'. It should be a map."}
+			}
+			replication = map[string]string{}
+			for i, key := range m.Elems {
+				kl, ok1 := key.(*Literal)
+				vl, ok2 := m.Values[i].(*Literal)
+				if !ok1 || !ok2 {
+					return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'replication'. It should be a map of constants."}
+				}
+				replication[kl.Text] = vl.Text
+			}
+		case "durable_writes":
+			l, ok := prop.Value.(*Literal)
+			if !ok {
+				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'durable_writes'"}
+			}
+			b, err := strconv.ParseBool(l.Text)
+			if err != nil {
+				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid boolean value " + l.Text + " for 'durable_writes'"}
+			}
+			k.DurableWrites = b
+		default:
+			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Unknown property '" + prop.Name + "'"}
+		}
+	}
+	if replication == nil {
+		return nil, &ConfigError{Msg: "Missing mandatory option 'replication'"}
+	}
+	rep, err := sharding.ParseReplication(s.Name, replication)
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
+	k.Replication = rep
+	return &SchemaChange{Statement: s, Keyspace: s.Name, NewKeyspace: k}, nil
+}
+
+func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
+	ks, err := p.keyspaceName(s.Table.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	name := s.Table.Name
+	if !validName.MatchString(name) {
+		return nil, invalidf("Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", name)
+	}
+	k := p.schema.Keyspace(ks)
+	if k == nil {
+		return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+	}
+	if k.Virtual {
+		return nil, &UnauthorizedError{Msg: "Cannot create tables in keyspace " + ks}
+	}
+	if s.CompactStorage {
+		return nil, invalidf("COMPACT STORAGE tables are not supported starting with version 4.0")
+	}
+	if len(s.PartitionKey) == 0 {
+		return nil, invalidf("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
+	}
+	byName := map[string]*pgschema.Column{}
+	var cols []*pgschema.Column
+	for _, def := range s.Columns {
+		if byName[def.Name] != nil {
+			return nil, invalidf("Duplicate column '%s' declaration for table '%s'", def.Name, name)
+		}
+		typ, err := resolveType(k, def.Type)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := pgschema.StorageOf(typ); err != nil {
+			return nil, invalidf("%v", err)
+		}
+		c := &pgschema.Column{Name: def.Name, Type: typ, Kind: pgschema.Regular, Position: -1}
+		if def.Static {
+			c.Kind = pgschema.Static
+		}
+		byName[def.Name] = c
+		cols = append(cols, c)
+	}
+	for part, names := range [][]string{s.PartitionKey, s.Clustering} {
+		for i, n := range names {
+			c := byName[n]
+			if c == nil {
+				return nil, invalidf("Unknown column '%s' referenced in PRIMARY KEY for table '%s'", n, name)
+			}
+			if c.Kind != pgschema.Regular {
+				return nil, invalidf("Column '%s' appears more than once in PRIMARY KEY", n)
+			}
+			c.Kind, c.Position = pgschema.PartitionKey, i
+			if part == 1 {
+				c.Kind = pgschema.Clustering
+			}
+		}
+	}
+	if err := clusteringOrder(s, byName); err != nil {
+		return nil, err
+	}
+	counters := 0
+	for _, c := range cols {
+		if c.Kind == pgschema.Static {
+			if len(s.Clustering) == 0 {
+				return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+			}
+			return nil, invalidf("Static columns are not supported yet")
+		}
+		if c.Type.IsCounter() {
+			if c.IsKey() {
+				return nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", c.Name)
+			}
+			counters++
+		}
+	}
+	if counters > 0 {
+		return nil, invalidf("Counter tables are not supported yet")
+	}
+	options, err := tableOptions(s.Properties)
+	if err != nil {
+		return nil, err
+	}
+	t := pgschema.NewTable(ks, name, [16]byte{}, cols, options)
+	t.PGSchema = k.PGSchema
+	return &SchemaChange{Statement: s, Keyspace: ks, Table: name, NewTable: t}, nil
+}
+
+// clusteringOrder applies WITH CLUSTERING ORDER BY, which must list
+// clustering columns in their declared order.
+func clusteringOrder(s *CreateTableStmt, byName map[string]*pgschema.Column) error {
+	for i, o := range s.ClusteringOrder {
+		c := byName[o.Column]
+		if c == nil || c.Kind != pgschema.Clustering {
+			return invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive")
+		}
+		if c.Position != i {
+			return invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)",
+				s.Clustering[i], o.Column)
+		}
+		c.Desc = o.Desc
+	}
+	if n := len(s.ClusteringOrder); n > 0 && n < len(s.Clustering) {
+		return invalidf("Missing CLUSTERING ORDER for column %s", s.Clustering[n])
+	}
+	return nil
+}
+
+// resolveType replaces user-type placeholders with the keyspace's types.
+func resolveType(k *pgschema.Keyspace, t *pgschema.Type) (*pgschema.Type, error) {
+	if t.Kind == pgschema.UDT && t.Fields == nil {
+		if t.Keyspace != "" && t.Keyspace != k.Name {
+			return nil, invalidf("Statement on keyspace %s cannot refer to a user type in keyspace %s; user types can only be used in the keyspace they are defined in", k.Name, t.Keyspace)
+		}
+		u := k.Types[t.Name]
+		if u == nil {
+			return nil, invalidf("Unknown type %s.%s", k.Name, t.Name)
+		}
+		if t.Frozen {
+			return u.Freeze(), nil
+		}
+		return u, nil
+	}
+	return t, nil
+}
+
+// tableOptions keeps the table options as CQL literal text.
+func tableOptions(props []Property) (map[string]string, error) {
+	known := map[string]bool{"additional_write_policy": true, "bloom_filter_fp_chance": true, "caching": true,
+		"cdc": true, "comment": true, "compaction": true, "compression": true, "crc_check_chance": true,
+		"dclocal_read_repair_chance": true, "default_time_to_live": true, "extensions": true,
+		"gc_grace_seconds": true, "id": true, "max_index_interval": true, "memtable": true,
+		"memtable_flush_period_in_ms": true, "min_index_interval": true, "read_repair": true,
+		"read_repair_chance": true, "speculative_retry": true}
+	out := map[string]string{}
+	for _, prop := range props {
+		if !known[prop.Name] {
+			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Unknown property '" + prop.Name + "'"}
+		}
+		text, ok := literalText(prop.Value)
+		if !ok {
+			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property '" + prop.Name + "'"}
+		}
+		out[prop.Name] = text
+	}
+	return out, nil
+}
+
+// literalText renders a constant or a map of constants as CQL text.
+func literalText(t Term) (string, bool) {
+	switch v := t.(type) {
+	case *Literal:
+		if v.Kind == LitString {
+			return "'" + strings.ReplaceAll(v.Text, "'", "''") + "'", true
+		}
+		return v.Text, true
+	case *Collection:
+		if v.Kind == ListLiteral {
+			return "", false
+		}
+		parts := make([]string, len(v.Elems))
+		for i := range v.Elems {
+			key, ok := literalText(v.Elems[i])
+			if !ok {
+				return "", false
+			}
+			parts[i] = key
+			if v.Kind == MapLiteral {
+				val, ok := literalText(v.Values[i])
+				if !ok {
+					return "", false
+				}
+				parts[i] += ": " + val
+			}
+		}
+		return "{" + strings.Join(parts, ", ") + "}", true
+	}
+	return "", false
+}
+
+func (p *planner) planDrop(s *DropStmt) (Plan, error) {
+	if s.Kind == DropKeyspace {
+		if pgschema.IsSystemKeyspace(s.Keyspace) {
+			return nil, &UnauthorizedError{Msg: "Cannot drop keyspace " + s.Keyspace}
+		}
+		return &SchemaChange{Statement: s, Keyspace: s.Keyspace}, nil
+	}
+	ks, err := p.keyspaceName(s.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	if pgschema.IsSystemKeyspace(ks) {
+		return nil, &UnauthorizedError{Msg: "Cannot drop tables in keyspace " + ks}
+	}
+	return &SchemaChange{Statement: s, Keyspace: ks, Table: s.Name}, nil
+}
+
+func (p *planner) planBatch(s *BatchStmt) (Plan, error) {
+	b := &Batch{Kind: s.Kind}
+	if s.Using.TTL != nil {
+		return nil, invalidf("Global TTL on the BATCH statement is not supported.")
+	}
+	if s.Using.Timestamp != nil {
+		v, err := p.value(s.Using.Timestamp, ColumnSpec{Name: "[timestamp]", Type: pgschema.Scalar(pgschema.Bigint)})
+		if err != nil {
+			return nil, err
+		}
+		b.Timestamp = &v
+	}
+	for _, stmt := range s.Statements {
+		plan, err := p.plan(stmt)
+		if err != nil {
+			return nil, err
+		}
+		w, ok := plan.(*Write)
+		if !ok {
+			return nil, invalidf("Only INSERT, UPDATE and DELETE statements are allowed in a BATCH")
+		}
+		if b.Timestamp != nil && w.Timestamp != nil {
+			return nil, invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		w.PKIndexes = nil
+		b.Writes = append(b.Writes, w)
+	}
+	return b, nil
+}

@@ -1,0 +1,144 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// Prepare plans a parsed statement for a session whose keyspace is
+// keyspace (possibly empty), against one schema snapshot. All of
+// Cassandra's checks happen here, before any SQL exists.
+func Prepare(parsed *Parsed, keyspace string, schema *pgschema.Schema) (Plan, error) {
+	p := &planner{schema: schema, keyspace: keyspace, markers: parsed.MarkerNames,
+		vars: make([]ColumnSpec, len(parsed.MarkerNames))}
+	plan, err := p.plan(parsed.Statement)
+	if err != nil {
+		return nil, err
+	}
+	md := plan.Meta()
+	md.Variables = p.vars
+	return plan, nil
+}
+
+// planner holds the state of planning one statement.
+type planner struct {
+	schema   *pgschema.Schema
+	keyspace string
+	markers  []string
+	vars     []ColumnSpec
+}
+
+func (p *planner) plan(stmt Statement) (Plan, error) {
+	switch s := stmt.(type) {
+	case *SelectStmt:
+		return p.planSelect(s)
+	case *InsertStmt:
+		return p.planInsert(s)
+	case *UpdateStmt:
+		return p.planUpdate(s)
+	case *DeleteStmt:
+		return p.planDelete(s)
+	case *BatchStmt:
+		return p.planBatch(s)
+	case *UseStmt:
+		return &Use{Keyspace: s.Keyspace}, nil
+	case *CreateKeyspaceStmt:
+		return p.planCreateKeyspace(s)
+	case *CreateTableStmt:
+		return p.planCreateTable(s)
+	case *DropStmt:
+		return p.planDrop(s)
+	}
+	return nil, fmt.Errorf("unsupported statement %T", stmt)
+}
+
+// keyspaceName returns the keyspace a statement names, or the session's.
+func (p *planner) keyspaceName(ks string) (string, error) {
+	if ks != "" {
+		return ks, nil
+	}
+	if p.keyspace == "" {
+		return "", invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	return p.keyspace, nil
+}
+
+// table resolves a table name.
+func (p *planner) table(n TableName) (*pgschema.Table, error) {
+	ks, err := p.keyspaceName(n.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	k := p.schema.Keyspace(ks)
+	if k == nil {
+		return nil, invalidf("keyspace %s does not exist", ks)
+	}
+	t := k.Tables[n.Name]
+	if t == nil {
+		return nil, invalidf("table %s does not exist", n.Name)
+	}
+	return t, nil
+}
+
+// column resolves a column name of t.
+func column(t *pgschema.Table, name string) (*pgschema.Column, error) {
+	if c := t.Column(name); c != nil {
+		return c, nil
+	}
+	return nil, invalidf("Undefined column name %s in table %s", pgschema.QuoteIdentifier(name), t.QualifiedName())
+}
+
+// value plans a term assigned to a receiver: a constant is checked and
+// serialized now, a marker gets the receiver's specification.
+func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
+	switch v := t.(type) {
+	case *Literal:
+		b, err := literalValue(v, recv.Type, recv.Name)
+		if err != nil {
+			return Value{}, err
+		}
+		return constValue(b), nil
+	case *Marker:
+		return p.bind(v, recv), nil
+	case *TypeHint:
+		if !v.Type.Equal(recv.Type) && !(v.Type.Kind == pgschema.Text && recv.Type.Kind == pgschema.Ascii) {
+			return Value{}, invalidf("Type error: cannot assign result of type %s to %s of type %s", v.Type, recv.Name, recv.Type)
+		}
+		return p.value(v.Term, recv)
+	}
+	return Value{}, invalidf("Invalid value for %s of type %s: this kind of term is not supported yet", recv.Name, recv.Type)
+}
+
+// bind records a marker's specification and returns its value.
+func (p *planner) bind(m *Marker, spec ColumnSpec) Value {
+	if m.Name != "" {
+		spec.Name = m.Name
+		spec.Column = nil
+	}
+	p.vars[m.Index] = spec
+	return Value{Marker: m.Index}
+}
+
+// specOf returns the specification of a value bound to column c.
+func specOf(t *pgschema.Table, c *pgschema.Column) ColumnSpec {
+	return ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: c.Name, Type: c.Type, Column: c}
+}
+
+// pkIndexes applies Cassandra's pk_indexes rule: every partition key column
+// must be bound by a marker of its own (the last one wins), or none count.
+func pkIndexes(t *pgschema.Table, vars []ColumnSpec) []uint16 {
+	out := make([]uint16, len(t.PartitionKey))
+	for i, pk := range t.PartitionKey {
+		found := false
+		for j, v := range vars {
+			if v.Column == pk && v.Table == t.Name && v.Keyspace == t.Keyspace {
+				out[i], found = uint16(j), true
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return out
+}
