@@ -1,0 +1,295 @@
+package sharding
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Statement is an SQL statement that shards prepare once per connection.
+type Statement struct {
+	// Name is the server-side prepared statement name, derived from SQL,
+	// so the same text always has the same name on every connection.
+	Name      string
+	SQL       string
+	ParamOIDs []uint32
+}
+
+// NewStatement returns the statement for an SQL text.
+func NewStatement(sql string, paramOIDs []uint32) *Statement {
+	sum := sha256.Sum256([]byte(sql))
+	return &Statement{Name: "cqlpg_" + hex.EncodeToString(sum[:12]), SQL: sql, ParamOIDs: paramOIDs}
+}
+
+// RowSink receives the rows of a statement, in the pool's goroutine, as
+// Postgres binary values that stay valid only until Row returns.
+type RowSink interface {
+	Row(values [][]byte) error
+}
+
+// Op is one execution of a statement on one shard. Its Args stay owned by
+// the caller and must not change until Wait returns.
+type Op struct {
+	Stmt *Statement
+	Args [][]byte
+	// Formats gives each argument's format (1 = binary); nil means text.
+	Formats []int16
+	// Rows receives the result rows; nil discards them.
+	Rows RowSink
+
+	done chan error
+}
+
+// NewOp returns an Op ready to be submitted.
+func NewOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink) *Op {
+	return &Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, done: make(chan error, 1)}
+}
+
+// Wait blocks until the op has run and returns its error, or returns
+// ctx's error first. An op abandoned this way still runs to completion.
+func (op *Op) Wait(ctx context.Context) error {
+	select {
+	case err := <-op.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done returns a channel that yields the op's error once it has run.
+func (op *Op) Done() <-chan error { return op.done }
+
+// binaryResults asks Postgres for every result column in binary format.
+var binaryResults = []int16{1}
+
+// maxPipeline bounds how many queued ops one connection sends at once;
+// larger batches gain little and delay the first answer.
+const maxPipeline = 16
+
+// Pool runs statements on one shard over a fixed number of connections.
+// Each connection takes every op queued while it was busy and sends them as
+// one pipeline (each op in its own implicit transaction), so concurrent
+// requests share round trips and Postgres's group commit.
+type Pool struct {
+	name   string
+	config *pgconn.Config
+	queue  chan *Op
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	log    *slog.Logger
+	// StatementTimeout bounds one pipeline's round trip.
+	timeout time.Duration
+}
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	Name    string // for logs
+	URL     string
+	Conns   int
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// NewPool starts a pool's connection workers; connections are opened on
+// first use and reopened after failures.
+func NewPool(cfg PoolConfig) (*Pool, error) {
+	pc, err := pgconn.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("shard %s: %w", cfg.Name, err)
+	}
+	if cfg.Conns <= 0 {
+		cfg.Conns = 4
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
+		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout}
+	for range cfg.Conns {
+		p.wg.Go(p.work)
+	}
+	return p, nil
+}
+
+// Submit queues op for one of the pool's connections.
+func (p *Pool) Submit(op *Op) {
+	select {
+	case p.queue <- op:
+	case <-p.stop:
+		op.done <- errPoolClosed
+	}
+}
+
+var errPoolClosed = errors.New("shard pool is closed")
+
+// Close stops the workers after their current pipelines and closes the
+// connections; queued ops fail.
+func (p *Pool) Close() {
+	close(p.stop)
+	p.wg.Wait()
+	for {
+		select {
+		case op := <-p.queue:
+			op.done <- errPoolClosed
+		default:
+			return
+		}
+	}
+}
+
+// worker state: one connection and the statements prepared on it.
+type worker struct {
+	pool     *Pool
+	conn     *pgconn.PgConn
+	prepared map[string]bool
+	batch    []*Op
+	prepare  []bool
+}
+
+func (p *Pool) work() {
+	w := &worker{pool: p, batch: make([]*Op, 0, maxPipeline), prepare: make([]bool, 0, maxPipeline)}
+	defer w.close()
+	for {
+		select {
+		case op := <-p.queue:
+			w.batch = append(w.batch[:0], op)
+		case <-p.stop:
+			return
+		}
+	drain:
+		for len(w.batch) < maxPipeline {
+			select {
+			case op := <-p.queue:
+				w.batch = append(w.batch, op)
+			default:
+				break drain
+			}
+		}
+		w.run()
+	}
+}
+
+func (w *worker) close() {
+	if w.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		w.conn.Close(ctx)
+		cancel()
+	}
+}
+
+// fail finishes every op of the batch with err.
+func (w *worker) fail(err error) {
+	for _, op := range w.batch {
+		op.done <- err
+	}
+}
+
+// run sends the batch as one pipeline and hands each op its result.
+func (w *worker) run() {
+	ctx, cancel := context.WithTimeout(context.Background(), w.pool.timeout)
+	defer cancel()
+	if w.conn == nil || w.conn.IsClosed() {
+		conn, err := pgconn.ConnectConfig(ctx, w.pool.config)
+		if err != nil {
+			w.pool.log.Warn("cannot connect to shard", "err", err)
+			w.fail(&ShardError{Shard: w.pool.name, Err: err})
+			return
+		}
+		w.conn, w.prepared = conn, map[string]bool{}
+	}
+	pl := w.conn.StartPipeline(ctx)
+	w.prepare = w.prepare[:0]
+	for _, op := range w.batch {
+		prep := !w.prepared[op.Stmt.Name]
+		if prep {
+			pl.SendPrepare(op.Stmt.Name, op.Stmt.SQL, op.Stmt.ParamOIDs)
+			w.prepared[op.Stmt.Name] = true
+		}
+		w.prepare = append(w.prepare, prep)
+		pl.SendQueryPrepared(op.Stmt.Name, op.Args, op.Formats, binaryResults)
+		pl.SendPipelineSync()
+	}
+	if err := pl.Flush(); err != nil {
+		w.broken(pl, err)
+		return
+	}
+	for i, op := range w.batch {
+		err, fatal := collect(pl, op)
+		if fatal {
+			w.batch = w.batch[i:]
+			w.broken(pl, err)
+			return
+		}
+		if err != nil && w.prepare[i] {
+			// The statement may not have been prepared; prepare it again
+			// next time rather than guess.
+			delete(w.prepared, op.Stmt.Name)
+		}
+		op.done <- err
+	}
+	if err := pl.Close(); err != nil {
+		w.pool.log.Warn("closing pipeline", "err", err)
+	}
+}
+
+// broken fails the remaining ops after the connection failed.
+func (w *worker) broken(pl *pgconn.Pipeline, err error) {
+	pl.Close()
+	w.conn.Close(context.Background())
+	w.conn = nil
+	w.pool.log.Warn("shard connection failed", "err", err)
+	w.fail(&ShardError{Shard: w.pool.name, Err: err})
+}
+
+// collect reads one op's results up to its sync point. It returns the
+// op's error, and whether the connection is unusable.
+func collect(pl *pgconn.Pipeline, op *Op) (err error, fatal bool) {
+	for {
+		res, rerr := pl.GetResults()
+		if rerr != nil {
+			var pgErr *pgconn.PgError
+			if !errors.As(rerr, &pgErr) {
+				return rerr, true
+			}
+			if err == nil {
+				err = rerr
+			}
+			continue
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			for r.NextRow() {
+				if op.Rows != nil && err == nil {
+					err = op.Rows.Row(r.Values())
+				}
+			}
+			if _, cerr := r.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		case *pgconn.PipelineSync:
+			return err, false
+		case nil:
+			return errors.New("pipeline ended before its sync point"), true
+		}
+	}
+}
+
+// ShardError reports a shard that could not be reached or whose connection
+// failed, as opposed to an error the shard returned for a statement.
+type ShardError struct {
+	Shard string
+	Err   error
+}
+
+func (e *ShardError) Error() string { return fmt.Sprintf("shard %s: %v", e.Shard, e.Err) }
+func (e *ShardError) Unwrap() error { return e.Err }

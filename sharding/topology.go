@@ -1,0 +1,41 @@
+package sharding
+
+import "sync"
+
+// Shard is one PostgreSQL server of the cluster and the pool that runs
+// statements on it.
+type Shard struct {
+	Info ShardInfo
+	// URL is the shard's connection string; it may hold a password and
+	// must not reach clients or logs unredacted.
+	URL  string
+	Pool *Pool
+}
+
+// Topology is one immutable snapshot of the cluster: the ring and its
+// shards, indexed as the ring indexes them. A request resolves every
+// placement against a single snapshot; a new snapshot replaces the old one
+// atomically.
+type Topology struct {
+	Ring   *Ring
+	Shards []*Shard
+	// placements caches one Placement per replication setting, keyed by
+	// its canonical String form. Entries never change once stored.
+	placements sync.Map
+}
+
+// NewTopology returns the snapshot of shards placed on ring.
+func NewTopology(ring *Ring, shards []*Shard) *Topology {
+	return &Topology{Ring: ring, Shards: shards}
+}
+
+// Placement returns the replica sets of a replication setting, computing
+// them on first use.
+func (t *Topology) Placement(rep Replication) *Placement {
+	key := rep.String()
+	if p, ok := t.placements.Load(key); ok {
+		return p.(*Placement)
+	}
+	p, _ := t.placements.LoadOrStore(key, t.Ring.Placement(rep))
+	return p.(*Placement)
+}
