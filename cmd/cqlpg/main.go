@@ -1,0 +1,35 @@
+// Command cqlpg runs Cassandra applications on PostgreSQL: it serves the
+// Cassandra native protocol and stores data in PostgreSQL shards.
+//
+// Usage:
+//
+//	cqlpg serve [--listen HOST:PORT] [--http HOST:PORT] [--shard POSTGRES_URL]...
+//	            [--local-shards N] [--data-dir DIR]
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `cqlpg runs Cassandra applications on PostgreSQL.
+
+Usage:
+  cqlpg serve [flags]   serve CQL on PostgreSQL shards (cqlpg serve -h for flags)
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "serve":
+		os.Exit(serve(os.Args[2:]))
+	case "-h", "-help", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "cqlpg: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+}

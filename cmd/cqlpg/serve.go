@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+)
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func serve(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:9042", "CQL listener `address`")
+	httpAddr := fs.String("http", "127.0.0.1:9180", "HTTP `address` for /readyz and /metrics")
+	var shards stringList
+	fs.Var(&shards, "shard", "PostgreSQL `URL` of a shard, repeatable, in ring order; without it cqlpg runs managed local shards")
+	localShards := fs.Int("local-shards", 3, "number of managed local shards")
+	dataDir := fs.String("data-dir", "./cqlpg-data", "`directory` of the managed local shards")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log, err := newLogger(*logFormat, *logLevel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cqlpg:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log}
+	for _, url := range shards {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
+	}
+	if len(shards) == 0 {
+		clusters, err := startLocalShards(ctx, *dataDir, *localShards, log)
+		if err != nil {
+			log.Error("cannot start the managed local shards", "err", err)
+			return 1
+		}
+		defer stopLocalShards(clusters, log)
+		for _, c := range clusters {
+			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		}
+	}
+
+	srv, err := gateway.New(ctx, cfg)
+	if err != nil {
+		log.Error("cannot start the gateway", "err", err)
+		return 1
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-served:
+		log.Error("listener failed", "err", err)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
+	return 0
+}
+
+// startLocalShards starts (or reuses) the managed local shards and prints
+// how to open each in psql.
+func startLocalShards(ctx context.Context, dataDir string, n int, log *slog.Logger) ([]*localpg.Cluster, error) {
+	if n < 1 {
+		return nil, errors.New("--local-shards must be at least 1")
+	}
+	root, moved, err := localpg.Root(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if moved {
+		log.Warn("PostgreSQL's OS user cannot reach the data directory; keeping the shards elsewhere",
+			"data_dir", dataDir, "shards_dir", root)
+	}
+	clusters, err := localpg.StartMany(ctx, root, n, localpg.Options{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range clusters {
+		fmt.Printf("shard%d: %s\n", i, c.PsqlCommand())
+	}
+	return clusters, nil
+}
+
+func stopLocalShards(clusters []*localpg.Cluster, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range clusters {
+		if err := c.Stop(ctx); err != nil {
+			log.Warn("stopping a local shard", "dir", c.Dir(), "err", err)
+		}
+	}
+}
+
+func newLogger(format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("bad --log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("bad --log-format %q: want text or json", format)
+}

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"crypto/md5"
+	"sync"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// statement is a planned statement and what the executor derives from it
+// once: the shard statements and the conversions of result slots. It is
+// immutable and shared by every execution.
+type statement struct {
+	id       [16]byte
+	keyspace string
+	query    string
+	plan     translate.Plan
+	// version is the schema version the plan was made against.
+	version [16]byte
+	// read reads one partition and scan one token range (SELECT); write
+	// writes one row; batch holds each write of a BATCH.
+	read, scan, write *sharding.Statement
+	batch             []*sharding.Statement
+	// slotConv converts each slot of a SELECT's rows from Postgres's
+	// binary form to CQL's; nil entries need no conversion.
+	slotConv []pgschema.Converter
+}
+
+// statementID is a statement's prepared id: a digest of the keyspace and
+// the query text, so it is the same on every gateway and after a restart.
+func statementID(keyspace string, query []byte) [16]byte {
+	h := md5.New()
+	h.Write([]byte(keyspace))
+	h.Write(query)
+	var id [16]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// compile derives a statement's shard statements from its plan.
+func compile(st *statement) {
+	switch p := st.plan.(type) {
+	case *translate.Select:
+		st.slotConv = make([]pgschema.Converter, len(p.Slots))
+		for i, sl := range p.Slots {
+			if sl.Kind == translate.SlotValue && !p.Table.Virtual {
+				if s, err := pgschema.StorageOf(sl.Column.Type); err == nil {
+					st.slotConv[i] = s.FromPG
+				}
+			}
+		}
+		if !p.Table.Virtual {
+			st.read = sharding.NewStatement(p.SQL, paramOIDs(p.Params))
+			st.scan = sharding.NewStatement(p.ScanSQL, paramOIDs(p.ScanParams))
+		}
+	case *translate.Write:
+		st.write = sharding.NewStatement(p.SQL, paramOIDs(p.Params))
+	case *translate.Batch:
+		for _, w := range p.Writes {
+			st.batch = append(st.batch, sharding.NewStatement(w.SQL, paramOIDs(w.Params)))
+		}
+	}
+}
+
+// cacheable reports whether a plan may be reused: schema changes and USE
+// are planned afresh each time, since they depend on the moment.
+func cacheable(p translate.Plan) bool {
+	switch p.(type) {
+	case *translate.SchemaChange, *translate.Use:
+		return false
+	}
+	return true
+}
+
+// maxCachedStatements bounds the cache; queries sent with literals instead
+// of markers would otherwise fill it without end.
+const maxCachedStatements = 20000
+
+// stmtCache holds planned statements by id, for EXECUTE and for QUERY
+// texts seen before.
+type stmtCache struct {
+	mu sync.RWMutex
+	m  map[[16]byte]*statement
+}
+
+func newStmtCache() *stmtCache { return &stmtCache{m: map[[16]byte]*statement{}} }
+
+func (c *stmtCache) get(id [16]byte) *statement {
+	c.mu.RLock()
+	st := c.m[id]
+	c.mu.RUnlock()
+	return st
+}
+
+func (c *stmtCache) put(st *statement) {
+	c.mu.Lock()
+	if len(c.m) >= maxCachedStatements {
+		// Evict about half; a driver re-prepares an evicted statement when
+		// it gets UNPREPARED.
+		n := 0
+		for id := range c.m {
+			if n++; n%2 == 0 {
+				delete(c.m, id)
+			}
+		}
+	}
+	c.m[st.id] = st
+	c.mu.Unlock()
+}
+
+func (c *stmtCache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
+}
+
+// prepare returns the planned statement for a query in a keyspace,
+// planning it unless a plan for the current schema is cached.
+func (s *Server) prepare(keyspace string, query []byte) (*statement, error) {
+	id := statementID(keyspace, query)
+	schema := s.cluster.schema()
+	if st := s.cache.get(id); st != nil && st.version == schema.Version {
+		return st, nil
+	}
+	return s.plan(id, keyspace, string(query), schema)
+}
+
+// plan plans a statement and caches it when it can be reused.
+func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Schema) (*statement, error) {
+	parsed, err := translate.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := translate.Prepare(parsed, keyspace, schema)
+	if err != nil {
+		return nil, err
+	}
+	st := &statement{id: id, keyspace: keyspace, query: query, plan: plan, version: schema.Version}
+	compile(st)
+	if cacheable(plan) {
+		s.cache.put(st)
+	}
+	return st, nil
+}
+
+// replan refreshes a cached statement whose schema has changed since it
+// was planned.
+func (s *Server) replan(st *statement) (*statement, error) {
+	schema := s.cluster.schema()
+	if st.version == schema.Version {
+		return st, nil
+	}
+	return s.plan(st.id, st.keyspace, st.query, schema)
+}

@@ -1,0 +1,228 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/migrations"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// ShardConfig names one shard and its place in the topology.
+type ShardConfig struct {
+	URL        string
+	Datacenter string
+	Rack       string
+}
+
+// cluster is the gateway's view of its shards: a control pool on each for
+// the catalog and schema changes, the data pools, the ring and the schema,
+// the last two as snapshots swapped atomically.
+type cluster struct {
+	log      *slog.Logger
+	control  []*pgxpool.Pool
+	topo     atomic.Pointer[sharding.Topology]
+	current  atomic.Pointer[pgschema.Schema]
+	reloadMu sync.Mutex
+}
+
+func (c *cluster) topology() *sharding.Topology { return c.topo.Load() }
+func (c *cluster) schema() *pgschema.Schema      { return c.current.Load() }
+
+// openCluster migrates every shard's catalog, joins new shards to the ring
+// in the order given, and loads the schema.
+func openCluster(ctx context.Context, cfg Config, log *slog.Logger) (*cluster, error) {
+	if len(cfg.Shards) == 0 {
+		return nil, errors.New("no shards configured")
+	}
+	c := &cluster{log: log, control: make([]*pgxpool.Pool, len(cfg.Shards))}
+	errs := make([]error, len(cfg.Shards))
+	var wg sync.WaitGroup
+	for i, sc := range cfg.Shards {
+		wg.Go(func() {
+			if err := migrations.Up(ctx, sc.URL); err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+				return
+			}
+			pc, err := pgxpool.ParseConfig(sc.URL)
+			if err == nil {
+				pc.MaxConns = 4
+				c.control[i], err = pgxpool.NewWithConfig(ctx, pc)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.close()
+		return nil, err
+	}
+	infos, err := c.join(ctx, cfg)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	ring, err := sharding.NewRing(infos)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	shards := make([]*sharding.Shard, len(cfg.Shards))
+	for i, sc := range cfg.Shards {
+		pool, err := sharding.NewPool(sharding.PoolConfig{Name: infos[i].Name, URL: sc.URL,
+			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log})
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		shards[i] = &sharding.Shard{Info: infos[i], URL: sc.URL, Pool: pool}
+	}
+	c.topo.Store(sharding.NewTopology(ring, shards))
+	if err := c.reload(ctx); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// join reads each shard's identity, giving new shards tokens that
+// balance the ring with the shards before them.
+func (c *cluster) join(ctx context.Context, cfg Config) ([]sharding.ShardInfo, error) {
+	var infos []sharding.ShardInfo
+	var existing [][]sharding.Token
+	for i, sc := range cfg.Shards {
+		node, err := pgschema.LoadNode(ctx, c.control[i])
+		if err != nil {
+			return nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		if node == nil {
+			tokens := sharding.AllocateTokens(existing, cfg.NumTokens, time.Now().UnixNano())
+			n := &pgschema.Node{HostID: newUUID(4), Name: fmt.Sprintf("shard%d", i),
+				Datacenter: sc.Datacenter, Rack: sc.Rack}
+			for _, t := range tokens {
+				n.Tokens = append(n.Tokens, int64(t))
+			}
+			if node, err = pgschema.ClaimNode(ctx, c.control[i], n); err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+			c.log.Info("shard joined the ring", "shard", node.Name, "tokens", len(node.Tokens))
+		}
+		info := sharding.ShardInfo{HostID: node.HostID, Name: node.Name, DC: node.Datacenter, Rack: node.Rack}
+		for _, t := range node.Tokens {
+			info.Tokens = append(info.Tokens, sharding.Token(t))
+		}
+		infos = append(infos, info)
+		existing = append(existing, info.Tokens)
+	}
+	return infos, nil
+}
+
+// reload reads the schema from the first shard that answers and makes it
+// the current snapshot.
+func (c *cluster) reload(ctx context.Context) error {
+	c.reloadMu.Lock()
+	defer c.reloadMu.Unlock()
+	var errs []error
+	for i, pool := range c.control {
+		s, err := pgschema.Load(ctx, pool)
+		if err == nil {
+			c.current.Store(s)
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
+	}
+	return fmt.Errorf("cannot read the schema from any shard: %w", errors.Join(errs...))
+}
+
+// applySchema runs a schema change on every shard, each in a transaction
+// holding the shard's schema lock, and records version as the new schema
+// version where it applied. It reports whether the change applied.
+func (c *cluster) applySchema(ctx context.Context, version [16]byte,
+	change func(ctx context.Context, tx pgx.Tx) (bool, error)) (bool, error) {
+	applied := make([]bool, len(c.control))
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			ok := false
+			errs[i] = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				if err := pgschema.Lock(ctx, tx); err != nil {
+					return err
+				}
+				var err error
+				if ok, err = change(ctx, tx); err != nil || !ok {
+					return err
+				}
+				return pgschema.SetVersion(ctx, tx, version)
+			})
+			applied[i] = ok && errs[i] == nil
+		})
+	}
+	wg.Wait()
+	any := false
+	for i := range applied {
+		any = any || applied[i]
+	}
+	if err := firstError(errs); err != nil {
+		if any {
+			c.log.Error("schema change applied on some shards only", "err", err)
+		}
+		return any, err
+	}
+	if any {
+		return true, c.reload(ctx)
+	}
+	return false, nil
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close releases every pool.
+func (c *cluster) close() {
+	if t := c.topology(); t != nil {
+		for _, s := range t.Shards {
+			s.Pool.Close()
+		}
+	}
+	for _, p := range c.control {
+		if p != nil {
+			p.Close()
+		}
+	}
+}
+
+// newUUID returns a random UUID of the given version (4, or 1 for the time
+// based ids Cassandra gives tables, with a random node).
+func newUUID(version byte) [16]byte {
+	var u [16]byte
+	rand.Read(u[:])
+	if version == 1 {
+		// 100ns intervals since 1582-10-15.
+		ts := uint64(time.Now().UnixNano()/100) + 0x01b21dd213814000
+		u[0], u[1], u[2], u[3] = byte(ts>>24), byte(ts>>16), byte(ts>>8), byte(ts)
+		u[4], u[5] = byte(ts>>40), byte(ts>>32)
+		u[6], u[7] = byte(ts>>56)&0x0f, byte(ts>>48)
+	}
+	u[6] = u[6]&0x0f | version<<4
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}

@@ -1,0 +1,109 @@
+package gateway
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// unpreparedError reports an EXECUTE of an id this gateway does not know;
+// drivers prepare the statement again and retry.
+type unpreparedError struct{ id []byte }
+
+func (e *unpreparedError) Error() string {
+	return fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", e.id)
+}
+
+// errorMessage turns an error into the CQL error message sent to the
+// client. It is the one place where that happens: errors are classified by
+// type, never by their text, and Postgres errors by SQLSTATE. Details that
+// could leak connection strings or SQL (anything not classified) stay in
+// the log.
+func (c *conn) errorMessage(err error) message.Error {
+	var (
+		syntax      *translate.SyntaxError
+		invalid     *translate.InvalidError
+		config      *translate.ConfigError
+		shardConfig *sharding.ConfigError
+		exists      *translate.AlreadyExistsError
+		unauth      *translate.UnauthorizedError
+		unprepared  *unpreparedError
+		protocol    *protocolError
+		unavailable *sharding.UnavailableError
+		missing     *pgschema.MissingError
+		pgErr       *pgconn.PgError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return &message.SyntaxError{ErrorMessage: syntax.Error()}
+	case errors.As(err, &invalid):
+		return &message.Invalid{ErrorMessage: invalid.Msg}
+	case errors.As(err, &config):
+		return &message.ConfigError{ErrorMessage: config.Msg}
+	case errors.As(err, &shardConfig):
+		return &message.ConfigError{ErrorMessage: shardConfig.Message}
+	case errors.As(err, &exists):
+		return &message.AlreadyExists{ErrorMessage: exists.Error(), Keyspace: exists.Keyspace, Table: exists.Table}
+	case errors.As(err, &unauth):
+		return &message.Unauthorized{ErrorMessage: unauth.Msg}
+	case errors.As(err, &unprepared):
+		return &message.Unprepared{ErrorMessage: unprepared.Error(), Id: unprepared.id}
+	case errors.As(err, &protocol):
+		return &message.ProtocolError{ErrorMessage: protocol.msg}
+	case errors.As(err, &unavailable):
+		return &message.Unavailable{ErrorMessage: unavailable.Error(),
+			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
+			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
+	case errors.As(err, &missing):
+		if missing.Table == "" {
+			return &message.Invalid{ErrorMessage: fmt.Sprintf("Keyspace '%s' doesn't exist", missing.Keyspace)}
+		}
+		return &message.Invalid{ErrorMessage: fmt.Sprintf("Table '%s.%s' doesn't exist", missing.Keyspace, missing.Table)}
+	case errors.As(err, &pgErr):
+		return c.postgresError(pgErr)
+	}
+	c.log.Error("request failed", "err", err)
+	return &message.ServerError{ErrorMessage: "internal error; see the gateway's log"}
+}
+
+// postgresError classifies an error a shard returned, by SQLSTATE class.
+func (c *conn) postgresError(e *pgconn.PgError) message.Error {
+	switch {
+	case len(e.Code) == 5 && e.Code[:2] == "22": // data exception: a value Postgres cannot hold
+		return &message.Invalid{ErrorMessage: e.Message}
+	case len(e.Code) == 5 && e.Code[:2] == "53": // insufficient resources
+		return &message.Overloaded{ErrorMessage: "shard overloaded: " + e.Message}
+	}
+	c.log.Error("shard statement failed", "sqlstate", e.Code, "err", e.Message, "detail", e.Detail)
+	return &message.ServerError{ErrorMessage: fmt.Sprintf("shard error (SQLSTATE %s); see the gateway's log", e.Code)}
+}
+
+// frameCodec encodes the messages of the cold paths (errors, SUPPORTED,
+// events); the hot path writes its frames by hand.
+var frameCodec = frame.NewCodec()
+
+// appendMessage appends a whole frame carrying msg.
+func appendMessage(b *[]byte, version byte, stream int16, msg message.Message) {
+	var buf bytes.Buffer
+	if err := frameCodec.EncodeFrame(frame.NewFrame(primitive.ProtocolVersion(version), stream, msg), &buf); err != nil {
+		// Every message built here encodes; failing means a bug.
+		panic(fmt.Sprintf("encode %T: %v", msg, err))
+	}
+	*b = append(*b, buf.Bytes()...)
+}
+
+// appendError appends an ERROR frame for err.
+func (c *conn) appendError(b *[]byte, version byte, stream int16, err error) {
+	msg := c.errorMessage(err)
+	c.srv.metrics.errors.WithLabelValues(fmt.Sprintf("0x%04x", uint32(msg.GetErrorCode()))).Inc()
+	appendMessage(b, version, stream, msg)
+}

@@ -1,0 +1,204 @@
+package gateway
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// execution is one run of a planned statement: the bound values, the
+// request's options and time, and the snapshots it resolves against.
+type execution struct {
+	c          *conn
+	params     *queryParams
+	bound      translate.Bound
+	now        time.Time
+	nowSeconds int32
+	topo       *sharding.Topology
+	schema     *pgschema.Schema
+}
+
+func invalidf(format string, args ...any) error {
+	return &translate.InvalidError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// newExecution binds a request's values to a statement's variables;
+// prepared tells EXECUTE from QUERY, whose errors differ.
+func (c *conn) newExecution(st *statement, q *queryParams, prepared bool) (*execution, error) {
+	md := st.plan.Meta()
+	e := &execution{c: c, params: q, now: time.Now(), topo: c.srv.cluster.topology(), schema: c.srv.cluster.schema()}
+	e.nowSeconds = int32(e.now.Unix())
+	values, unset := q.values, q.unset
+	if len(q.names) > 0 {
+		var err error
+		if values, unset, err = byName(md.Variables, q); err != nil {
+			return nil, err
+		}
+	}
+	if len(values) != len(md.Variables) {
+		if prepared {
+			return nil, invalidf("Invalid amount of bind variables")
+		}
+		return nil, invalidf("there were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
+	}
+	e.bound = translate.Bound{Values: values, Unset: unset}
+	if len(unset) > 0 && len(unset) < len(values) {
+		e.bound.Unset = append(unset, make([]bool, len(values)-len(unset))...)
+	}
+	return e, nil
+}
+
+// byName orders named values as the statement's variables.
+func byName(vars []translate.ColumnSpec, q *queryParams) ([][]byte, []bool, error) {
+	values := make([][]byte, len(vars))
+	unset := make([]bool, len(vars))
+	for i := range unset {
+		unset[i] = true
+	}
+	for i, name := range q.names {
+		found := false
+		for j, v := range vars {
+			if v.Name == string(name) {
+				values[j], unset[j], found = q.values[i], q.unsetAt(i), true
+			}
+		}
+		if !found {
+			return nil, nil, invalidf("Invalid bind variable name: %s", name)
+		}
+	}
+	return values, unset, nil
+}
+
+// run executes a statement and appends its RESULT body to resp.
+func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error {
+	switch p := st.plan.(type) {
+	case *translate.Select:
+		return e.selectRows(ctx, st, p, resp)
+	case *translate.Write:
+		if err := e.write(ctx, st.write, p, nil); err != nil {
+			return err
+		}
+		*resp = appendInt(*resp, resultVoid)
+		return nil
+	case *translate.Batch:
+		return e.batch(ctx, st, p, resp)
+	case *translate.Use:
+		return e.use(p, resp)
+	case *translate.SchemaChange:
+		return e.schemaChange(ctx, p, resp)
+	}
+	return fmt.Errorf("no executor for %T", st.plan)
+}
+
+// use switches the connection's keyspace.
+func (e *execution) use(p *translate.Use, resp *[]byte) error {
+	if e.schema.Keyspace(p.Keyspace) == nil {
+		return invalidf("Keyspace '%s' does not exist", p.Keyspace)
+	}
+	ks := p.Keyspace
+	e.c.keyspace.Store(&ks)
+	*resp = appendString(appendInt(*resp, resultSetKeyspace), ks)
+	return nil
+}
+
+// keyValues returns the values a key restriction allows.
+func (e *execution) keyValues(r translate.Restriction) ([][]byte, error) {
+	if r.Op == translate.OpEQ {
+		v, unset := e.bound.Get(r.Values[0])
+		if unset {
+			return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
+		}
+		if v == nil {
+			return nil, invalidf("Invalid null value in condition for column %s", r.Column.Name)
+		}
+		return [][]byte{v}, nil
+	}
+	return e.listValues(r.Values, r.ListMarker, r.Column)
+}
+
+// listValues returns an IN list's values: the terms, or the elements of
+// the list bound to one marker.
+func (e *execution) listValues(values []translate.Value, listMarker bool, c *pgschema.Column) ([][]byte, error) {
+	if !listMarker {
+		out := make([][]byte, 0, len(values))
+		for _, v := range values {
+			b, unset := e.bound.Get(v)
+			if unset {
+				return nil, invalidf("Invalid unset value for column %s", c.Name)
+			}
+			if b == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", c.Name)
+			}
+			out = append(out, b)
+		}
+		return out, nil
+	}
+	list, unset := e.bound.Get(values[0])
+	if unset {
+		return nil, invalidf("Invalid unset value for column %s", c.Name)
+	}
+	if list == nil {
+		return nil, invalidf("Invalid null value for column %s", c.Name)
+	}
+	d := decoder{b: list}
+	n := int(d.int())
+	if n < 0 || n > len(list) {
+		return nil, invalidf("Not enough bytes to read a list")
+	}
+	out := make([][]byte, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		v, _ := d.value()
+		if v == nil {
+			return nil, invalidf("null is not supported inside collections")
+		}
+		out = append(out, v)
+	}
+	if d.err != nil || len(d.b) > 0 {
+		return nil, invalidf("Not enough bytes to read a list")
+	}
+	return out, nil
+}
+
+// keyProduct returns the cartesian product of the allowed values of each
+// key column, sorted in Cassandra's key order with duplicates removed.
+func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
+	keys := [][][]byte{nil}
+	multi := false
+	for _, r := range rs {
+		values, err := e.keyValues(r)
+		if err != nil {
+			return nil, err
+		}
+		multi = multi || len(values) != 1
+		next := make([][][]byte, 0, len(keys)*len(values))
+		for _, k := range keys {
+			for _, v := range values {
+				next = append(next, append(k[:len(k):len(k)], v))
+			}
+		}
+		keys = next
+	}
+	if !multi {
+		return keys, nil
+	}
+	types := make([]*pgschema.Type, len(rs))
+	for i, r := range rs {
+		types[i] = r.Column.Type
+	}
+	slices.SortStableFunc(keys, func(a, b [][]byte) int { return pgschema.CompareKeys(types, a, b) })
+	return slices.CompactFunc(keys, func(a, b [][]byte) bool { return pgschema.CompareKeys(types, a, b) == 0 }), nil
+}
+
+// int32Value reads a bound int (LIMIT, TTL).
+func int32Value(b []byte) (int32, bool) {
+	if len(b) != 4 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b)), true
+}

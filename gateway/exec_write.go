@@ -1,0 +1,144 @@
+package gateway
+
+import (
+	"context"
+	"encoding/binary"
+	"strconv"
+
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// maxTTL is Cassandra's largest TTL: 20 years in seconds.
+const maxTTL = 630720000
+
+// write applies a write to every replica of each row it names. batchTS is
+// the timestamp of the batch the write belongs to, if any.
+func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64) error {
+	r := rowArgs{}
+	var err error
+	if r.timestamp, err = e.timestamp(p.Timestamp, batchTS); err != nil {
+		return err
+	}
+	if r.expiry, err = e.expiry(p); err != nil {
+		return err
+	}
+	keys, err := e.keyProduct(p.Keys)
+	if err != nil {
+		return err
+	}
+	placement, _, err := e.placement(p.Table.Keyspace)
+	if err != nil {
+		return err
+	}
+	npk := len(p.Table.PartitionKey)
+	var ops []*sharding.Op
+	for _, key := range keys {
+		row := r
+		row.key = key
+		token := sharding.KeyToken(key[:npk])
+		row.token = int64(token)
+		replicas := placement.Replicas(token)
+		if len(replicas) == 0 {
+			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency),
+				Required: 1, Alive: 0}
+		}
+		var args argBuffer
+		if err := args.build(e, p.Params, &row); err != nil {
+			return err
+		}
+		// Every replica applies the same write; the reconciliation in its
+		// SQL makes the order in which replicas see writes irrelevant.
+		for _, shard := range replicas {
+			op := sharding.NewOp(stmt, args.args, binaryParams, nil)
+			e.topo.Shards[shard].Pool.Submit(op)
+			ops = append(ops, op)
+		}
+	}
+	for _, op := range ops {
+		if werr := op.Wait(ctx); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// timestamp returns a write's timestamp in microseconds: USING TIMESTAMP,
+// else the batch's, else the client's default timestamp, else the clock.
+func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, error) {
+	if using != nil {
+		b, unset := e.bound.Get(*using)
+		switch {
+		case unset:
+		case b == nil:
+			return 0, invalidf("Invalid null value of timestamp")
+		case len(b) != 8:
+			return 0, invalidf("Invalid timestamp value")
+		default:
+			return int64(binary.BigEndian.Uint64(b)), nil
+		}
+	}
+	if batchTS != nil {
+		return *batchTS, nil
+	}
+	if e.params.hasTimestamp {
+		return e.params.timestamp, nil
+	}
+	return e.now.UnixMicro(), nil
+}
+
+// expiry returns when a write's cells expire, in seconds since the epoch,
+// or 0 when they do not: USING TTL, else the table's default_time_to_live.
+// A TTL of 0 or null never expires; an unset one takes the table default.
+func (e *execution) expiry(p *translate.Write) (int32, error) {
+	ttl := int64(0)
+	if d, ok := p.Table.Options["default_time_to_live"]; ok {
+		ttl, _ = strconv.ParseInt(d, 10, 32)
+	}
+	if p.TTL != nil {
+		b, unset := e.bound.Get(*p.TTL)
+		switch {
+		case unset:
+		case b == nil:
+			ttl = 0
+		default:
+			n, ok := int32Value(b)
+			if !ok {
+				return 0, invalidf("Invalid TTL value")
+			}
+			ttl = int64(n)
+		}
+	}
+	if ttl < 0 {
+		return 0, invalidf("A TTL must be greater or equal to 0, but was %d", ttl)
+	}
+	if ttl > maxTTL {
+		return 0, invalidf("ttl is too large. requested (%d) maximum (%d)", ttl, maxTTL)
+	}
+	if ttl == 0 {
+		return 0, nil
+	}
+	return e.nowSeconds + int32(ttl), nil
+}
+
+// batch applies a batch's writes with one timestamp.
+func (e *execution) batch(ctx context.Context, st *statement, p *translate.Batch, resp *[]byte) error {
+	var ts *int64
+	if p.Timestamp != nil {
+		t, err := e.timestamp(p.Timestamp, nil)
+		if err != nil {
+			return err
+		}
+		ts = &t
+	} else if len(p.Writes) > 0 {
+		t, _ := e.timestamp(nil, nil)
+		ts = &t
+	}
+	for i, w := range p.Writes {
+		if err := e.write(ctx, st.batch[i], w, ts); err != nil {
+			return err
+		}
+	}
+	*resp = appendInt(*resp, resultVoid)
+	return nil
+}

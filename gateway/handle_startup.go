@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"sort"
+	"strings"
+)
+
+// cqlVersion is the CQL version cqlpg speaks: Cassandra 4.1's.
+const cqlVersion = "3.4.6"
+
+// handleOptions answers SUPPORTED: the CQL version, the compression
+// algorithms offered (none yet) and the protocol versions.
+func (c *conn) handleOptions(resp *[]byte) error {
+	(*resp)[4] = opSupported
+	options := map[string][]string{
+		"CQL_VERSION":       {cqlVersion},
+		"COMPRESSION":       {},
+		"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
+	}
+	keys := make([]string, 0, len(options))
+	for k := range options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	*resp = appendShort(*resp, uint16(len(keys)))
+	for _, k := range keys {
+		*resp = appendShort(appendString(*resp, k), uint16(len(options[k])))
+		for _, v := range options[k] {
+			*resp = appendString(*resp, v)
+		}
+	}
+	return nil
+}
+
+// handleStartup checks STARTUP's options and answers READY.
+func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
+	opts := map[string]string{}
+	for n := d.short(); n > 0 && d.err == nil; n-- {
+		k := string(d.stringBytes())
+		opts[strings.ToUpper(k)] = string(d.stringBytes())
+	}
+	if err := decodeError(d, "STARTUP"); err != nil {
+		return err
+	}
+	if _, ok := opts["CQL_VERSION"]; !ok {
+		return &protocolError{msg: "Missing value CQL_VERSION in STARTUP message"}
+	}
+	if comp, ok := opts["COMPRESSION"]; ok && comp != "" {
+		return &protocolError{msg: "Unknown compression algorithm: " + comp}
+	}
+	c.log.Debug("client started", "driver", opts["DRIVER_NAME"], "driver_version", opts["DRIVER_VERSION"],
+		"protocol", c.version)
+	c.started.Store(true)
+	(*resp)[4] = opReady
+	return nil
+}
+
+// handleRegister records the events the client wants pushed.
+func (c *conn) handleRegister(d *decoder, resp *[]byte) error {
+	var mask uint32
+	for n := d.short(); n > 0 && d.err == nil; n-- {
+		switch string(d.stringBytes()) {
+		case "TOPOLOGY_CHANGE":
+			mask |= eventTopology
+		case "STATUS_CHANGE":
+			mask |= eventStatus
+		case "SCHEMA_CHANGE":
+			mask |= eventSchema
+		default:
+			return &protocolError{msg: "Invalid event type in REGISTER message"}
+		}
+	}
+	if err := decodeError(d, "REGISTER"); err != nil {
+		return err
+	}
+	c.events.Store(c.events.Load() | mask)
+	(*resp)[4] = opReady
+	return nil
+}

@@ -1,0 +1,247 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Config configures a gateway.
+type Config struct {
+	// Listen is the CQL listener's address; HTTP serves /readyz and
+	// /metrics, and may be empty to serve neither.
+	Listen string
+	HTTP   string
+	// Shards are the PostgreSQL servers, in ring-joining order.
+	Shards []ShardConfig
+	// ClusterName, Datacenter and Rack are what system.local reports.
+	ClusterName string
+	Datacenter  string
+	Rack        string
+	// NumTokens is how many vnodes a joining shard takes.
+	NumTokens int
+	// ShardConns is the number of data connections per shard.
+	ShardConns int
+	// RequestTimeout bounds every request.
+	RequestTimeout time.Duration
+	// MaxFrameSize is the largest request frame accepted.
+	MaxFrameSize int64
+	Log          *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.ClusterName == "" {
+		c.ClusterName = "cqlpg"
+	}
+	if c.Datacenter == "" {
+		c.Datacenter = "datacenter1"
+	}
+	if c.Rack == "" {
+		c.Rack = "rack1"
+	}
+	if c.NumTokens <= 0 {
+		c.NumTokens = 16
+	}
+	if c.ShardConns <= 0 {
+		c.ShardConns = 4
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 12 * time.Second
+	}
+	if c.MaxFrameSize <= 0 {
+		c.MaxFrameSize = 256 << 20
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	for i := range c.Shards {
+		if c.Shards[i].Datacenter == "" {
+			c.Shards[i].Datacenter = c.Datacenter
+		}
+		if c.Shards[i].Rack == "" {
+			c.Shards[i].Rack = c.Rack
+		}
+	}
+}
+
+// Server is a running gateway.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	cluster *cluster
+	cache   *stmtCache
+	metrics *metrics
+	hostID  [16]byte
+	started time.Time
+
+	listener net.Listener
+	httpSrv  *http.Server
+	ready    atomic.Bool
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	wg       sync.WaitGroup
+}
+
+// New connects to the shards, prepares their catalogs and joins them to
+// the ring, and opens the listeners; Serve then accepts clients.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
+	s.metrics = newMetrics(s)
+	if cfg.HTTP != "" {
+		if err := s.startHTTP(); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if s.cluster, err = openCluster(ctx, cfg, s.log); err != nil {
+		s.closeHTTP()
+		return nil, err
+	}
+	s.hostID = s.identity()
+	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
+		s.cluster.close()
+		s.closeHTTP()
+		return nil, err
+	}
+	return s, nil
+}
+
+// identity derives the gateway's host id from its shards and address, so
+// that it stays the same across restarts.
+func (s *Server) identity() [16]byte {
+	h := sha256.New()
+	for _, sh := range s.cluster.topology().Shards {
+		h.Write(sh.Info.HostID[:])
+	}
+	h.Write([]byte(s.cfg.Listen))
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// Addr returns the CQL listener's address.
+func (s *Server) Addr() net.Addr { return s.listener.Addr() }
+
+// Serve accepts clients until Shutdown.
+func (s *Server) Serve() error {
+	s.ready.Store(true)
+	s.log.Info("accepting CQL clients", "addr", s.listener.Addr().String())
+	for {
+		nc, err := s.listener.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			tc.SetNoDelay(true)
+		}
+		c := newConn(s, nc)
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.metrics.connections.Inc()
+		s.wg.Go(func() {
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			s.metrics.connections.Dec()
+		})
+	}
+}
+
+// Shutdown stops accepting clients, lets requests in flight finish until
+// ctx ends, then closes every connection and shard pool.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	s.listener.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		// Closing the read side ends each reader; requests in flight still
+		// answer before the connection closes.
+		if tc, ok := c.nc.(*net.TCPConn); ok {
+			tc.CloseRead()
+		} else {
+			c.nc.Close()
+		}
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("connections still open at shutdown: %w", ctx.Err())
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+	}
+	s.cluster.close()
+	s.closeHTTP()
+	return err
+}
+
+// broadcastSchemaChange pushes a SCHEMA_CHANGE event to every connection
+// registered for it.
+func (s *Server) broadcastSchemaChange(change, target, keyspace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if c.events.Load()&eventSchema == 0 {
+			continue
+		}
+		b := getBuffer(0)
+		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
+		*b = appendSchemaChange(appendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name)
+		finishFrame(*b)
+		c.send(b)
+	}
+}
+
+func (s *Server) startHTTP() error {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !s.ready.Load() {
+			http.Error(w, "not ready\n", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	ln, err := net.Listen("tcp", s.cfg.HTTP)
+	if err != nil {
+		return err
+	}
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go s.httpSrv.Serve(ln)
+	s.log.Info("serving HTTP", "addr", ln.Addr().String())
+	return nil
+}
+
+func (s *Server) closeHTTP() {
+	if s.httpSrv != nil {
+		s.httpSrv.Close()
+	}
+}

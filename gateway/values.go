@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"encoding/binary"
+	"math"
+	"net"
+	"sort"
+)
+
+// CQL serializations of Go values, for the rows of the system tables the
+// gateway answers itself.
+
+func textValue(s string) []byte { return []byte(s) }
+
+func intValue(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
+
+func bigintValue(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+func doubleValue(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
+
+func boolValue(b bool) []byte {
+	if b {
+		return []byte{1}
+	}
+	return []byte{0}
+}
+
+func uuidValue(u [16]byte) []byte { return u[:] }
+
+// inetValue serializes an address in 4 bytes when it is IPv4, else 16.
+func inetValue(ip net.IP) []byte {
+	if v4 := ip.To4(); v4 != nil {
+		return v4
+	}
+	return ip.To16()
+}
+
+// collectionValue serializes elements as a list or set: a count, then each
+// element as [int length][bytes].
+func collectionValue(elems [][]byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(elems)))
+	for _, e := range elems {
+		b = appendBytes(b, e)
+	}
+	return b
+}
+
+// textListValue serializes a list<text>.
+func textListValue(ss []string) []byte {
+	elems := make([][]byte, len(ss))
+	for i, s := range ss {
+		elems[i] = []byte(s)
+	}
+	return collectionValue(elems)
+}
+
+// textSetValue serializes a set<text>, whose elements Cassandra keeps
+// sorted by their bytes.
+func textSetValue(ss []string) []byte {
+	sorted := append([]string(nil), ss...)
+	sort.Strings(sorted)
+	return textListValue(sorted)
+}
+
+// textMapValue serializes a map<text, text>, sorted by key.
+func textMapValue(m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(keys)))
+	for _, k := range keys {
+		b = appendBytes(appendBytes(b, []byte(k)), []byte(m[k]))
+	}
+	return b
+}
