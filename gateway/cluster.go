@@ -37,7 +37,7 @@ type cluster struct {
 }
 
 func (c *cluster) topology() *sharding.Topology { return c.topo.Load() }
-func (c *cluster) schema() *pgschema.Schema      { return c.current.Load() }
+func (c *cluster) schema() *pgschema.Schema     { return c.current.Load() }
 
 // openCluster migrates every shard's catalog, joins new shards to the ring
 // in the order given, and loads the schema.

@@ -7,22 +7,22 @@ import (
 
 // Opcodes of the native protocol.
 const (
-	opError        byte = 0x00
-	opStartup      byte = 0x01
-	opReady        byte = 0x02
-	opAuthenticate byte = 0x03
-	opOptions      byte = 0x05
-	opSupported    byte = 0x06
-	opQuery        byte = 0x07
-	opResult       byte = 0x08
-	opPrepare      byte = 0x09
-	opExecute      byte = 0x0A
-	opRegister     byte = 0x0B
-	opEvent        byte = 0x0C
-	opBatch        byte = 0x0D
+	opError         byte = 0x00
+	opStartup       byte = 0x01
+	opReady         byte = 0x02
+	opAuthenticate  byte = 0x03
+	opOptions       byte = 0x05
+	opSupported     byte = 0x06
+	opQuery         byte = 0x07
+	opResult        byte = 0x08
+	opPrepare       byte = 0x09
+	opExecute       byte = 0x0A
+	opRegister      byte = 0x0B
+	opEvent         byte = 0x0C
+	opBatch         byte = 0x0D
 	opAuthChallenge byte = 0x0E
-	opAuthResponse byte = 0x0F
-	opAuthSuccess  byte = 0x10
+	opAuthResponse  byte = 0x0F
+	opAuthSuccess   byte = 0x10
 )
 
 // opNames names opcodes for logs and metrics.

@@ -64,7 +64,7 @@ func cmpSigned(a, b []byte) int {
 	if len(a) != len(b) {
 		return bytes.Compare(a, b)
 	}
-	if (a[0] ^ b[0]) & 0x80 != 0 {
+	if (a[0]^b[0])&0x80 != 0 {
 		if a[0]&0x80 != 0 {
 			return -1
 		}

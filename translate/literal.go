@@ -3,6 +3,7 @@ package translate
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -17,7 +18,7 @@ import (
 // (Cassandra's Constants.Literal.testAssignment).
 var assignable = map[LiteralKind][]pgschema.Kind{
 	LitString: {pgschema.Ascii, pgschema.Text, pgschema.Inet, pgschema.Date, pgschema.Time,
-		pgschema.Timestamp, pgschema.Duration},
+		pgschema.Timestamp},
 	LitInteger: {pgschema.Bigint, pgschema.Counter, pgschema.Date, pgschema.Decimal, pgschema.Double,
 		pgschema.Duration, pgschema.Float, pgschema.Int, pgschema.Smallint, pgschema.Time,
 		pgschema.Timestamp, pgschema.Tinyint, pgschema.Varint},
@@ -92,13 +93,13 @@ func parseConstant(lit *Literal, t *pgschema.Type) ([]byte, error) {
 			return nil, fmt.Errorf("Unable to make UUID from '%s'", s)
 		}
 		if t.Kind == pgschema.Timeuuid && u[6]>>4 != 1 {
-			return nil, fmt.Errorf("Unsupported UUID version (%d)", u[6]>>4)
+			return nil, fmt.Errorf("TimeUUID supports only version 1 UUIDs")
 		}
 		return u[:], nil
 	case pgschema.Blob:
 		b, err := hex.DecodeString(s[2:])
 		if err != nil {
-			return nil, fmt.Errorf("cannot parse '%s' as hex bytes", s)
+			return nil, fmt.Errorf("cannot parse '%s' as hex bytes", s[2:])
 		}
 		return b, nil
 	case pgschema.Timestamp:
@@ -132,6 +133,10 @@ func parseInteger(s string, t *pgschema.Type) ([]byte, error) {
 	return out, nil
 }
 
+// javaNaN is Java's Double.NaN, the NaN Cassandra serializes; Go's
+// math.NaN() has other bits.
+var javaNaN = math.Float64frombits(0x7ff8000000000000)
+
 func parseFloat(s string, t *pgschema.Type) ([]byte, error) {
 	bits := 64
 	if t.Kind == pgschema.Float {
@@ -139,17 +144,16 @@ func parseFloat(s string, t *pgschema.Type) ([]byte, error) {
 	}
 	var f float64
 	switch strings.ToLower(s) {
-	case "nan":
-		f = math.NaN()
+	case "nan", "-nan":
+		f = javaNaN
 	case "infinity":
 		f = math.Inf(1)
 	case "-infinity":
 		f = math.Inf(-1)
-	case "-nan":
-		f = math.NaN()
 	default:
+		// Java parses a number too large for the type as an infinity.
 		var err error
-		if f, err = strconv.ParseFloat(s, bits); err != nil {
+		if f, err = strconv.ParseFloat(s, bits); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, fmt.Errorf("Unable to make %s from '%s'", map[int]string{32: "float", 64: "double"}[bits], s)
 		}
 	}

@@ -37,15 +37,8 @@ func (p *parser) createKeyspace() (Statement, error) {
 func (p *parser) properties() ([]Property, error) {
 	var out []Property
 	for {
-		prop := Property{Pos: p.tok.pos}
-		var err error
-		if prop.Name, err = p.ident(); err != nil {
-			return nil, err
-		}
-		if err := p.expectPunct("="); err != nil {
-			return nil, err
-		}
-		if prop.Value, err = p.term(); err != nil {
+		prop, err := p.property()
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, prop)
@@ -53,6 +46,22 @@ func (p *parser) properties() ([]Property, error) {
 			return out, nil
 		}
 	}
+}
+
+// property parses one WITH option.
+//
+//	property := ident '=' (constant | mapLiteral)
+func (p *parser) property() (Property, error) {
+	prop := Property{Pos: p.tok.pos}
+	var err error
+	if prop.Name, err = p.ident(); err != nil {
+		return prop, err
+	}
+	if err := p.expectPunct("="); err != nil {
+		return prop, err
+	}
+	prop.Value, err = p.term()
+	return prop, err
 }
 
 // createTable parses CREATE TABLE.
@@ -111,12 +120,12 @@ func (p *parser) createTable() (Statement, error) {
 			}
 			ct.CompactStorage = true
 		default:
-			props, err := p.properties()
+			// Options come in any order, CLUSTERING ORDER among them.
+			prop, err := p.property()
 			if err != nil {
 				return nil, err
 			}
-			ct.Properties = append(ct.Properties, props...)
-			return ct, nil
+			ct.Properties = append(ct.Properties, prop)
 		}
 		if !p.acceptKeyword("and") {
 			return ct, nil

@@ -66,7 +66,8 @@ func (p *parser) keywordConstant() *Literal {
 		return nil
 	}
 	lit := &Literal{Kind: kind, Text: p.tok.text, Pos: p.tok.pos}
-	if kind == LitFloat {
+	if kind == LitFloat || kind == LitBoolean {
+		// Cassandra's messages show these constants as written.
 		lit.Text = p.tok.raw
 	}
 	p.next()
@@ -155,7 +156,7 @@ func (p *parser) braceLiteral() (Term, error) {
 		return &Collection{Kind: SetLiteral, Pos: pos}, nil
 	}
 	if (p.tok.kind == tokIdent && p.keywordLike() == "") || p.tok.kind == tokQuotedIdent {
-		if n := p.peek(1); n.kind == tokPunct && n.text == ":" {
+		if n := p.peek(1); (n.kind == tokPunct && n.text == ":") || n.kind == tokNamedMarker {
 			return p.udtLiteral(pos)
 		}
 	}
@@ -163,7 +164,7 @@ func (p *parser) braceLiteral() (Term, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.acceptPunct(":") {
+	if !p.acceptColon() {
 		elems := []Term{first}
 		for p.acceptPunct(",") {
 			t, err := p.term()
@@ -188,11 +189,31 @@ func (p *parser) braceLiteral() (Term, error) {
 		if key, err = p.term(); err != nil {
 			return nil, err
 		}
-		if err := p.expectPunct(":"); err != nil {
-			return nil, err
+		if !p.acceptColon() {
+			return nil, p.unexpected("':'")
 		}
 	}
 	return m, p.expectPunct("}")
+}
+
+// acceptColon accepts a ':'. The scanner cannot tell {'a':true} from a
+// named marker and reads ":true" as one; here, where only a colon can
+// come, such a token is split into the colon and the word after it.
+func (p *parser) acceptColon() bool {
+	if p.acceptPunct(":") {
+		return true
+	}
+	if p.tok.kind != tokNamedMarker {
+		return false
+	}
+	t := p.tok
+	word := token{kind: tokIdent, text: t.text, raw: t.raw[1:],
+		pos: Pos{Offset: t.pos.Offset + 1, Line: t.pos.Line, Col: t.pos.Col + 1}}
+	if strings.HasPrefix(word.raw, `"`) {
+		word.kind = tokQuotedIdent
+	}
+	p.tok = word
+	return true
 }
 
 // keywordLike returns the current identifier's text if it is a keyword that
@@ -212,8 +233,8 @@ func (p *parser) udtLiteral(pos Pos) (Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.expectPunct(":"); err != nil {
-			return nil, err
+		if !p.acceptColon() {
+			return nil, p.unexpected("':'")
 		}
 		v, err := p.term()
 		if err != nil {

@@ -237,7 +237,7 @@ func (s *scanner) number() token {
 			return token{kind: tokFloat}
 		}
 	}
-	if kind == tokInteger && n < len(rest) && isLetter(rest[n]) {
+	if kind == tokInteger && n < len(rest) && (isLetter(rest[n]) || strings.HasPrefix(rest[n:], "µ")) {
 		if end := durationEnd(rest, n); end > 0 {
 			s.advance(end)
 			return token{kind: tokDuration}

@@ -76,7 +76,7 @@ func upsertSQL(t *pgschema.Table, cells []cell, marker bool) (string, []Param, e
 		// An UPDATE always sets something; keep the statement valid anyway.
 		set = append(set, fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn)))
 	}
-	b := sq.Insert(tableIdent(t)+" AS t").Columns(cols...).Values(vals...).
+	b := sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
 		Suffix(conflictTarget(t) + strings.Join(set, ", "))
 	return toSQL(b)
 }
@@ -101,7 +101,7 @@ func deleteRowSQL(t *pgschema.Table) (string, []Param, error) {
 			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
 		}
 	}
-	b := sq.Insert(tableIdent(t)+" AS t").Columns(cols...).Values(vals...).
+	b := sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
 		Suffix(conflictTarget(t) + strings.Join(set, ", "))
 	return toSQL(b)
 }
