@@ -187,6 +187,23 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 	return false, nil
 }
 
+// ping checks that every shard answers, in parallel, within two seconds.
+func (c *cluster) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			if err := pool.Ping(ctx); err != nil {
+				errs[i] = fmt.Errorf("shard %d is unreachable", i)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 func firstError(errs []error) error {
 	for _, err := range errs {
 		if err != nil {

@@ -85,6 +85,7 @@ type Server struct {
 
 	listener net.Listener
 	httpSrv  *http.Server
+	httpAddr net.Addr
 	ready    atomic.Bool
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
@@ -133,6 +134,9 @@ func (s *Server) identity() [16]byte {
 
 // Addr returns the CQL listener's address.
 func (s *Server) Addr() net.Addr { return s.listener.Addr() }
+
+// HTTPAddr returns the HTTP listener's address, or nil without one.
+func (s *Server) HTTPAddr() net.Addr { return s.httpAddr }
 
 // Serve accepts clients until Shutdown.
 func (s *Server) Serve() error {
@@ -223,7 +227,11 @@ func (s *Server) startHTTP() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !s.ready.Load() {
-			http.Error(w, "not ready\n", http.StatusServiceUnavailable)
+			http.Error(w, "not ready: the CQL listener is not accepting clients yet\n", http.StatusServiceUnavailable)
+			return
+		}
+		if err := s.cluster.ping(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error()+"\n", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
@@ -234,6 +242,7 @@ func (s *Server) startHTTP() error {
 	if err != nil {
 		return err
 	}
+	s.httpAddr = ln.Addr()
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go s.httpSrv.Serve(ln)
 	s.log.Info("serving HTTP", "addr", ln.Addr().String())
