@@ -1,0 +1,172 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// freePort returns a port nothing listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// buildCqlpg builds the command into a temporary directory.
+func buildCqlpg(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cqlpg")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// serveProcess is a running `cqlpg serve`.
+type serveProcess struct {
+	cmd      *exec.Cmd
+	cqlPort  int
+	httpPort int
+	output   strings.Builder
+	done     chan error
+}
+
+func startServe(t *testing.T, bin, dataDir string) *serveProcess {
+	t.Helper()
+	p := &serveProcess{cqlPort: freePort(t), httpPort: freePort(t), done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, "serve",
+		"--listen", "127.0.0.1:"+strconv.Itoa(p.cqlPort),
+		"--http", "127.0.0.1:"+strconv.Itoa(p.httpPort),
+		"--data-dir", dataDir, "--local-shards", "3")
+	pr, pw := io.Pipe()
+	p.cmd.Stdout, p.cmd.Stderr = pw, pw
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			p.output.WriteString(sc.Text() + "\n")
+		}
+	}()
+	go func() { p.done <- p.cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+		}
+	})
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(p.httpPort) + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("cqlpg serve exited: %v\n%s", err, p.output.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cqlpg serve never became ready\n%s", p.output.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *serveProcess) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("cqlpg serve exited with %v\n%s", err, p.output.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("cqlpg serve did not stop on SIGTERM\n%s", p.output.String())
+	}
+}
+
+func (p *serveProcess) session(t *testing.T) *gocql.Session {
+	t.Helper()
+	cfg := gocql.NewCluster("127.0.0.1")
+	cfg.Port = p.cqlPort
+	cfg.Timeout = 10 * time.Second
+	sess, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, p.output.String())
+	}
+	return sess
+}
+
+// TestServeManagedShards runs the README's command: `cqlpg serve` creates
+// three local PostgreSQL clusters, prints a psql command for each, serves
+// CQL, stops them on SIGTERM, and finds them, data included, on restart.
+func TestServeManagedShards(t *testing.T) {
+	bin := buildCqlpg(t)
+	dataDir, err := os.MkdirTemp("", "cqlpg-serve-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dataDir, 0o755)
+	defer os.RemoveAll(dataDir)
+
+	first := startServe(t, bin, dataDir)
+	sess := first.session(t)
+	for _, q := range []string{
+		"CREATE KEYSPACE served WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE served.t (k int PRIMARY KEY, v text)",
+		"INSERT INTO served.t (k, v) VALUES (1, 'kept')",
+	} {
+		if err := sess.Query(q).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	sess.Close()
+	first.stop(t)
+	out := first.output.String()
+	for i := range 3 {
+		if !strings.Contains(out, "shard"+strconv.Itoa(i)+": ") || !strings.Contains(out, "psql \"host=") {
+			t.Fatalf("no psql command printed for shard%d:\n%s", i, out)
+		}
+	}
+	for i := range 3 {
+		pid := filepath.Join(dataDir, "shard"+strconv.Itoa(i), "postmaster.pid")
+		if _, err := os.Stat(pid); err == nil {
+			t.Errorf("shard%d still running after the gateway stopped", i)
+		}
+	}
+
+	second := startServe(t, bin, dataDir)
+	defer second.stop(t)
+	if strings.Contains(second.output.String(), "initialized PostgreSQL cluster") {
+		t.Error("the restart initialized new clusters instead of reusing them")
+	}
+	sess = second.session(t)
+	defer sess.Close()
+	var v string
+	if err := sess.Query("SELECT v FROM served.t WHERE k = 1").WithContext(context.Background()).Scan(&v); err != nil || v != "kept" {
+		t.Fatalf("after restart: %q %v", v, err)
+	}
+}
