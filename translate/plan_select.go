@@ -192,8 +192,11 @@ func (p *planner) planCall(plan *Select, e *CallSelector, alias string) error {
 		plan.output(OutToken, name, bigint, slots...)
 		return nil
 	case "writetime", "ttl":
-		if len(cols) != 1 || cols[0].IsKey() || t.Virtual {
-			return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", e.Name, pgschema.QuoteIdentifier(cols[0].Name))
+		if len(cols) != 1 {
+			return invalidf("Invalid number of arguments in call to function %s: 1 required but %d provided", strings.ToLower(e.Name), len(cols))
+		}
+		if cols[0].IsKey() || t.Virtual {
+			return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", e.Name, cols[0].Name)
 		}
 		kind, typ := SlotWritetime, pgschema.Scalar(pgschema.Bigint)
 		if strings.ToLower(e.Name) == "ttl" {

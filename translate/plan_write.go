@@ -105,10 +105,10 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 			return nil, err
 		}
 		if c.IsKey() {
-			return nil, invalidf("PRIMARY KEY part %s found in SET part", pgschema.QuoteIdentifier(c.Name))
+			return nil, invalidf("PRIMARY KEY part %s found in SET part", c.Name)
 		}
 		if a.Op != AssignSet || a.Key != nil || a.Field != "" {
-			return nil, invalidf("Invalid operation (%s) for non counter column %s", assignmentString(a), pgschema.QuoteIdentifier(c.Name))
+			return nil, invalidf("Invalid operation (%s) for non counter column %s", assignmentString(a), c.Name)
 		}
 		v, err := p.value(a.Value, specOf(t, c))
 		if err != nil {
@@ -148,7 +148,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 			return nil, err
 		}
 		if c.IsKey() {
-			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", pgschema.QuoteIdentifier(c.Name))
+			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", c.Name)
 		}
 		if d.Key != nil || d.Field != "" {
 			return nil, invalidf("Deleting collection elements and fields is not supported yet")
@@ -184,7 +184,7 @@ func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string) ([
 	if len(r.others) > 0 {
 		var names []string
 		for _, o := range r.others {
-			names = append(names, pgschema.QuoteIdentifier(o.Column.Name))
+			names = append(names, o.Column.Name)
 		}
 		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 	}
@@ -214,9 +214,9 @@ func missingKeys(t *pgschema.Table, keys []Restriction) error {
 	for i, c := range t.KeyColumns() {
 		if keys[i].Column == nil {
 			if c.Kind == pgschema.PartitionKey {
-				pk = append(pk, pgschema.QuoteIdentifier(c.Name))
+				pk = append(pk, c.Name)
 			} else {
-				ck = append(ck, pgschema.QuoteIdentifier(c.Name))
+				ck = append(ck, c.Name)
 			}
 		}
 	}

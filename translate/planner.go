@@ -110,11 +110,12 @@ func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
 	return Value{}, invalidf("Invalid value for %s of type %s: this kind of term is not supported yet", recv.Name, recv.Type)
 }
 
-// bind records a marker's specification and returns its value.
+// bind records a marker's specification and returns its value. A named
+// marker still targets its column, so it counts for pk_indexes as in
+// Cassandra's VariableSpecifications.add.
 func (p *planner) bind(m *Marker, spec ColumnSpec) Value {
 	if m.Name != "" {
 		spec.Name = m.Name
-		spec.Column = nil
 	}
 	p.vars[m.Index] = spec
 	return Value{Marker: m.Index}

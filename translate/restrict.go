@@ -121,13 +121,17 @@ func (r *restrictions) add(res Restriction) error {
 		r.order = append(r.order, c)
 		return nil
 	}
-	name := pgschema.QuoteIdentifier(c.Name)
+	// The restriction already there decides the message, as in Cassandra's
+	// mergeWith; names print unquoted.
+	name := c.Name
 	for _, prev := range *list {
 		switch {
-		case prev.Op == OpEQ || res.Op == OpEQ:
+		case prev.Op == OpEQ:
 			return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
-		case prev.Op == OpIN || res.Op == OpIN:
+		case prev.Op == OpIN:
 			return invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
+		case !res.Op.IsSlice():
+			return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", name)
 		case isStart(prev.Op) && isStart(res.Op):
 			return invalidf("More than one restriction was found for the start bound on %s", name)
 		case !isStart(prev.Op) && !isStart(res.Op):

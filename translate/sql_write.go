@@ -57,10 +57,11 @@ func upsertSQL(t *pgschema.Table, cells []cell, marker bool) (string, []Param, e
 			Param{Kind: ParamValue, Column: c.column, Value: c.value},
 			Param{Kind: ParamWritetime, Value: c.value, Cell: true},
 			Param{Kind: ParamExpiry, Value: c.value, Cell: true})
+		// v is quoted for squirrel already; the sort key expressions hold no
+		// question mark of their own.
 		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, excluded.%[1]s IS NULL, %[4]s, "+
 			"t.%[2]s, t.%[3]s, t.%[1]s IS NULL, %[5]s, t.%[6]s)", v, wt, exp,
-			strings.ReplaceAll(fmt.Sprintf(st.SortKey, "excluded."+v), "?", "??"),
-			strings.ReplaceAll(fmt.Sprintf(st.SortKey, "t."+v), "?", "??"),
+			fmt.Sprintf(st.SortKey, "excluded."+v), fmt.Sprintf(st.SortKey, "t."+v),
 			quote(pgschema.DeletedColumn))
 		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 	}

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// TestSettings make throwaway clusters fast: they give up durability, which
+// FastSettings make throwaway clusters fast: they give up durability, which
 // tests that do not crash the operating system never miss.
-var TestSettings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+var FastSettings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 
 // TempClusters starts n throwaway clusters under a new temporary directory,
 // as test suites do in TestMain. stop stops them and removes the directory.
@@ -23,7 +23,7 @@ func TempClusters(ctx context.Context, n int, opts Options) (clusters []*Cluster
 		return nil, nil, err
 	}
 	if opts.Settings == nil {
-		opts.Settings = TestSettings
+		opts.Settings = FastSettings
 	}
 	clusters, err = StartMany(ctx, root, n, opts)
 	if err != nil {
