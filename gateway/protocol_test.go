@@ -231,3 +231,46 @@ func TestHandwrittenCodecs(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaChangeEvents checks that a connection registered for schema
+// changes is told of DDL made on another connection.
+func TestSchemaChangeEvents(t *testing.T) {
+	c := dialRaw(t)
+	c.startup(4)
+	c.sendMessage(4, 3, &message.Register{EventTypes: []primitive.EventType{primitive.EventTypeSchemaChange}})
+	if _, ok := c.receive().Body.Message.(*message.Ready); !ok {
+		t.Fatal("REGISTER not answered by READY")
+	}
+	exec(t, session(t, ""), "CREATE KEYSPACE evented WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	f := c.receive()
+	ev, ok := f.Body.Message.(*message.SchemaChangeEvent)
+	if !ok || f.Header.StreamId != -1 {
+		t.Fatalf("got %v on stream %d, want a SCHEMA_CHANGE event on stream -1", f.Body.Message, f.Header.StreamId)
+	}
+	if ev.ChangeType != primitive.SchemaChangeTypeCreated || ev.Target != primitive.SchemaChangeTargetKeyspace || ev.Keyspace != "evented" {
+		t.Errorf("event %+v", ev)
+	}
+}
+
+// TestProtocolV3 runs gocql on protocol version 3: prepared statements,
+// paging defaults and the system tables work there too.
+func TestProtocolV3(t *testing.T) {
+	cfg := clusterConfig(gw, "")
+	cfg.ProtoVersion = 3
+	sess, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	exec(t, sess,
+		"CREATE KEYSPACE v3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE v3.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	for c := range 3 {
+		if err := sess.Query("INSERT INTO v3.t (k, c, v) VALUES (?, ?, ?)", 1, c, "x").Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ints(t, sess, "SELECT c FROM v3.t WHERE k = ?", 1); len(got) != 3 || got[2] != 2 {
+		t.Errorf("rows on v3: %v", got)
+	}
+}
