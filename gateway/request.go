@@ -34,7 +34,7 @@ type queryParams struct {
 
 func (q *queryParams) skipMetadata() bool { return q.flags&qfSkipMetadata != 0 }
 
-// decodeQueryParams reads <query_parameters> as QUERY and EXECUTE carry
+// queryParams reads <query_parameters> as QUERY and EXECUTE carry
 // them after the query string or statement id.
 func (d *decoder) queryParams(q *queryParams) {
 	q.consistency = d.short()

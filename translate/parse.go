@@ -203,11 +203,11 @@ func (p *parser) ifNotExists() (bool, error) {
 }
 
 // ifExists parses an optional IF EXISTS.
-func (p *parser) ifExists() (bool, error) {
+func (p *parser) ifExists() bool {
 	if p.isKeyword("if") && p.peek(1).kind == tokIdent && p.peek(1).text == "exists" {
 		p.next()
 		p.next()
-		return true, nil
+		return true
 	}
-	return false, nil
+	return false
 }

@@ -232,11 +232,9 @@ func (p *parser) dropStatement() (Statement, error) {
 	default:
 		return nil, p.unexpected("")
 	}
-	var err error
-	if d.IfExists, err = p.ifExists(); err != nil {
-		return nil, err
-	}
+	d.IfExists = p.ifExists()
 	if d.Kind == DropKeyspace {
+		var err error
 		d.Keyspace, err = p.ident()
 		return d, err
 	}

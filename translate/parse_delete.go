@@ -11,21 +11,8 @@ func (p *parser) deleteStatement() (Statement, error) {
 	var err error
 	for !p.isKeyword("from") {
 		del := Deletion{Pos: p.tok.pos}
-		if del.Column, err = p.ident(); err != nil {
+		if del.Column, del.Key, del.Field, err = p.target(); err != nil {
 			return nil, err
-		}
-		switch {
-		case p.acceptPunct("["):
-			if del.Key, err = p.term(); err != nil {
-				return nil, err
-			}
-			if err := p.expectPunct("]"); err != nil {
-				return nil, err
-			}
-		case p.acceptPunct("."):
-			if del.Field, err = p.ident(); err != nil {
-				return nil, err
-			}
 		}
 		d.Columns = append(d.Columns, del)
 		if !p.acceptPunct(",") {

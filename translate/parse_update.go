@@ -45,21 +45,8 @@ func (p *parser) updateStatement() (Statement, error) {
 func (p *parser) assignment() (Assignment, error) {
 	a := Assignment{Pos: p.tok.pos}
 	var err error
-	if a.Column, err = p.ident(); err != nil {
+	if a.Column, a.Key, a.Field, err = p.target(); err != nil {
 		return a, err
-	}
-	switch {
-	case p.acceptPunct("["):
-		if a.Key, err = p.term(); err != nil {
-			return a, err
-		}
-		if err := p.expectPunct("]"); err != nil {
-			return a, err
-		}
-	case p.acceptPunct("."):
-		if a.Field, err = p.ident(); err != nil {
-			return a, err
-		}
 	}
 	switch {
 	case p.acceptPunct("+="):
@@ -119,21 +106,8 @@ func (p *parser) conditions() (bool, []Condition, error) {
 	for {
 		c := Condition{Pos: p.tok.pos}
 		var err error
-		if c.Column, err = p.ident(); err != nil {
+		if c.Column, c.Key, c.Field, err = p.target(); err != nil {
 			return false, nil, err
-		}
-		switch {
-		case p.acceptPunct("["):
-			if c.Key, err = p.term(); err != nil {
-				return false, nil, err
-			}
-			if err := p.expectPunct("]"); err != nil {
-				return false, nil, err
-			}
-		case p.acceptPunct("."):
-			if c.Field, err = p.ident(); err != nil {
-				return false, nil, err
-			}
 		}
 		if p.acceptKeyword("in") {
 			c.Op = OpIN
@@ -166,4 +140,24 @@ func (p *parser) conditions() (bool, []Condition, error) {
 			return false, out, nil
 		}
 	}
+}
+
+// target parses the column an assignment, condition or deletion names,
+// with an optional collection element or UDT field.
+//
+//	target := ident ('[' term ']' | '.' ident)?
+func (p *parser) target() (column string, key Term, field string, err error) {
+	if column, err = p.ident(); err != nil {
+		return
+	}
+	switch {
+	case p.acceptPunct("["):
+		if key, err = p.term(); err != nil {
+			return
+		}
+		err = p.expectPunct("]")
+	case p.acceptPunct("."):
+		field, err = p.ident()
+	}
+	return
 }
