@@ -63,9 +63,6 @@ func (op *Op) Wait(ctx context.Context) error {
 	}
 }
 
-// Done returns a channel that yields the op's error once it has run.
-func (op *Op) Done() <-chan error { return op.done }
-
 // binaryResults asks Postgres for every result column in binary format.
 var binaryResults = []int16{1}
 
