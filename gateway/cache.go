@@ -68,7 +68,7 @@ func compile(st *statement) {
 // are planned afresh each time, since they depend on the moment.
 func cacheable(p translate.Plan) bool {
 	switch p.(type) {
-	case *translate.SchemaChange, *translate.Use:
+	case *translate.SchemaChange, *translate.Use, *translate.Truncate, *translate.Noop:
 		return false
 	}
 	return true

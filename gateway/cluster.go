@@ -187,6 +187,20 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 	return false, nil
 }
 
+// onEveryShard runs f in a transaction on every shard, in parallel, and
+// returns the first error.
+func (c *cluster) onEveryShard(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			errs[i] = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return f(ctx, tx) })
+		})
+	}
+	wg.Wait()
+	return firstError(errs)
+}
+
 // ping checks that every shard answers, in parallel, within two seconds.
 func (c *cluster) ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -10,7 +10,6 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -39,7 +38,6 @@ func (c *conn) errorMessage(err error) message.Error {
 		unprepared  *unpreparedError
 		protocol    *protocolError
 		unavailable *sharding.UnavailableError
-		missing     *pgschema.MissingError
 		pgErr       *pgconn.PgError
 	)
 	switch {
@@ -63,11 +61,6 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.Unavailable{ErrorMessage: unavailable.Error(),
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
-	case errors.As(err, &missing):
-		if missing.Table == "" {
-			return &message.Invalid{ErrorMessage: fmt.Sprintf("Keyspace '%s' doesn't exist", missing.Keyspace)}
-		}
-		return &message.Invalid{ErrorMessage: fmt.Sprintf("Table '%s.%s' doesn't exist", missing.Keyspace, missing.Table)}
 	case errors.As(err, &pgErr):
 		return c.postgresError(pgErr)
 	}

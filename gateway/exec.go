@@ -92,6 +92,11 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 		return e.use(p, resp)
 	case *translate.SchemaChange:
 		return e.schemaChange(ctx, p, resp)
+	case *translate.Truncate:
+		return e.truncate(ctx, p, resp)
+	case *translate.Noop:
+		*resp = appendInt(*resp, resultVoid)
+		return nil
 	}
 	return fmt.Errorf("no executor for %T", st.plan)
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,39 +14,10 @@ import (
 // schemaChange applies DDL to every shard and answers SCHEMA_CHANGE, or
 // VOID when IF [NOT] EXISTS made it a no-op.
 func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
-	var (
-		change         func(ctx context.Context, tx pgx.Tx) (bool, error)
-		kind, target   string
-		keyspace, name = p.Keyspace, p.Table
-	)
-	switch s := p.Statement.(type) {
-	case *translate.CreateKeyspaceStmt:
-		kind, target = "CREATED", "KEYSPACE"
-		change = func(ctx context.Context, tx pgx.Tx) (bool, error) {
-			return pgschema.CreateKeyspace(ctx, tx, p.NewKeyspace, s.IfNotExists)
-		}
-	case *translate.CreateTableStmt:
-		kind, target = "CREATED", "TABLE"
-		table := *p.NewTable
-		table.ID = newUUID(1)
-		change = func(ctx context.Context, tx pgx.Tx) (bool, error) {
-			return pgschema.CreateTable(ctx, tx, &table, s.IfNotExists)
-		}
-	case *translate.DropStmt:
-		kind, target = "DROPPED", "TABLE"
-		change = func(ctx context.Context, tx pgx.Tx) (bool, error) {
-			return pgschema.DropTable(ctx, tx, keyspace, name, s.IfExists)
-		}
-		if s.Kind == translate.DropKeyspace {
-			target = "KEYSPACE"
-			change = func(ctx context.Context, tx pgx.Tx) (bool, error) {
-				return pgschema.DropKeyspace(ctx, tx, keyspace, s.IfExists)
-			}
-		}
-	default:
-		return invalidf("unsupported schema change")
-	}
-	applied, err := e.c.srv.cluster.applySchema(ctx, newUUID(4), change)
+	now := e.now
+	applied, err := e.c.srv.cluster.applySchema(ctx, newUUID(4), func(ctx context.Context, tx pgx.Tx) (bool, error) {
+		return applyChange(ctx, tx, p, now)
+	})
 	if err != nil {
 		return schemaError(err)
 	}
@@ -53,8 +25,63 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		*resp = appendInt(*resp, resultVoid)
 		return nil
 	}
-	e.c.srv.broadcastSchemaChange(kind, target, keyspace, name)
-	*resp = appendSchemaChange(appendInt(*resp, resultSchemaChange), kind, target, keyspace, name)
+	e.c.srv.broadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
+	*resp = appendSchemaChange(appendInt(*resp, resultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
+	return nil
+}
+
+// applyChange makes one planned schema change inside a shard's
+// transaction, reporting whether it changed anything.
+func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now time.Time) (bool, error) {
+	switch s := p.Statement.(type) {
+	case *translate.CreateKeyspaceStmt:
+		return pgschema.CreateKeyspace(ctx, tx, p.NewKeyspace, s.IfNotExists)
+	case *translate.AlterKeyspaceStmt:
+		return pgschema.AlterKeyspace(ctx, tx, p.NewKeyspace, s.IfExists)
+	case *translate.CreateTableStmt:
+		table := *p.NewTable
+		table.ID = newUUID(1)
+		return pgschema.CreateTable(ctx, tx, &table, s.IfNotExists)
+	case *translate.AlterTableStmt:
+		switch s.Op {
+		case translate.AlterAdd:
+			return true, pgschema.AddColumns(ctx, tx, p.NewTable, p.Columns)
+		case translate.AlterDrop:
+			return true, pgschema.DropColumns(ctx, tx, p.NewTable, p.Columns, now)
+		case translate.AlterRename:
+			return true, pgschema.RenameColumns(ctx, tx, p.NewTable, p.Renames)
+		}
+		return true, pgschema.SetOptions(ctx, tx, p.NewTable)
+	case *translate.CreateTypeStmt:
+		return pgschema.CreateType(ctx, tx, p.NewType, s.IfNotExists)
+	case *translate.AlterTypeStmt:
+		return true, pgschema.AlterType(ctx, tx, p.NewType, p.FieldRenames, p.TypeUsers, p.UserTables)
+	case *translate.CreateIndexStmt:
+		return pgschema.CreateIndex(ctx, tx, p.OldTable, p.Index, p.IndexColumn, s.IfNotExists)
+	case *translate.DropStmt:
+		switch s.Kind {
+		case translate.DropKeyspace:
+			return pgschema.DropKeyspace(ctx, tx, p.Keyspace, s.IfExists)
+		case translate.DropType:
+			return pgschema.DropType(ctx, tx, p.Keyspace, p.Name, s.IfExists)
+		case translate.DropIndex:
+			return pgschema.DropIndex(ctx, tx, p.Keyspace, p.Index.Name, s.IfExists)
+		}
+		return pgschema.DropTable(ctx, tx, p.Keyspace, p.Name, s.IfExists)
+	}
+	return false, errors.New("unsupported schema change")
+}
+
+// truncate empties a table on every shard; Cassandra needs every replica
+// for it too.
+func (e *execution) truncate(ctx context.Context, p *translate.Truncate, resp *[]byte) error {
+	err := e.c.srv.cluster.onEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return pgschema.Truncate(ctx, tx, p.Table)
+	})
+	if err != nil {
+		return schemaError(err)
+	}
+	*resp = appendInt(*resp, resultVoid)
 	return nil
 }
 
@@ -63,8 +90,16 @@ func schemaError(err error) error {
 	var exists *pgschema.ExistsError
 	var missing *pgschema.MissingError
 	switch {
+	case errors.As(err, &exists) && exists.Type != "":
+		return invalidf("A user type with name '%s' already exists", exists.Type)
+	case errors.As(err, &exists) && exists.Index != "":
+		return invalidf("Index '%s' already exists", exists.Index)
 	case errors.As(err, &exists):
 		return &translate.AlreadyExistsError{Keyspace: exists.Keyspace, Table: exists.Table}
+	case errors.As(err, &missing) && missing.Type != "":
+		return invalidf("Type '%s.%s' doesn't exist", missing.Keyspace, missing.Type)
+	case errors.As(err, &missing) && missing.Index != "":
+		return invalidf("Index '%s.%s' doesn't exist'", missing.Keyspace, missing.Index)
 	case errors.As(err, &missing) && missing.Table == "":
 		return invalidf("Keyspace '%s' doesn't exist", missing.Keyspace)
 	case errors.As(err, &missing):

@@ -35,6 +35,9 @@ func Load(ctx context.Context, q Querier) (*Schema, error) {
 	if err := loadTables(ctx, q, keyspaces); err != nil {
 		return nil, err
 	}
+	if err := loadIndexes(ctx, q, keyspaces); err != nil {
+		return nil, err
+	}
 	return NewSchema(version, keyspaces), nil
 }
 

@@ -9,26 +9,40 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ExistsError reports a keyspace or table that a CREATE found already there.
-type ExistsError struct{ Keyspace, Table string }
+// ExistsError reports a keyspace, table, type or index that a CREATE found
+// already there. Table, Type and Index name the object when it is not the
+// keyspace itself.
+type ExistsError struct{ Keyspace, Table, Type, Index string }
 
 func (e *ExistsError) Error() string {
-	if e.Table == "" {
-		return fmt.Sprintf("keyspace %s already exists", e.Keyspace)
+	switch {
+	case e.Table != "":
+		return fmt.Sprintf("table %s.%s already exists", e.Keyspace, e.Table)
+	case e.Type != "":
+		return fmt.Sprintf("type %s.%s already exists", e.Keyspace, e.Type)
+	case e.Index != "":
+		return fmt.Sprintf("index %s.%s already exists", e.Keyspace, e.Index)
 	}
-	return fmt.Sprintf("table %s.%s already exists", e.Keyspace, e.Table)
+	return fmt.Sprintf("keyspace %s already exists", e.Keyspace)
 }
 
-// MissingError reports a keyspace or table that a schema change needs and
-// the catalog does not hold.
-type MissingError struct{ Keyspace, Table string }
+// MissingError reports a keyspace, table, type or index that a schema
+// change needs and the catalog does not hold.
+type MissingError struct{ Keyspace, Table, Type, Index string }
 
 func (e *MissingError) Error() string {
-	if e.Table == "" {
-		return fmt.Sprintf("keyspace %s does not exist", e.Keyspace)
+	switch {
+	case e.Table != "":
+		return fmt.Sprintf("table %s.%s does not exist", e.Keyspace, e.Table)
+	case e.Type != "":
+		return fmt.Sprintf("type %s.%s does not exist", e.Keyspace, e.Type)
+	case e.Index != "":
+		return fmt.Sprintf("index %s.%s does not exist", e.Keyspace, e.Index)
 	}
-	return fmt.Sprintf("table %s.%s does not exist", e.Keyspace, e.Table)
+	return fmt.Sprintf("keyspace %s does not exist", e.Keyspace)
 }
+
+func isNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 
 // schemaLockKey identifies the advisory lock that serialises schema changes
 // on a shard, whichever gateway makes them.
@@ -120,9 +134,7 @@ func CreateTable(ctx context.Context, tx Querier, t *Table, ifNotExists bool) (b
 		return false, err
 	}
 	for _, c := range t.Columns {
-		if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.columns (keyspace_name, table_name, column_name, kind,
-			position, type, clustering_order, pg_column) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			t.Keyspace, t.Name, c.Name, c.Kind.String(), c.Position, c.Type.String(), c.ClusteringOrder(), c.PGName); err != nil {
+		if err := insertColumn(ctx, tx, t, c); err != nil {
 			return false, err
 		}
 	}
@@ -144,7 +156,8 @@ func DropTable(ctx context.Context, tx Querier, keyspace, name string, ifExists 
 	if err != nil {
 		return false, err
 	}
-	_, err = tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{schema, name}.Sanitize())
+	_, err = tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{schema, name}.Sanitize()+", "+
+		pgx.Identifier{schema, name + "$static"}.Sanitize())
 	return err == nil, err
 }
 
@@ -159,22 +172,22 @@ func Quote(name string) string { return pgx.Identifier{name}.Sanitize() }
 
 // createSQL returns the DDL of the table's Postgres side: one column per CQL
 // column with its natural type, the bookkeeping columns after them, the
-// unique key index in clustering order, and comments for psql users.
+// unique key index in clustering order, and comments for psql users. A
+// table with static columns keeps them in a companion table, one row per
+// partition.
 func (t *Table) createSQL() []string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n    %s bigint NOT NULL", t.Ident(), Quote(TokenColumn))
 	for _, c := range t.Columns {
-		st, _ := StorageOf(c.Type) // the planner has checked every type
-		fmt.Fprintf(&b, ",\n    %s %s", Quote(c.PGName), st.SQL)
-		if c.IsKey() {
-			b.WriteString(" NOT NULL")
+		if c.Kind != Static {
+			b.WriteString(",\n    " + columnDDL(c))
 		}
 	}
 	fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer,\n    %s bigint",
 		Quote(RowWritetimeColumn), Quote(RowExpiryColumn), Quote(DeletedColumn))
 	for _, c := range t.Columns {
-		if !c.IsKey() {
-			fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer", Quote(c.WritetimeColumn()), Quote(c.ExpiryColumn()))
+		if c.Kind == Regular {
+			b.WriteString(",\n    " + strings.Join(cellDDL(c), ",\n    "))
 		}
 	}
 	b.WriteString("\n)")
@@ -188,7 +201,7 @@ func (t *Table) createSQL() []string {
 		key = append(key, col)
 	}
 	index := Quote(t.KeyIndexName())
-	return []string{
+	stmts := []string{
 		b.String(),
 		fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", index, t.Ident(), strings.Join(key, ", ")),
 		fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s", t.Ident(), index),
@@ -197,6 +210,68 @@ func (t *Table) createSQL() []string {
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the row marker INSERT writes'", t.Ident(), Quote(RowWritetimeColumn)),
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'expiry (epoch seconds) of the row marker'", t.Ident(), Quote(RowExpiryColumn)),
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the latest row deletion'", t.Ident(), Quote(DeletedColumn)),
+	}
+	if t.HasStatic() {
+		stmts = append(stmts, t.createStaticSQL()...)
+	}
+	return stmts
+}
+
+// columnDDL declares a column's value in CREATE or ALTER TABLE.
+func columnDDL(c *Column) string {
+	st, _ := StorageOf(c.Type) // the planner has checked every type
+	d := Quote(c.PGName) + " " + st.SQL
+	if c.IsKey() {
+		d += " NOT NULL"
+	}
+	return d
+}
+
+// cellDDL declares a regular or static column's write time and expiry.
+func cellDDL(c *Column) []string {
+	return []string{Quote(c.WritetimeColumn()) + " bigint", Quote(c.ExpiryColumn()) + " integer"}
+}
+
+// StaticPGName names the companion table of static columns.
+func (t *Table) StaticPGName() string { return t.PGName + "$static" }
+
+// StaticIdent returns the quoted name of the companion table of static
+// columns.
+func (t *Table) StaticIdent() string { return pgx.Identifier{t.PGSchema, t.StaticPGName()}.Sanitize() }
+
+// createStaticSQL creates the companion table that holds the static
+// columns: one row per partition, keyed like the partition, with the
+// partition's deletion time.
+func (t *Table) createStaticSQL() []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n    %s bigint NOT NULL", t.StaticIdent(), Quote(TokenColumn))
+	for _, c := range t.PartitionKey {
+		b.WriteString(",\n    " + columnDDL(c))
+	}
+	for _, c := range t.Columns {
+		if c.Kind == Static {
+			b.WriteString(",\n    " + columnDDL(c))
+		}
+	}
+	fmt.Fprintf(&b, ",\n    %s bigint", Quote(DeletedColumn))
+	for _, c := range t.Columns {
+		if c.Kind == Static {
+			b.WriteString(",\n    " + strings.Join(cellDDL(c), ",\n    "))
+		}
+	}
+	b.WriteString("\n)")
+	key := []string{Quote(TokenColumn)}
+	for _, c := range t.PartitionKey {
+		key = append(key, Quote(c.PGName))
+	}
+	index := Quote(t.StaticPGName() + "$key")
+	return []string{
+		b.String(),
+		fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", index, t.StaticIdent(), strings.Join(key, ", ")),
+		fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s", t.StaticIdent(), index),
+		fmt.Sprintf("COMMENT ON TABLE %s IS %s", t.StaticIdent(),
+			quoteLiteral("Static columns of "+t.QualifiedName()+", one row per partition; "+
+				DeletedColumn+" is the partition's latest deletion.")),
 	}
 }
 

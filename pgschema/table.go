@@ -109,7 +109,30 @@ type Table struct {
 	// none and are answered by the gateway.
 	PGSchema, PGName string
 	Virtual          bool
+	// Indexes are the table's secondary indexes, by name.
+	Indexes []*Index
+	// Dropped lists the columns dropped from the table.
+	Dropped []DroppedColumn
 }
+
+// Index is a secondary index: a Postgres index on the indexed column (or
+// on a collection's keys, values or entries).
+type Index struct {
+	Name string
+	// Kind is COMPOSITES for a built-in index and CUSTOM for one created
+	// with USING, as system_schema.indexes shows it.
+	Kind string
+	// Options hold "target" (the column, or keys(c), values(c),
+	// entries(c), full(c)) and, for custom indexes, "class_name" and the
+	// WITH OPTIONS entries.
+	Options map[string]string
+}
+
+// Target returns what the index covers, as its "target" option says.
+func (i *Index) Target() string { return i.Options["target"] }
+
+// PGName names the Postgres index.
+func (i *Index) PGName() string { return i.Name }
 
 // NewTable builds a table from its columns, in any order; key columns carry
 // their Position. It fills in Postgres names, ordering and indexes.

@@ -334,63 +334,9 @@ type BatchStmt struct {
 // UseStmt is USE keyspace.
 type UseStmt struct{ Keyspace string }
 
-// Property is one WITH option: a constant or a map literal.
-type Property struct {
-	Name  string
-	Value Term
-	Pos   Pos
-}
-
-// CreateKeyspaceStmt is CREATE KEYSPACE.
-type CreateKeyspaceStmt struct {
-	Name        string
-	IfNotExists bool
-	Properties  []Property
-}
-
-// ColumnDef is a column in CREATE TABLE.
-type ColumnDef struct {
-	Name   string
-	Type   *pgschema.Type
-	Static bool
-	Pos    Pos
-}
-
-// CreateTableStmt is CREATE TABLE.
-type CreateTableStmt struct {
-	Table           TableName
-	IfNotExists     bool
-	Columns         []ColumnDef
-	PartitionKey    []string
-	Clustering      []string
-	ClusteringOrder []Ordering
-	CompactStorage  bool
-	Properties      []Property
-}
-
-// DropKind says what a DROP statement drops.
-type DropKind uint8
-
-// Drop kinds.
-const (
-	DropKeyspace DropKind = iota
-	DropTable
-)
-
-// DropStmt is DROP KEYSPACE or DROP TABLE.
-type DropStmt struct {
-	Kind     DropKind
-	Keyspace string
-	Name     string
-	IfExists bool
-}
-
-func (*SelectStmt) statement()         {}
-func (*InsertStmt) statement()         {}
-func (*UpdateStmt) statement()         {}
-func (*DeleteStmt) statement()         {}
-func (*BatchStmt) statement()          {}
-func (*UseStmt) statement()            {}
-func (*CreateKeyspaceStmt) statement() {}
-func (*CreateTableStmt) statement()    {}
-func (*DropStmt) statement()           {}
+func (*SelectStmt) statement() {}
+func (*InsertStmt) statement() {}
+func (*UpdateStmt) statement() {}
+func (*DeleteStmt) statement() {}
+func (*BatchStmt) statement()  {}
+func (*UseStmt) statement()    {}

@@ -176,18 +176,44 @@ func (p *parser) statement() (Statement, error) {
 		return p.batchStatement()
 	case p.isKeyword("use"):
 		return p.useStatement()
-	case p.isKeyword("create"):
-		switch next := p.peek(1); {
-		case next.kind == tokIdent && (next.text == "keyspace" || next.text == "schema"):
-			return p.createKeyspace()
-		case next.kind == tokIdent && (next.text == "table" || next.text == "columnfamily"):
-			return p.createTable()
-		}
-		p.next()
-		return nil, p.unexpected("")
+	case p.isKeyword("create"), p.isKeyword("alter"):
+		return p.schemaStatement()
+	case p.isKeyword("truncate"):
+		return p.truncateStatement()
 	case p.isKeyword("drop"):
 		return p.dropStatement()
 	}
+	return nil, p.unexpected("")
+}
+
+// schemaStatement dispatches CREATE and ALTER on the word after them.
+func (p *parser) schemaStatement() (Statement, error) {
+	create := p.isKeyword("create")
+	next := p.peek(1)
+	word := ""
+	if next.kind == tokIdent {
+		word = next.text
+	}
+	switch {
+	case word == "keyspace" || word == "schema":
+		if create {
+			return p.createKeyspace()
+		}
+		return p.alterKeyspace()
+	case word == "table" || word == "columnfamily":
+		if create {
+			return p.createTable()
+		}
+		return p.alterTable()
+	case word == "type":
+		if create {
+			return p.createType()
+		}
+		return p.alterType()
+	case create && (word == "index" || word == "custom"):
+		return p.createIndex()
+	}
+	p.next()
 	return nil, p.unexpected("")
 }
 

@@ -72,18 +72,46 @@ type Use struct {
 	Keyspace string
 }
 
-// SchemaChange is a DDL statement, with what SCHEMA_CHANGE reports.
+// SchemaChange is a DDL statement: what to change, checked against the
+// schema, and what SCHEMA_CHANGE reports of it (Change CREATED, UPDATED or
+// DROPPED; Target KEYSPACE, TABLE or TYPE; the keyspace and object names).
 type SchemaChange struct {
 	Metadata
-	// Statement is the parsed DDL; the gateway applies it to every shard.
+	// Statement is the parsed DDL, which says what to apply.
 	Statement Statement
-	// Keyspace is the keyspace the change applies to; for tables, Table
-	// and the built table definition are also set.
-	Keyspace string
-	Table    string
-	// NewKeyspace and NewTable describe what CREATE makes.
+	Change    string
+	Target    string
+	Keyspace  string
+	Name      string
+	// Keyspace and Table are what CREATE or ALTER makes; OldTable is the
+	// table an ALTER TABLE started from.
 	NewKeyspace *pgschema.Keyspace
 	NewTable    *pgschema.Table
+	OldTable    *pgschema.Table
+	// Columns are the columns ALTER TABLE adds or drops; Renames maps old
+	// column names to the renamed columns.
+	Columns []*pgschema.Column
+	Renames map[string]*pgschema.Column
+	// NewType is what CREATE or ALTER TYPE makes. FieldRenames maps old
+	// field names to new ones, and TypeUsers lists the columns of that
+	// type, in the tables of UserTables, whose values must follow.
+	NewType      *pgschema.Type
+	FieldRenames map[string]string
+	TypeUsers    []*pgschema.Column
+	UserTables   []*pgschema.Table
+	// Index and IndexColumn are what CREATE INDEX makes.
+	Index       *pgschema.Index
+	IndexColumn *pgschema.Column
+}
+
+// Noop is a statement that has nothing to do, such as ALTER ... IF EXISTS
+// of something that does not exist; it answers VOID.
+type Noop struct{ Metadata }
+
+// Truncate empties a table on every shard.
+type Truncate struct {
+	Metadata
+	Table *pgschema.Table
 }
 
 // Batch is a batch of writes sharing one timestamp.

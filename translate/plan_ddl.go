@@ -2,65 +2,13 @@ package translate
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
-	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // validName matches the keyspace and table names Cassandra accepts.
 var validName = regexp.MustCompile(`^\w{1,48}$`)
-
-func (p *planner) planCreateKeyspace(s *CreateKeyspaceStmt) (Plan, error) {
-	if !validName.MatchString(s.Name) {
-		return nil, invalidf("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", s.Name)
-	}
-	if pgschema.IsSystemKeyspace(strings.ToLower(s.Name)) {
-		return nil, &UnauthorizedError{Msg: "Cannot create keyspace " + s.Name + ": system keyspaces are managed by cqlpg"}
-	}
-	k := &pgschema.Keyspace{Name: s.Name, DurableWrites: true, PGSchema: pgschema.PGSchemaName(s.Name)}
-	var replication map[string]string
-	for _, prop := range s.Properties {
-		switch prop.Name {
-		case "replication":
-			m, ok := prop.Value.(*Collection)
-			if !ok || (m.Kind != MapLiteral && len(m.Elems) > 0) {
-				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'replication'. It should be a map."}
-			}
-			replication = map[string]string{}
-			for i, key := range m.Elems {
-				kl, ok1 := key.(*Literal)
-				vl, ok2 := m.Values[i].(*Literal)
-				if !ok1 || !ok2 {
-					return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'replication'. It should be a map of constants."}
-				}
-				replication[kl.Text] = vl.Text
-			}
-		case "durable_writes":
-			l, ok := prop.Value.(*Literal)
-			if !ok {
-				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'durable_writes'"}
-			}
-			b, err := strconv.ParseBool(l.Text)
-			if err != nil {
-				return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid boolean value " + l.Text + " for 'durable_writes'"}
-			}
-			k.DurableWrites = b
-		default:
-			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Unknown property '" + prop.Name + "'"}
-		}
-	}
-	if replication == nil {
-		return nil, &ConfigError{Msg: "Missing mandatory option 'replication'"}
-	}
-	rep, err := sharding.ParseReplication(s.Name, replication)
-	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
-	}
-	k.Replication = rep
-	return &SchemaChange{Statement: s, Keyspace: s.Name, NewKeyspace: k}, nil
-}
 
 func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
 	ks, err := p.keyspaceName(s.Table.Keyspace)
@@ -146,7 +94,7 @@ func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
 	}
 	t := pgschema.NewTable(ks, name, [16]byte{}, cols, options)
 	t.PGSchema = k.PGSchema
-	return &SchemaChange{Statement: s, Keyspace: ks, Table: name, NewTable: t}, nil
+	return &SchemaChange{Statement: s, Change: "CREATED", Target: "TABLE", Keyspace: ks, Name: name, NewTable: t}, nil
 }
 
 // clusteringOrder applies WITH CLUSTERING ORDER BY, which must list
@@ -246,16 +194,22 @@ func (p *planner) planDrop(s *DropStmt) (Plan, error) {
 		if pgschema.IsSystemKeyspace(s.Keyspace) {
 			return nil, &UnauthorizedError{Msg: "Cannot drop keyspace " + s.Keyspace}
 		}
-		return &SchemaChange{Statement: s, Keyspace: s.Keyspace}, nil
+		return &SchemaChange{Statement: s, Change: "DROPPED", Target: "KEYSPACE", Keyspace: s.Keyspace}, nil
 	}
 	ks, err := p.keyspaceName(s.Keyspace)
 	if err != nil {
 		return nil, err
 	}
 	if pgschema.IsSystemKeyspace(ks) {
-		return nil, &UnauthorizedError{Msg: "Cannot drop tables in keyspace " + ks}
+		return nil, &UnauthorizedError{Msg: "Cannot drop objects in keyspace " + ks}
 	}
-	return &SchemaChange{Statement: s, Keyspace: ks, Table: s.Name}, nil
+	switch s.Kind {
+	case DropType:
+		return p.planDropType(s, ks)
+	case DropIndex:
+		return p.planDropIndex(s, ks)
+	}
+	return &SchemaChange{Statement: s, Change: "DROPPED", Target: "TABLE", Keyspace: ks, Name: s.Name}, nil
 }
 
 func (p *planner) planBatch(s *BatchStmt) (Plan, error) {

@@ -47,6 +47,18 @@ func (p *planner) plan(stmt Statement) (Plan, error) {
 		return p.planCreateKeyspace(s)
 	case *CreateTableStmt:
 		return p.planCreateTable(s)
+	case *AlterKeyspaceStmt:
+		return p.planAlterKeyspace(s)
+	case *AlterTableStmt:
+		return p.planAlterTable(s)
+	case *CreateTypeStmt:
+		return p.planCreateType(s)
+	case *AlterTypeStmt:
+		return p.planAlterType(s)
+	case *CreateIndexStmt:
+		return p.planCreateIndex(s)
+	case *TruncateStmt:
+		return p.planTruncate(s)
 	case *DropStmt:
 		return p.planDrop(s)
 	}

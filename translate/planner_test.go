@@ -592,7 +592,7 @@ func TestPlanSeedSchemaChanges(t *testing.T) {
 				}
 				// Where the test schema holds the table, the plan builds the
 				// same definition.
-				if have := schema.Table(p.Keyspace, p.Table); have != nil {
+				if have := schema.Table(p.Keyspace, p.Name); have != nil {
 					if got, want := p.NewTable.CreateStatement(), have.CreateStatement(); got != want {
 						t.Errorf("planned table:\n%s\nwant\n%s", got, want)
 					}

@@ -1,0 +1,121 @@
+package gateway_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgQuery runs SQL on the first shard and returns the first column of
+// every row as text.
+func pgQuery(t *testing.T, sql string, args ...any) []string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), shardURLs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestAlterTable(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE alter_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE alter_ks.t (k int, c int, v int, PRIMARY KEY (k, c))",
+		"INSERT INTO alter_ks.t (k, c, v) VALUES (1, 1, 1)",
+		"ALTER TABLE alter_ks.t ADD w text",
+		"ALTER TABLE alter_ks.t ADD (x int, y int)",
+		"ALTER TABLE alter_ks.t ADD IF NOT EXISTS w text",
+		"UPDATE alter_ks.t SET w = 'new', x = 5 WHERE k = 1 AND c = 1")
+	var w string
+	var x int
+	if err := sess.Query("SELECT w, x FROM alter_ks.t WHERE k = 1 AND c = 1").Scan(&w, &x); err != nil || w != "new" || x != 5 {
+		t.Fatalf("added columns: %q %d %v", w, x, err)
+	}
+	exec(t, sess, "ALTER TABLE alter_ks.t DROP y", "ALTER TABLE alter_ks.t DROP IF EXISTS nope",
+		"ALTER TABLE alter_ks.t RENAME c TO cc", "ALTER TABLE alter_ks.t WITH comment = 'renamed' AND default_time_to_live = 100")
+	if got := ints(t, sess, "SELECT cc FROM alter_ks.t WHERE k = 1"); !slices.Equal(got, []int{1}) {
+		t.Errorf("renamed column: %v", got)
+	}
+	cols := pgQuery(t, `SELECT column_name FROM information_schema.columns WHERE table_schema = 'alter_ks'
+		AND table_name = 't' AND column_name NOT LIKE '%$%' AND column_name NOT LIKE '\_%' ORDER BY ordinal_position`)
+	if want := []string{"k", "cc", "v", "w", "x"}; !slices.Equal(cols, want) {
+		t.Errorf("Postgres columns %v, want %v", cols, want)
+	}
+	var comment string
+	if err := sess.Query("SELECT comment FROM system_schema.tables WHERE keyspace_name = 'alter_ks' AND table_name = 't'").Scan(&comment); err != nil || comment != "renamed" {
+		t.Errorf("comment after ALTER WITH: %q %v", comment, err)
+	}
+	for _, tc := range []struct{ query, msg string }{
+		{"ALTER TABLE alter_ks.t ADD v int", "Column with name 'v' already exists"},
+		{"ALTER TABLE alter_ks.t DROP k", "Cannot drop PRIMARY KEY column k"},
+		{"ALTER TABLE alter_ks.t DROP nope", "Column nope was not found in table 'alter_ks.t'"},
+		{"ALTER TABLE alter_ks.t RENAME v TO vv", "Cannot rename non PRIMARY KEY column v"},
+		{"ALTER TABLE alter_ks.t ADD y text", "Cannot re-add previously dropped column 'y' of type text, incompatible with previous type int"},
+		{"ALTER TABLE alter_ks.nope ADD y text", "Table 'alter_ks.nope' doesn't exist"},
+		{"ALTER TABLE alter_ks.t ALTER v TYPE text", "Altering column types is no longer supported"},
+	} {
+		requireCQLError(t, sess.Query(tc.query).Exec(), 0x2200, tc.msg)
+	}
+	exec(t, sess, "ALTER TABLE IF EXISTS alter_ks.nope ADD y text", "TRUNCATE alter_ks.t")
+	if got := ints(t, sess, "SELECT cc FROM alter_ks.t WHERE k = 1"); len(got) != 0 {
+		t.Errorf("rows after TRUNCATE: %v", got)
+	}
+}
+
+func TestIndexesAndTypes(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE objs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE objs.t (k int PRIMARY KEY, v int, w text)",
+		"CREATE INDEX ON objs.t (v)",
+		"CREATE INDEX IF NOT EXISTS w_idx ON objs.t (w)",
+		"CREATE TYPE objs.address (street text, zip int)",
+		"ALTER TYPE objs.address ADD city text",
+		"ALTER TYPE objs.address RENAME zip TO postcode")
+	idx := pgQuery(t, `SELECT indexname FROM pg_indexes WHERE schemaname = 'objs' AND indexname NOT LIKE '%$%' ORDER BY 1`)
+	if want := []string{"t_v_idx", "w_idx"}; !slices.Equal(idx, want) {
+		t.Errorf("Postgres indexes %v, want %v", idx, want)
+	}
+	var names, types []string
+	if err := sess.Query("SELECT field_names, field_types FROM system_schema.types WHERE keyspace_name = 'objs' AND type_name = 'address'").
+		Scan(&names, &types); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"street", "postcode", "city"}) || !slices.Equal(types, []string{"text", "int", "text"}) {
+		t.Errorf("type after ALTER: %v %v", names, types)
+	}
+	for _, tc := range []struct{ query, msg string }{
+		{"CREATE INDEX t_v_idx ON objs.t (w)", "Index 't_v_idx' already exists"},
+		{"CREATE INDEX other ON objs.t (v)", "Index other is a duplicate of existing index t_v_idx"},
+		{"CREATE INDEX ON objs.t (k)", "Cannot create secondary index on the only partition key column k"},
+		{"CREATE INDEX ON objs.t (nope)", "Column 'nope' doesn't exist"},
+		{"ALTER TABLE objs.t DROP v", "Cannot drop column v because it has dependent secondary indexes (t_v_idx)"},
+		{"DROP INDEX objs.nope", "Index 'objs.nope' doesn't exist'"},
+		{"CREATE TYPE objs.address (a int)", "A user type with name 'address' already exists"},
+		{"ALTER TYPE objs.address ADD city int", "Cannot add field city to type address: a field with name city already exists"},
+		{"ALTER TYPE objs.nope ADD a int", "Type objs.nope doesn't exist"},
+		{"DROP TYPE objs.nope", "Type 'objs.nope' doesn't exist"},
+	} {
+		requireCQLError(t, sess.Query(tc.query).Exec(), 0x2200, tc.msg)
+	}
+	exec(t, sess, "DROP INDEX objs.t_v_idx", "ALTER TABLE objs.t DROP v", "DROP TYPE objs.address", "DROP INDEX IF EXISTS objs.t_v_idx")
+	if idx := pgQuery(t, `SELECT indexname FROM pg_indexes WHERE schemaname = 'objs' AND indexname = 't_v_idx'`); len(idx) != 0 {
+		t.Errorf("index still in Postgres after DROP INDEX")
+	}
+}

@@ -1,0 +1,1 @@
+DROP TABLE cqlpg.dropped_columns, cqlpg.indexes;

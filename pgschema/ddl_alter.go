@@ -1,0 +1,214 @@
+package pgschema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// AlterKeyspace changes a keyspace's replication and durable_writes inside
+// tx. It reports false, with no error, when the keyspace does not exist and
+// ifExists is set.
+func AlterKeyspace(ctx context.Context, tx Querier, k *Keyspace, ifExists bool) (bool, error) {
+	tag, err := tx.Exec(ctx, `UPDATE cqlpg.keyspaces SET replication = $2, durable_writes = $3 WHERE keyspace_name = $1`,
+		k.Name, k.Replication.Options(), k.DurableWrites)
+	if err != nil {
+		return false, err
+	}
+	if tag.RowsAffected() == 0 {
+		if ifExists {
+			return false, nil
+		}
+		return false, &MissingError{Keyspace: k.Name}
+	}
+	return true, nil
+}
+
+// tableExists checks, inside the schema lock, that the table a change was
+// planned against is still there.
+func tableExists(ctx context.Context, tx Querier, t *Table) error {
+	found, err := exists(ctx, tx, `SELECT FROM cqlpg.tables WHERE keyspace_name = $1 AND table_name = $2`,
+		t.Keyspace, t.Name)
+	if err == nil && !found {
+		err = &MissingError{Keyspace: t.Keyspace, Table: t.Name}
+	}
+	return err
+}
+
+// AddColumns adds regular or static columns to a table; after is the
+// table with them.
+func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) error {
+	if err := tableExists(ctx, tx, after); err != nil {
+		return err
+	}
+	hadStatic := false
+	for _, c := range after.Columns {
+		if c.Kind == Static && !containsColumn(cols, c) {
+			hadStatic = true
+		}
+	}
+	var main, static []string
+	for _, c := range cols {
+		adds := []string{"ADD COLUMN " + columnDDL(c)}
+		for _, d := range cellDDL(c) {
+			adds = append(adds, "ADD COLUMN "+d)
+		}
+		if c.Kind == Static {
+			static = append(static, adds...)
+		} else {
+			main = append(main, adds...)
+		}
+	}
+	var stmts []string
+	if len(main) > 0 {
+		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(main, ", "))
+	}
+	switch {
+	case len(static) > 0 && !hadStatic:
+		stmts = append(stmts, after.createStaticSQL()...)
+	case len(static) > 0:
+		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(static, ", "))
+	}
+	if err := execAll(ctx, tx, stmts); err != nil {
+		return err
+	}
+	for _, c := range cols {
+		if err := insertColumn(ctx, tx, after, c); err != nil {
+			return err
+		}
+	}
+	return setComment(ctx, tx, after)
+}
+
+func containsColumn(cols []*Column, c *Column) bool {
+	for _, x := range cols {
+		if x.Name == c.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// DropColumns drops columns from a table and records them as dropped;
+// after is the table without them.
+func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, when time.Time) error {
+	if err := tableExists(ctx, tx, after); err != nil {
+		return err
+	}
+	var main, static []string
+	for _, c := range cols {
+		drops := []string{"DROP COLUMN " + Quote(c.PGName), "DROP COLUMN " + Quote(c.WritetimeColumn()),
+			"DROP COLUMN " + Quote(c.ExpiryColumn())}
+		if c.Kind == Static {
+			static = append(static, drops...)
+		} else {
+			main = append(main, drops...)
+		}
+	}
+	var stmts []string
+	if len(main) > 0 {
+		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(main, ", "))
+	}
+	if len(static) > 0 {
+		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(static, ", "))
+	}
+	if err := execAll(ctx, tx, stmts); err != nil {
+		return err
+	}
+	for _, c := range cols {
+		if _, err := tx.Exec(ctx, `DELETE FROM cqlpg.columns WHERE keyspace_name = $1 AND table_name = $2 AND column_name = $3`,
+			after.Keyspace, after.Name, c.Name); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.dropped_columns (keyspace_name, table_name, column_name, dropped_time, kind, type)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (keyspace_name, table_name, column_name)
+			DO UPDATE SET dropped_time = excluded.dropped_time, kind = excluded.kind, type = excluded.type`,
+			after.Keyspace, after.Name, c.Name, when, c.Kind.String(), c.Type.String()); err != nil {
+			return err
+		}
+	}
+	return setComment(ctx, tx, after)
+}
+
+// RenameColumns renames primary key columns; after is the renamed table,
+// and renames maps old CQL names to the new columns.
+func RenameColumns(ctx context.Context, tx Querier, after *Table, renames map[string]*Column) error {
+	if err := tableExists(ctx, tx, after); err != nil {
+		return err
+	}
+	for old, c := range renames {
+		var pgOld string
+		err := tx.QueryRow(ctx, `UPDATE cqlpg.columns c SET column_name = $4, pg_column = $5
+			FROM cqlpg.columns o WHERE c.keyspace_name = $1 AND c.table_name = $2 AND c.column_name = $3
+			AND o.keyspace_name = c.keyspace_name AND o.table_name = c.table_name AND o.column_name = c.column_name
+			RETURNING o.pg_column`, after.Keyspace, after.Name, old, c.Name, c.PGName).Scan(&pgOld)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("column %s of %s is not in the catalog", old, after.QualifiedName())
+		}
+		if err != nil {
+			return err
+		}
+		if pgOld == c.PGName {
+			continue
+		}
+		stmts := []string{fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.Ident(), Quote(pgOld), Quote(c.PGName))}
+		if c.Kind == PartitionKey && after.HasStatic() {
+			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.StaticIdent(), Quote(pgOld), Quote(c.PGName)))
+		}
+		if err := execAll(ctx, tx, stmts); err != nil {
+			return err
+		}
+	}
+	return setComment(ctx, tx, after)
+}
+
+// SetOptions stores a table's options.
+func SetOptions(ctx context.Context, tx Querier, after *Table) error {
+	if err := tableExists(ctx, tx, after); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE cqlpg.tables SET options = $3 WHERE keyspace_name = $1 AND table_name = $2`,
+		after.Keyspace, after.Name, optionsJSON(after.Options)); err != nil {
+		return err
+	}
+	return setComment(ctx, tx, after)
+}
+
+// Truncate removes every row of a table, static rows included.
+func Truncate(ctx context.Context, tx Querier, t *Table) error {
+	if err := tableExists(ctx, tx, t); err != nil {
+		return err
+	}
+	tables := t.Ident()
+	if t.HasStatic() {
+		tables += ", " + t.StaticIdent()
+	}
+	_, err := tx.Exec(ctx, "TRUNCATE "+tables)
+	return err
+}
+
+func insertColumn(ctx context.Context, tx Querier, t *Table, c *Column) error {
+	_, err := tx.Exec(ctx, `INSERT INTO cqlpg.columns (keyspace_name, table_name, column_name, kind,
+		position, type, clustering_order, pg_column) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		t.Keyspace, t.Name, c.Name, c.Kind.String(), c.Position, c.Type.String(), c.ClusteringOrder(), c.PGName)
+	return err
+}
+
+// setComment refreshes the table comment that holds the CQL definition.
+func setComment(ctx context.Context, tx Querier, t *Table) error {
+	_, err := tx.Exec(ctx, fmt.Sprintf("COMMENT ON TABLE %s IS %s", t.Ident(), quoteLiteral(t.CreateStatement())))
+	return err
+}
+
+func execAll(ctx context.Context, tx Querier, stmts []string) error {
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

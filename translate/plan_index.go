@@ -1,0 +1,131 @@
+package translate
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+var nonWord = regexp.MustCompile(`\W`)
+
+var targetNames = map[IndexTarget]string{IndexKeys: "keys", IndexValues: "values", IndexEntries: "entries", IndexFull: "full"}
+
+func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
+	ks, err := p.keyspaceName(s.Table.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	k := p.schema.Keyspace(ks)
+	if k == nil {
+		return nil, invalidf("Keyspace '%s' doesn't exist", ks)
+	}
+	t := k.Tables[s.Table.Name]
+	if t == nil {
+		return nil, invalidf("Table '%s' doesn't exist", s.Table.Name)
+	}
+	if t.Virtual {
+		return nil, &UnauthorizedError{Msg: "Cannot create indexes on system table " + t.QualifiedName()}
+	}
+	if s.Name != "" {
+		if idx, _ := k.Index(s.Name); idx != nil {
+			if s.IfNotExists {
+				return &Noop{}, nil
+			}
+			return nil, invalidf("Index '%s' already exists", s.Name)
+		}
+	}
+	if t.IsCounter() {
+		return nil, invalidf("Secondary indexes on counter tables aren't supported")
+	}
+	c := t.Column(s.Column)
+	if c == nil {
+		return nil, invalidf("Column '%s' doesn't exist", s.Column)
+	}
+	if err := checkIndexTarget(t, c, s.Target); err != nil {
+		return nil, err
+	}
+	target := pgschema.QuoteIdentifier(c.Name)
+	if s.Target != IndexSimple {
+		target = targetNames[s.Target] + "(" + target + ")"
+	}
+	idx := &pgschema.Index{Name: s.Name, Kind: "COMPOSITES", Options: map[string]string{"target": target}}
+	if s.Class != "" {
+		idx.Kind = "CUSTOM"
+		idx.Options["class_name"] = s.Class
+		if m, ok := s.Options.(*Collection); ok {
+			for i, key := range m.Elems {
+				kl, ok1 := key.(*Literal)
+				vl, ok2 := m.Values[i].(*Literal)
+				if ok1 && ok2 {
+					idx.Options[kl.Text] = vl.Text
+				}
+			}
+		}
+	}
+	for _, other := range t.Indexes {
+		if other.Target() == target && other.Kind == idx.Kind && other.Options["class_name"] == idx.Options["class_name"] {
+			if s.IfNotExists {
+				return &Noop{}, nil
+			}
+			return nil, invalidf("Index %s is a duplicate of existing index %s", or(s.Name, defaultIndexName(k, t, c)), other.Name)
+		}
+	}
+	if idx.Name == "" {
+		idx.Name = defaultIndexName(k, t, c)
+	}
+	return &SchemaChange{Statement: s, Change: "UPDATED", Target: "TABLE", Keyspace: ks, Name: t.Name,
+		OldTable: t, Index: idx, IndexColumn: c}, nil
+}
+
+// checkIndexTarget applies Cassandra's rules on what an index may cover.
+func checkIndexTarget(t *pgschema.Table, c *pgschema.Column, target IndexTarget) error {
+	frozenCollection := c.Type.IsCollection() && c.Type.Frozen
+	switch {
+	case c.Type.Kind == pgschema.Duration:
+		return invalidf("Secondary indexes are not supported on duration columns")
+	case c.Kind == pgschema.PartitionKey && len(t.PartitionKey) == 1:
+		return invalidf("Cannot create secondary index on the only partition key column %s", c.Name)
+	case frozenCollection && target != IndexFull:
+		return invalidf("Cannot create %s() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier",
+			or(targetNames[target], "values"), c.Name, c.Name)
+	case !frozenCollection && target == IndexFull:
+		return invalidf("full() indexes can only be created on frozen collections")
+	case !c.Type.IsCollection() && target != IndexSimple:
+		return invalidf("Cannot create %s() index on %s. Non-collection columns only support simple indexes", targetNames[target], c.Name)
+	case (target == IndexKeys || target == IndexEntries) && c.Type.Kind != pgschema.Map:
+		return invalidf("Cannot create index on %s of column %s with non-map type", targetNames[target], c.Name)
+	case c.Type.Kind == pgschema.UDT && !c.Type.Frozen:
+		return invalidf("Cannot create index on non-frozen UDT column %s", c.Name)
+	}
+	return nil
+}
+
+// defaultIndexName is Cassandra's name for an unnamed index: table,
+// column and "idx", with a number added when the name is taken.
+func defaultIndexName(k *pgschema.Keyspace, t *pgschema.Table, c *pgschema.Column) string {
+	base := nonWord.ReplaceAllString(t.Name+"_"+c.Name+"_idx", "")
+	name := base
+	for i := 1; ; i++ {
+		if idx, _ := k.Index(name); idx == nil {
+			return name
+		}
+		name = base + "_" + strconv.Itoa(i)
+	}
+}
+
+func (p *planner) planDropIndex(s *DropStmt, ks string) (Plan, error) {
+	k := p.schema.Keyspace(ks)
+	var idx *pgschema.Index
+	var t *pgschema.Table
+	if k != nil {
+		idx, t = k.Index(s.Name)
+	}
+	if idx == nil {
+		if s.IfExists {
+			return &Noop{}, nil
+		}
+		return nil, invalidf("Index '%s.%s' doesn't exist'", ks, s.Name)
+	}
+	return &SchemaChange{Statement: s, Change: "UPDATED", Target: "TABLE", Keyspace: ks, Name: t.Name, Index: idx}, nil
+}
