@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // Converter rewrites one value between its CQL wire form and Postgres's
@@ -11,49 +13,69 @@ import (
 type Converter func(dst, src []byte) ([]byte, error)
 
 // Storage says how a CQL type is kept in Postgres. Values travel in
-// Postgres's binary format in both directions; for most types that format is
-// byte for byte the CQL one, and the converters are nil.
+// Postgres's binary format in both directions; for most scalar types that
+// format is byte for byte the CQL one, and the converters are nil.
+// docs/types.md explains each choice.
 type Storage struct {
 	// SQL is the column type as DDL writes it.
 	SQL string
 	// OID and ArrayOID identify the Postgres type and its array type, used
-	// to declare parameters.
+	// to declare parameters. ArrayOID is 0 where an IN list of the type
+	// cannot be sent as an array (the type is itself an array).
 	OID, ArrayOID uint32
 	// ToPG and FromPG convert values; nil means the bytes are the same.
+	// FromPG returns sets and maps sorted by Cassandra's comparator.
 	ToPG, FromPG Converter
-	// SortKey is an SQL expression, with %s standing for a column, whose
-	// bytea value orders like Cassandra's serialized values (unsigned bytes).
-	// Cells written with equal timestamps are reconciled with it.
+	// SortKey is an SQL expression, with one %s standing for a column and
+	// no question mark, whose bytea value orders like Cassandra's serialized
+	// values (unsigned bytes). Cells written with equal timestamps are
+	// reconciled with it. For arrays and jsonb it is their binary send
+	// form: deterministic, which is all reconciliation needs, but not
+	// Cassandra's order.
 	SortKey string
 }
 
 // Postgres type OIDs used by the storage model.
 const (
-	oidBool        = 16
-	oidBytea       = 17
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidText        = 25
-	oidFloat4      = 700
-	oidFloat8      = 701
-	oidBoolArray   = 1000
-	oidByteaArray  = 1001
-	oidInt2Array   = 1005
-	oidInt4Array   = 1007
-	oidTextArray   = 1009
-	oidInt8Array   = 1016
-	oidFloat4Array = 1021
-	oidFloat8Array = 1022
-	oidDate        = 1082
-	oidDateArray   = 1182
-	oidTimestamptz = 1184
-	oidTstzArray   = 1185
-	oidUUID        = 2950
-	oidUUIDArray   = 2951
+	oidBool         = 16
+	oidBytea        = 17
+	oidInt8         = 20
+	oidInt2         = 21
+	oidInt4         = 23
+	oidText         = 25
+	oidFloat4       = 700
+	oidFloat8       = 701
+	oidInet         = 869
+	oidBoolArray    = 1000
+	oidByteaArray   = 1001
+	oidInt2Array    = 1005
+	oidInt4Array    = 1007
+	oidTextArray    = 1009
+	oidInt8Array    = 1016
+	oidFloat4Array  = 1021
+	oidFloat8Array  = 1022
+	oidInetArray    = 1041
+	oidDate         = 1082
+	oidDateArray    = 1182
+	oidTimestamptz  = 1184
+	oidTstzArray    = 1185
+	oidNumericArray = 1231
+	oidNumeric      = 1700
+	oidUUID         = 2950
+	oidUUIDArray    = 2951
+	oidJSONB        = 3802
+	oidJSONBArray   = 3807
 )
 
 const textC = `text COLLATE "C"`
+
+// varintSortKey turns the integral numeric expression n (which it names
+// once, as x.n) into its minimal two's complement bytes, the CQL varint.
+const varintSortKey = `(SELECT decode(string_agg(lpad(to_hex(mod(div(c.m, 256::numeric ^ (c.l - i)), 256)::int), 2, '0'), '' ORDER BY i), 'hex') ` +
+	`FROM (SELECT CASE WHEN b.n < 0 THEN b.n + 256::numeric ^ b.l ELSE b.n END AS m, b.l ` +
+	`FROM (SELECT a.n, (SELECT min(k) FROM generate_series(1, length(trunc(abs(a.n))::text) / 2 + 2) AS k ` +
+	`WHERE a.n >= -(2::numeric ^ (8 * k - 1)) AND a.n < 2::numeric ^ (8 * k - 1)) AS l ` +
+	`FROM (SELECT trunc(%s) AS n) AS a) AS b) AS c, generate_series(1, c.l) AS i)`
 
 var storages = map[Kind]*Storage{
 	Ascii:    {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)"},
@@ -76,23 +98,79 @@ var storages = map[Kind]*Storage{
 	Date: {SQL: "date", OID: oidDate, ArrayOID: oidDateArray,
 		SortKey: "substr(int8send((%s - date '1970-01-01') + 2147483648), 5)",
 		ToPG:    dateToPG, FromPG: dateFromPG},
+	// time is nanoseconds since midnight: Postgres's time keeps only
+	// microseconds, a bigint keeps them all, and its binary form is CQL's.
+	Time: {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
+	// decimal and varint are numeric, which holds any size and keeps a
+	// decimal's scale; see numeric.go.
+	Decimal: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray,
+		SortKey: "(SELECT int4send(scale(x.v)) || " + fmtOnce(varintSortKey, "x.v * 10::numeric ^ scale(x.v)") +
+			" FROM (SELECT %s AS v) AS x)",
+		ToPG: decimalToPG, FromPG: decimalFromPG},
+	Varint: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray, SortKey: varintSortKey,
+		ToPG: varintToPG, FromPG: varintFromPG},
+	Inet: {SQL: "inet", OID: oidInet, ArrayOID: oidInetArray, SortKey: "substr(inet_send(%s), 5)",
+		ToPG: inetToPG, FromPG: inetFromPG},
+	// duration is {months, days, nanoseconds}: interval keeps only
+	// microseconds, and composite types have a different OID in every
+	// database. The sort key zigzag-encodes each part as the vints of the
+	// CQL form do, which orders the same.
+	Duration: {SQL: "bigint[]", OID: oidInt8Array,
+		SortKey: "(SELECT int8send((d.v[1] << 1) # (d.v[1] >> 63)) || int8send((d.v[2] << 1) # (d.v[2] >> 63)) || " +
+			"int8send((d.v[3] << 1) # (d.v[3] >> 63)) FROM (SELECT %s AS v) AS d)",
+		ToPG: durationToPG, FromPG: durationFromPG},
 }
 
-// StorageOf returns how t is stored in Postgres, or an error for the types
-// this version of cqlpg cannot store yet.
+// fmtOnce substitutes s for the %s of an SQL template that has one.
+func fmtOnce(template, s string) string { return fmt.Sprintf(template, s) }
+
+// StorageOf returns how t is stored in Postgres: scalars in their natural
+// types, lists, sets and vectors of scalars as arrays of them, and maps,
+// tuples, user types and other collections as jsonb holding their
+// Cassandra JSON form.
 func StorageOf(t *Type) (*Storage, error) {
 	if s, ok := storages[t.Kind]; ok {
 		return s, nil
 	}
-	return nil, fmt.Errorf("type %s is not supported yet", t)
+	if t.Kind < List && t.Kind != Vector {
+		return nil, fmt.Errorf("type %s is not supported", t)
+	}
+	cache := storageCache.Load()
+	if s, ok := cache.m.Load(t); ok {
+		return s.(*Storage), nil
+	}
+	s, err := compositeStorage(t)
+	if err != nil {
+		return nil, err
+	}
+	// Keep the cache bounded: types are rebuilt with each schema load,
+	// so old entries would otherwise accumulate.
+	if cache.n.Add(1) > maxCachedStorages {
+		storageCache.Store(&storageMap{})
+	}
+	cache.m.Store(t, s)
+	return s, nil
 }
 
-// errOutOfRange reports a value that Postgres's type cannot hold.
-var errOutOfRange = errors.New("value out of the range Postgres can store")
+const maxCachedStorages = 4096
+
+type storageMap struct {
+	m sync.Map // *Type → *Storage
+	n atomic.Int64
+}
+
+var storageCache atomic.Pointer[storageMap]
+
+func init() { storageCache.Store(&storageMap{}) }
+
+// errPGRange reports a value that Postgres's type cannot hold.
+func errPGRange(what, value, pgRange string) error {
+	return fmt.Errorf("%s %s is out of the range PostgreSQL can store (%s)", what, value, pgRange)
+}
 
 func tinyintToPG(dst, src []byte) ([]byte, error) {
 	if len(src) != 1 {
-		return dst, fmt.Errorf("expected 1 byte for a tinyint, got %d", len(src))
+		return dst, fmt.Errorf("Expected 1 byte for a tinyint (%d)", len(src))
 	}
 	return append(dst, byte(int8(src[0])>>7), src[0]), nil
 }
@@ -103,7 +181,7 @@ func tinyintFromPG(dst, src []byte) ([]byte, error) {
 	}
 	v := int16(binary.BigEndian.Uint16(src))
 	if v < -128 || v > 127 {
-		return dst, errOutOfRange
+		return dst, fmt.Errorf("smallint %d is out of the tinyint range", v)
 	}
 	return append(dst, byte(v)), nil
 }
@@ -115,21 +193,39 @@ const (
 	pgEpochMillis = 946684800000
 	pgEpochDays   = 10957
 	cqlDateCenter = 1 << 31
-	// Postgres accepts timestamps in [4713 BC, 294276 AD); these are the
-	// CQL millisecond bounds of that range.
+	// Postgres accepts timestamps in [4714-11-24 BC, 294277-01-01); these
+	// are the CQL millisecond bounds of that range.
 	minPGTimestampMillis = -210866803200000
 	maxPGTimestampMillis = 9224318016000000
+	// Postgres dates run from 4714-11-24 BC to 5874897-12-31, in days
+	// from 2000-01-01.
+	minPGDateDays = -2451545
+	maxPGDateDays = 2145031948
+	// Postgres's infinite timestamps and dates.
+	pgTimestampNoBegin = -1 << 63
+	pgTimestampNoEnd   = 1<<63 - 1
+	pgDateNoBegin      = -1 << 31
+	pgDateNoEnd        = 1<<31 - 1
 )
 
 func timestampToPG(dst, src []byte) ([]byte, error) {
 	if len(src) != 8 {
-		return dst, fmt.Errorf("expected 8 bytes for a timestamp, got %d", len(src))
+		return dst, fmt.Errorf("Expected 8 or 0 byte long for date (%d)", len(src))
 	}
 	ms := int64(binary.BigEndian.Uint64(src))
 	if ms < minPGTimestampMillis || ms >= maxPGTimestampMillis {
-		return dst, errOutOfRange
+		return dst, errPGRange("timestamp", formatTimestampISO(ms),
+			"4714-11-24 00:00:00 BC to 294276-12-31 23:59:59.999 UTC")
 	}
 	return binary.BigEndian.AppendUint64(dst, uint64((ms-pgEpochMillis)*1000)), nil
+}
+
+// formatTimestampISO formats milliseconds since the epoch in proleptic
+// Gregorian ISO form (-4713-11-23T23:59:59.999Z), for messages.
+func formatTimestampISO(ms int64) string {
+	days := floorDiv(ms, millisPerDay)
+	rest := ms - days*millisPerDay
+	return fmt.Sprintf("%sT%02d:%02d:%02d.%03dZ", formatISODate(days), rest/3600000, rest/60000%60, rest/1000%60, rest%1000)
 }
 
 func timestampFromPG(dst, src []byte) ([]byte, error) {
@@ -137,6 +233,9 @@ func timestampFromPG(dst, src []byte) ([]byte, error) {
 		return dst, fmt.Errorf("expected 8 bytes for a timestamptz, got %d", len(src))
 	}
 	us := int64(binary.BigEndian.Uint64(src))
+	if us == pgTimestampNoBegin || us == pgTimestampNoEnd {
+		return dst, errors.New("an infinite timestamp cannot be represented as a CQL timestamp")
+	}
 	ms := us / 1000
 	if us%1000 < 0 { // round toward minus infinity, as the stored microseconds
 		ms-- // of a row written through SQL may not be whole milliseconds
@@ -146,12 +245,11 @@ func timestampFromPG(dst, src []byte) ([]byte, error) {
 
 func dateToPG(dst, src []byte) ([]byte, error) {
 	if len(src) != 4 {
-		return dst, fmt.Errorf("expected 4 bytes for a date, got %d", len(src))
+		return dst, fmt.Errorf("Expected 4 byte long for date (%d)", len(src))
 	}
 	days := int64(binary.BigEndian.Uint32(src)) - cqlDateCenter - pgEpochDays
-	// Postgres dates run from 4713 BC to 5874897 AD.
-	if days < -2451545 || days > 2145031948 {
-		return dst, errOutOfRange
+	if days < minPGDateDays || days > maxPGDateDays {
+		return dst, errPGRange("date", formatISODate(days+pgEpochDays), "-4713-11-24 to 5874897-12-31")
 	}
 	return binary.BigEndian.AppendUint32(dst, uint32(int32(days))), nil
 }
@@ -160,6 +258,79 @@ func dateFromPG(dst, src []byte) ([]byte, error) {
 	if len(src) != 4 {
 		return dst, fmt.Errorf("expected 4 bytes for a date, got %d", len(src))
 	}
-	days := int64(int32(binary.BigEndian.Uint32(src))) + pgEpochDays + cqlDateCenter
+	pg := int32(binary.BigEndian.Uint32(src))
+	if pg == pgDateNoBegin || pg == pgDateNoEnd {
+		return dst, errors.New("an infinite date cannot be represented as a CQL date")
+	}
+	days := int64(pg) + pgEpochDays + cqlDateCenter
 	return binary.BigEndian.AppendUint32(dst, uint32(days)), nil
+}
+
+// Postgres's inet binary form: family (2 for IPv4, 3 for IPv6), netmask
+// bits, is-cidr flag, address length, address.
+const (
+	pgAFInet  = 2
+	pgAFInet6 = 3
+)
+
+func inetToPG(dst, src []byte) ([]byte, error) {
+	switch len(src) {
+	case 4:
+		dst = append(dst, pgAFInet, 32, 0, 4)
+	case 16:
+		dst = append(dst, pgAFInet6, 128, 0, 16)
+	default:
+		return dst, fmt.Errorf("Expected 4 or 16 byte inetaddress; got %x", src)
+	}
+	return append(dst, src...), nil
+}
+
+// inetFromPG returns an inet's address; a netmask that a row written
+// through SQL may carry has no CQL equivalent and is dropped.
+func inetFromPG(dst, src []byte) ([]byte, error) {
+	if len(src) < 4 || len(src) != 4+int(src[3]) || (src[3] != 4 && src[3] != 16) {
+		return dst, fmt.Errorf("malformed inet value of %d bytes", len(src))
+	}
+	return append(dst, src[4:]...), nil
+}
+
+// durationToPG stores a duration as the bigint array {months, days,
+// nanoseconds}. Non-minimal vints read back minimal; bytes after the
+// three vints, which Cassandra ignores, are refused rather than lost.
+func durationToPG(dst, src []byte) ([]byte, error) {
+	d, n, err := parseDurationBytes(src)
+	if err != nil {
+		return dst, fmt.Errorf("Expected at least 3 bytes for a duration (%d)", len(src))
+	}
+	if n != len(src) {
+		return dst, fmt.Errorf("duration value has %d unexpected bytes after its three vints", len(src)-n)
+	}
+	dst = appendArrayHeader(dst, oidInt8, 3)
+	for _, v := range [3]int64{d.months, d.days, d.nanos} {
+		dst = binary.BigEndian.AppendUint32(dst, 8)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(v))
+	}
+	return dst, nil
+}
+
+func durationFromPG(dst, src []byte) ([]byte, error) {
+	a, err := parsePGArray(src)
+	if err != nil {
+		return dst, err
+	}
+	if a.n != 3 {
+		return dst, fmt.Errorf("a duration is stored as 3 bigints, found %d", a.n)
+	}
+	var parts [3]int64
+	for i := range parts {
+		e, ok, err := a.next()
+		if err != nil {
+			return dst, err
+		}
+		if !ok || len(e) != 8 {
+			return dst, errors.New("a duration's bigints cannot be null")
+		}
+		parts[i] = int64(binary.BigEndian.Uint64(e))
+	}
+	return duration{parts[0], parts[1], parts[2]}.append(dst), nil
 }

@@ -1,41 +1,76 @@
 package pgschema
 
 import (
+	"bytes"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
 
-// fixedWidth gives the serialized size of fixed-size types and the text
-// Cassandra's serializer uses when a value has another size.
+// fixedWidth gives the serialized size of fixed-size types, whether
+// Cassandra also accepts an empty value, and the text its serializer uses
+// when a value has another size.
 var fixedWidth = map[Kind]struct {
-	size int
-	msg  string
+	size  int
+	empty bool
+	msg   string
 }{
-	Int:       {4, "Expected 4 or 0 byte int (%d)"},
-	Bigint:    {8, "Expected 8 or 0 byte long (%d)"},
-	Counter:   {8, "Expected 8 or 0 byte long (%d)"},
-	Smallint:  {2, "Expected 2 bytes for a smallint (%d)"},
-	Tinyint:   {1, "Expected 1 byte for a tinyint (%d)"},
-	Boolean:   {1, "Expected 1 or 0 byte value for a boolean (%d)"},
-	Float:     {4, "Expected 4 or 0 byte value for a float (%d)"},
-	Double:    {8, "Expected 8 or 0 byte value for a double (%d)"},
-	UUID:      {16, "UUID should be 16 or 0 bytes (%d)"},
-	Timeuuid:  {16, "UUID should be 16 or 0 bytes (%d)"},
-	Timestamp: {8, "Expected 8 or 0 byte long for date (%d)"},
-	Date:      {4, "Expected 4 byte long for date (%d)"},
+	Int:       {4, true, "Expected 4 or 0 byte int (%d)"},
+	Bigint:    {8, true, "Expected 8 or 0 byte long (%d)"},
+	Counter:   {8, true, "Expected 8 or 0 byte long (%d)"},
+	Smallint:  {2, false, "Expected 2 bytes for a smallint (%d)"},
+	Tinyint:   {1, false, "Expected 1 byte for a tinyint (%d)"},
+	Boolean:   {1, true, "Expected 1 or 0 byte value for a boolean (%d)"},
+	Float:     {4, true, "Expected 4 or 0 byte value for a float (%d)"},
+	Double:    {8, true, "Expected 8 or 0 byte value for a double (%d)"},
+	UUID:      {16, true, "UUID should be 16 or 0 bytes (%d)"},
+	Timeuuid:  {16, true, "UUID should be 16 or 0 bytes (%d)"},
+	Timestamp: {8, true, "Expected 8 or 0 byte long for date (%d)"},
+	Date:      {4, false, "Expected 4 byte long for date (%d)"},
+	Time:      {8, false, "Expected 8 byte long for time (%d)"},
 }
 
 // Validate checks a bound value of type t as Cassandra's serializers do,
-// returning their error texts.
+// returning their error texts, then refuses what Postgres cannot store:
+// empty values of types other than text, ascii and blob (Postgres has no
+// empty integer or uuid), and text holding U+0000 (Postgres text cannot).
+// Collections, tuples, user types and vectors are checked element by
+// element.
 func Validate(t *Type, v []byte) error {
+	if err := validate(t, v); err != nil {
+		return err
+	}
+	if len(v) == 0 && !emptyStorable(t.Kind) {
+		return errEmpty(t)
+	}
+	if (t.Kind == Text || t.Kind == Ascii) && bytes.IndexByte(v, 0) >= 0 {
+		return errNUL
+	}
+	return nil
+}
+
+// emptyStorable reports whether Postgres holds an empty value of the kind.
+func emptyStorable(k Kind) bool { return k == Text || k == Ascii || k == Blob }
+
+// errEmpty reports an empty value of a type Postgres cannot hold empty.
+func errEmpty(t *Type) error {
+	return fmt.Errorf("Empty values of type %s cannot be stored (PostgreSQL has no empty %s)", t, t)
+}
+
+// errNUL reports text that Postgres cannot store.
+var errNUL = errors.New("Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)")
+
+// validate applies Cassandra's serializer checks (TypeSerializer.validate).
+func validate(t *Type, v []byte) error {
 	if w, ok := fixedWidth[t.Kind]; ok {
-		if len(v) == 0 {
-			return fmt.Errorf("empty %s values are not supported yet", t)
+		if len(v) == 0 && w.empty {
+			return nil
 		}
 		if len(v) != w.size {
 			return fmt.Errorf(w.msg, len(v))
 		}
-		if t.Kind == Timeuuid && v[6]>>4 != 1 {
+		if t.Kind == Timeuuid && v[6]&0xf0 != 0x10 {
 			return fmt.Errorf("Invalid version for TimeUUID type.")
 		}
 		return nil
@@ -48,9 +83,114 @@ func Validate(t *Type, v []byte) error {
 	case Ascii:
 		for _, c := range v {
 			if c >= 0x80 {
-				return fmt.Errorf("Invalid byte for ascii: %d", c)
+				return fmt.Errorf("Invalid byte for ascii: %d", int8(c))
 			}
 		}
+	case Decimal:
+		if len(v) != 0 && len(v) < 4 {
+			return fmt.Errorf("Expected 0 or at least 4 bytes (%d)", len(v))
+		}
+	case Inet:
+		if len(v) != 0 && len(v) != 4 && len(v) != 16 {
+			return fmt.Errorf("Expected 4 or 16 byte inetaddress; got %s", hex.EncodeToString(v))
+		}
+	case Duration:
+		return validateDuration(v)
+	case List, Set:
+		return validateCollection(t, v)
+	case Map:
+		if len(v) == 0 {
+			return nil
+		}
+		return validateCollection(t, v)
+	case Tuple, UDT:
+		return validateTuple(t, v)
+	case Vector:
+		if len(v) == 0 {
+			return nil
+		}
+		elems, err := splitVector(t, v)
+		if err != nil {
+			return err
+		}
+		for _, e := range elems {
+			if err := validate(t.Elem[0], e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateCollection checks a list, set or map as the collection
+// serializers do.
+func validateCollection(t *Type, v []byte) error {
+	what := map[Kind]string{List: "list", Set: "set", Map: "map"}[t.Kind]
+	short := fmt.Errorf("Not enough bytes to read a %s", what)
+	n, rest, ok := readCount(v)
+	if !ok {
+		return short
+	}
+	if n < 0 {
+		return fmt.Errorf("The data cannot be deserialized as a %s", what)
+	}
+	for i := 0; i < n; i++ {
+		for j, et := range t.Elem {
+			var e []byte
+			if e, rest, ok = readValue(rest); !ok {
+				return short
+			}
+			if e == nil {
+				return errNullElement
+			}
+			if err := validate(et, e); err != nil {
+				return err
+			}
+			if t.Kind != Map && j == 0 {
+				break
+			}
+		}
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("Unexpected extraneous bytes after %s value", what)
+	}
+	return nil
+}
+
+// validateTuple checks a tuple (TupleSerializer) or user type
+// (UserTypeSerializer); either may end before its last components.
+func validateTuple(t *Type, v []byte) error {
+	rest := v
+	for i, et := range t.Elem {
+		if len(rest) == 0 {
+			return nil
+		}
+		if len(rest) < 4 {
+			if t.Kind == UDT {
+				return fmt.Errorf("Not enough bytes to read size of %dth field %s", i, t.Fields[i])
+			}
+			return fmt.Errorf("Not enough bytes to read size of %dth component", i)
+		}
+		e, r, ok := readValue(rest)
+		if !ok {
+			if t.Kind == UDT {
+				return fmt.Errorf("Not enough bytes to read %dth field %s", i, t.Fields[i])
+			}
+			return fmt.Errorf("Not enough bytes to read %dth component", i)
+		}
+		rest = r
+		if e == nil {
+			continue
+		}
+		if err := validate(et, e); err != nil {
+			return err
+		}
+	}
+	if len(rest) != 0 {
+		if t.Kind == UDT {
+			return errors.New("Invalid remaining data after end of UDT value")
+		}
+		return errors.New("Invalid remaining data after end of tuple value")
 	}
 	return nil
 }
