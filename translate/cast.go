@@ -1,0 +1,181 @@
+package translate
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// This file holds Cassandra 4.1's CastFcts: the castAsType functions that
+// CAST(x AS type) calls. Numbers convert among themselves as Java's Number
+// methods do, most types convert to ascii and text through their text
+// forms, and timeuuids, timestamps and dates convert among themselves as
+// toDate and toTimestamp do.
+
+// castPrefix starts every cast function's name.
+const castPrefix = "castAs"
+
+// castFunctionName is CastFcts.getFunctionName: "castAsInt", "castAsText".
+func castFunctionName(t *pgschema.Type) string {
+	s := t.String()
+	return castPrefix + strings.ToUpper(s[:1]) + s[1:]
+}
+
+// castInputs are the numeric types casts read and castOutputs those they
+// produce, in Cassandra's order; a counter reads as a bigint.
+var (
+	castInputs = []pgschema.Kind{pgschema.Tinyint, pgschema.Smallint, pgschema.Int, pgschema.Bigint,
+		pgschema.Float, pgschema.Double, pgschema.Decimal, pgschema.Counter, pgschema.Varint}
+	castOutputs = []pgschema.Kind{pgschema.Tinyint, pgschema.Smallint, pgschema.Int, pgschema.Bigint,
+		pgschema.Float, pgschema.Double, pgschema.Decimal, pgschema.Varint}
+)
+
+// castFunctions returns the cast functions in Cassandra's order.
+func castFunctions() []*Function {
+	ascii, text := scalar(pgschema.Ascii), scalar(pgschema.Text)
+	tu, ts, date := scalar(pgschema.Timeuuid), scalar(pgschema.Timestamp), scalar(pgschema.Date)
+	var fns []*Function
+	toText := func(kinds ...pgschema.Kind) {
+		for _, k := range kinds {
+			fns = append(fns, textCast(scalar(k), ascii), textCast(scalar(k), text))
+		}
+	}
+	for _, in := range castInputs {
+		for _, out := range castOutputs {
+			if in != out {
+				fns = append(fns, numericCast(in, out))
+			}
+		}
+		toText(in)
+	}
+	fns = append(fns, castFunction(ascii, text, identityArg))
+	toText(pgschema.Inet, pgschema.Boolean)
+	fns = append(fns, castFunction(tu, date, delegate(temporalConversion("todate", tu, date))),
+		castFunction(tu, ts, delegate(temporalConversion("totimestamp", tu, ts))))
+	toText(pgschema.Timeuuid)
+	fns = append(fns, castFunction(ts, date, delegate(temporalConversion("todate", ts, date))))
+	toText(pgschema.Timestamp)
+	fns = append(fns, castFunction(date, ts, delegate(temporalConversion("totimestamp", date, ts))))
+	toText(pgschema.Date, pgschema.Time, pgschema.UUID)
+	return fns
+}
+
+// castFunction declares the cast from in to out.
+func castFunction(in, out *pgschema.Type, eval func([][]byte) ([]byte, error)) *Function {
+	return pureFunction(castFunctionName(out), out, []*pgschema.Type{in}, eval)
+}
+
+// delegate returns a pure function's evaluation, for a cast that does what
+// a time function does.
+func delegate(f *Function) func([][]byte) ([]byte, error) {
+	return func(a [][]byte) ([]byte, error) { return f.Eval(nil, a) }
+}
+
+// textCast converts a value to ascii or text through its text form; an
+// empty value becomes "null", as Cassandra's toCQLLiteral writes it.
+func textCast(in, out *pgschema.Type) *Function {
+	return castFunction(in, out, func(a [][]byte) ([]byte, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		s, err := cqlLiteralText(in, a[0])
+		if err != nil {
+			return nil, err
+		}
+		return []byte(s), nil
+	})
+}
+
+// numericCast converts between numeric types as Cassandra's Java lambdas
+// do: Number.byteValue, shortValue, intValue, longValue, floatValue and
+// doubleValue; decimals through Float.toString or Double.toString from
+// floating point, exactly from integers; varints from longValue.
+func numericCast(in, out pgschema.Kind) *Function {
+	return castFunction(scalar(in), scalar(out), func(a [][]byte) ([]byte, error) {
+		if a[0] == nil {
+			return nil, nil
+		}
+		k := in
+		if k == pgschema.Counter {
+			k = pgschema.Bigint
+		}
+		n, err := aggNumber(k, a[0])
+		if err != nil {
+			return nil, err
+		}
+		switch out {
+		case pgschema.Tinyint:
+			return []byte{byte(int8(n.intValue()))}, nil
+		case pgschema.Smallint:
+			return binary.BigEndian.AppendUint16(nil, uint16(int16(n.intValue()))), nil
+		case pgschema.Int:
+			return binary.BigEndian.AppendUint32(nil, uint32(n.intValue())), nil
+		case pgschema.Bigint:
+			return binary.BigEndian.AppendUint64(nil, uint64(n.longValue())), nil
+		case pgschema.Float:
+			return binary.BigEndian.AppendUint32(nil, math.Float32bits(n.floatValue())), nil
+		case pgschema.Double:
+			return binary.BigEndian.AppendUint64(nil, math.Float64bits(n.doubleValue())), nil
+		case pgschema.Varint:
+			return varintBytes(big.NewInt(n.longValue())), nil
+		}
+		var d bigDec
+		switch k {
+		case pgschema.Float:
+			d, err = decFromFloat(n.f, 32)
+		case pgschema.Double:
+			d, err = decFromFloat(n.f, 64)
+		case pgschema.Varint:
+			d = bigDec{n.v, 0}
+		default:
+			d = decFromInt64(n.longValue())
+		}
+		if err != nil {
+			return nil, err
+		}
+		return d.bytes(), nil
+	})
+}
+
+// CastFunction returns the function CAST(x AS to) applies to an x of type
+// from, chosen among the castAsType overloads as Cassandra's
+// Selectable.WithCast does, or nil when from is to, in which case Cassandra
+// leaves the selector as it is (its value and its column name). column is
+// the name Cassandra's error names: the first column the SELECT clause
+// reads (Cassandra prints defs.get(0), which is not always the cast's own
+// argument).
+func CastFunction(from, to *pgschema.Type, column string) (*Function, error) {
+	if from.Equal(to) {
+		return nil, nil
+	}
+	name := castFunctionName(to)
+	fns := natives[name]
+	if len(fns) == 0 {
+		return nil, invalidf("%s cannot be cast to %s", column, to)
+	}
+	i, err := resolveOverload(nativeKeyspace+"."+name, overloads(fns), []FuncArg{{Type: from, Text: column}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return fns[i], nil
+}
+
+// Cast returns the conversion CAST(x AS to) performs on a value of type
+// from (nil stays nil), or Cassandra's error when there is no such cast.
+// Casting to the value's own type returns the value unchanged. Where
+// Cassandra's refusal names a column ("v cannot be cast to boolean"), Cast
+// names the type from instead; CastFunction takes the column and also tells
+// a same-type cast apart, which keeps the argument's column name.
+func Cast(from, to *pgschema.Type) (func([]byte) ([]byte, error), error) {
+	f, err := CastFunction(from, to, from.String())
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return func(b []byte) ([]byte, error) { return b, nil }, nil
+	}
+	return func(b []byte) ([]byte, error) { return f.Eval(nil, [][]byte{b}) }, nil
+}

@@ -1,0 +1,541 @@
+package translate
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// This file holds the native function library's types and Cassandra 4.1's
+// overload resolution (cql3/functions/FunctionResolver). The functions
+// themselves live in functions_time.go, functions_floor.go,
+// functions_blob.go, functions_json.go, aggregates.go and cast.go, with
+// Java's number and date formatting in functions_format.go and
+// functions_calendar.go; they are pure Go over CQL-serialized values.
+
+// FuncArg describes one argument of a call at planning time. Exactly one of
+// Type, Literal and Marker is set: a known type (a column, a type hint or a
+// nested call's result), a constant whose literal kind decides which
+// parameter types it may take (Cassandra's Constants.Literal.testAssignment),
+// or a bind marker, which may take any type and gets the chosen overload's.
+type FuncArg struct {
+	Type    *pgschema.Type
+	Literal *Literal
+	Marker  bool
+	// Text is the argument as Cassandra prints it in a type error: a column
+	// name, a nested call or a constant as written. When empty it is derived
+	// from Literal or Type.
+	Text string
+}
+
+// Function is a native scalar function, one overload of a name.
+type Function struct {
+	// Name is the function's name in the system keyspace as Cassandra
+	// declares it: lower case ("totimestamp", "blobasint") except for the
+	// cast functions ("castAsInt").
+	Name    string
+	Args    []*pgschema.Type
+	Returns *pgschema.Type
+	// Deterministic is false for now(), uuid(), currentTimestamp() and the
+	// like (Cassandra's isPure), which must be evaluated per execution, and
+	// in a selection per row; a deterministic call whose arguments are all
+	// constants may be evaluated once at planning time.
+	Deterministic bool
+	// Eval computes the function. A nil argument or result is null. Errors
+	// are *InvalidError or *FunctionFailureError when Cassandra answers
+	// Invalid or Function_failure; any other error is a server error.
+	Eval func(ctx *EvalContext, args [][]byte) ([]byte, error)
+}
+
+// EvalContext is what evaluating a function may depend on besides its
+// arguments.
+type EvalContext struct {
+	// Now is the request's time; now(), currentTimestamp() and the other
+	// current* functions read it instead of the clock.
+	Now time.Time
+}
+
+// FunctionFailureError is a function that failed while executing (CQL
+// Function_failure, 0x1400), such as fromJson() given bad JSON. Keyspace,
+// Function and ArgTypes are the error body's fields.
+type FunctionFailureError struct {
+	Keyspace, Function string
+	ArgTypes           []string
+	Msg                string
+}
+
+func (e *FunctionFailureError) Error() string { return e.Msg }
+
+// nativeKeyspace is the keyspace Cassandra declares native functions in.
+const nativeKeyspace = "system"
+
+// QualifiedName returns the name as Cassandra's FunctionName prints it in
+// messages: "system.totimestamp".
+func (f *Function) QualifiedName() string { return nativeKeyspace + "." + f.Name }
+
+// String returns the signature as Cassandra prints it in overload lists:
+// "system.totimestamp : (timeuuid) -> timestamp".
+func (f *Function) String() string { return signatureString(f.Name, f.Args, f.Returns) }
+
+// ColumnName returns the result column's name for a call whose arguments
+// are named args: "system.totimestamp(t)", or "cast(v as int)" for a cast.
+func (f *Function) ColumnName(args []string) string {
+	if strings.HasPrefix(f.Name, castPrefix) {
+		return fmt.Sprintf("cast(%s as %s)", args[0], fnTypeString(f.Returns))
+	}
+	return f.QualifiedName() + "(" + strings.Join(args, ", ") + ")"
+}
+
+// ArgName returns the name Cassandra gives argument i of the function when
+// a bind marker stands there ("arg0(system.blobasint)"), and which its
+// errors quote for a constant of the wrong kind.
+func (f *Function) ArgName(i int) string {
+	return "arg" + strconv.Itoa(i) + "(" + strings.ToLower(f.QualifiedName()) + ")"
+}
+
+// AssignTo checks that the function's result may be assigned to a receiver
+// (a column or an argument) named name of type t, as Cassandra checks a
+// call used as a value.
+func (f *Function) AssignTo(name string, t *pgschema.Type) error {
+	if typeAssignment(f.Returns, t) == notAssignable {
+		return invalidf("Type error: cannot assign result of function %s (type %s) to %s (type %s)",
+			f.QualifiedName(), fnTypeString(f.Returns), name, fnTypeString(t))
+	}
+	return nil
+}
+
+// UnsetArgument returns Cassandra's error for an unset value bound to one of
+// the function's arguments.
+func (f *Function) UnsetArgument() error {
+	return invalidf("Invalid unset value for argument in call to function %s", f.Name)
+}
+
+// signatureString prints a native function's signature as Cassandra's
+// AbstractFunction.toString does; the name is quoted when it needs to be.
+func signatureString(name string, args []*pgschema.Type, ret *pgschema.Type) string {
+	var b strings.Builder
+	b.WriteString(nativeKeyspace + "." + pgschema.QuoteIdentifier(name) + " : (")
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(fnTypeString(a))
+	}
+	b.WriteString(") -> ")
+	b.WriteString(fnTypeString(ret))
+	return b.String()
+}
+
+// emptyType stands for Cassandra's internal "empty" type, which has count,
+// min and max overloads that show in overload lists but match no argument.
+var emptyType = &pgschema.Type{Kind: pgschema.Custom, Name: "empty"}
+
+// fnTypeString prints a type as Cassandra's messages do.
+func fnTypeString(t *pgschema.Type) string {
+	if t == emptyType {
+		return "empty"
+	}
+	return t.String()
+}
+
+// overload is one declared signature of a native function or aggregate.
+type overload interface {
+	signature() (name string, args []*pgschema.Type, ret *pgschema.Type)
+}
+
+func (f *Function) signature() (string, []*pgschema.Type, *pgschema.Type) {
+	return f.Name, f.Args, f.Returns
+}
+
+// overloads lists functions or aggregates as overloads.
+func overloads[T overload](xs []T) []overload {
+	out := make([]overload, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// natives holds the native scalar functions by name, each name's overloads
+// in the order Cassandra declares them (which its overload lists follow).
+var natives = buildNatives()
+
+func buildNatives() map[string][]*Function {
+	m := map[string][]*Function{}
+	for _, group := range [][]*Function{uuidFunctions(), timeFunctions(), blobFunctions(), castFunctions()} {
+		for _, f := range group {
+			m[f.Name] = append(m[f.Name], f)
+		}
+	}
+	return m
+}
+
+// splitFunctionName separates a keyspace from a function name as written;
+// native functions may be called bare or qualified by "system".
+func splitFunctionName(name string) (keyspace, base string) {
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
+// nativeName returns the native function a name as written calls, or "" if
+// it names a user keyspace, where cqlpg has no functions.
+func nativeName(name string) string {
+	ks, base := splitFunctionName(name)
+	if ks != "" && ks != nativeKeyspace {
+		return ""
+	}
+	return base
+}
+
+// ResolveFunction picks the native scalar function a call names, as
+// Cassandra's FunctionResolver does. name is the name as written (already
+// lower case unless it was quoted, optionally qualified by "system"); args
+// describe the arguments. receiver is the type the call's result is
+// assigned to in a term (an inserted or compared column, or an enclosing
+// function's parameter); it is nil in a SELECT clause, which is how the
+// errors for unknown functions, toJson() and fromJson() tell the two apart.
+//
+// The planner still checks a term's result with AssignTo, prepares constant
+// and marker arguments against the chosen parameter types (named ArgName),
+// and calls ResolveAggregate for the names IsAggregate reports. token() is
+// not in the library: the planner plans it itself.
+func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*Function, error) {
+	base := nativeName(name)
+	switch base {
+	case "tojson":
+		return resolveToJSON(args, receiver)
+	case "fromjson":
+		return resolveFromJSON(args, receiver)
+	case "token":
+		return nil, fmt.Errorf("token() is planned by the planner, not the function library")
+	}
+	if aggs := aggregates[base]; base != "" && len(aggs) > 0 {
+		if _, err := resolveOverload(name, overloads(aggs), args, receiver); err != nil {
+			return nil, err
+		}
+		if receiver == nil {
+			return nil, fmt.Errorf("%s is an aggregate: resolve it with ResolveAggregate", name)
+		}
+		return nil, invalidf("Aggregation function are not supported in the where clause")
+	}
+	fns := natives[base]
+	if base == "" || len(fns) == 0 {
+		return nil, unknownFunction(name, receiver != nil)
+	}
+	i, err := resolveOverload(name, overloads(fns), args, receiver)
+	if err != nil {
+		return nil, err
+	}
+	return fns[i], nil
+}
+
+// unknownFunction is Cassandra's error for a name with no function: a term
+// (FunctionCall) and a selector (Selectable.WithFunction) word it
+// differently.
+func unknownFunction(name string, inTerm bool) error {
+	if inTerm {
+		return invalidf("Unknown function %s called", name)
+	}
+	return invalidf("Unknown function '%s'", name)
+}
+
+// resolveOverload chooses among a name's overloads (FunctionResolver.get):
+// a lone candidate is checked argument by argument; otherwise an exact match
+// wins, else exactly one candidate must accept the arguments. name is the
+// name as called, which the errors about the whole overload set print.
+func resolveOverload(name string, cands []overload, args []FuncArg, receiver *pgschema.Type) (int, error) {
+	if len(cands) == 1 {
+		return 0, validateArgs(cands[0], args)
+	}
+	var compatible []int
+	for i, c := range cands {
+		_, params, ret := c.signature()
+		if receiver != nil && typeAssignment(ret, receiver) == notAssignable {
+			continue
+		}
+		switch matchArgs(params, args) {
+		case exactMatch:
+			return i, nil
+		case weaklyAssignable:
+			compatible = append(compatible, i)
+		}
+	}
+	switch len(compatible) {
+	case 0:
+		return 0, invalidf("Invalid call to function %s, none of its type signatures match (known type signatures: %s)",
+			name, overloadList(cands, nil))
+	case 1:
+		return compatible[0], nil
+	}
+	return 0, invalidf("Ambiguous call to function %s (can be matched by following signatures: %s): use type casts to disambiguate",
+		name, overloadList(cands, compatible))
+}
+
+// overloadList prints the overloads at indexes which (all if nil).
+func overloadList(cands []overload, which []int) string {
+	var parts []string
+	for i, c := range cands {
+		if which != nil && !containsInt(which, i) {
+			continue
+		}
+		parts = append(parts, signatureString(c.signature()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// validateArgs checks the arguments of a name with a single overload, with
+// Cassandra's more precise errors for that case (validateTypes).
+func validateArgs(c overload, args []FuncArg) error {
+	name, params, _ := c.signature()
+	qualified := nativeKeyspace + "." + name
+	if len(args) != len(params) {
+		return invalidf("Invalid number of arguments in call to function %s: %d required but %d provided",
+			qualified, len(params), len(args))
+	}
+	for i, a := range args {
+		if a.Marker {
+			continue
+		}
+		if a.testAssignment(params[i]) == notAssignable {
+			return invalidf("Type error: %s cannot be passed as argument %d of function %s of type %s",
+				a.text(), i, qualified, fnTypeString(params[i]))
+		}
+	}
+	return nil
+}
+
+// matchResult is Cassandra's AssignmentTestable.TestResult.
+type matchResult uint8
+
+const (
+	notAssignable matchResult = iota
+	weaklyAssignable
+	exactMatch
+)
+
+// matchArgs tests all arguments against one overload: an exact match if
+// every argument matches exactly, not assignable as soon as one is not.
+func matchArgs(params []*pgschema.Type, args []FuncArg) matchResult {
+	if len(params) != len(args) {
+		return notAssignable
+	}
+	res := exactMatch
+	for i, a := range args {
+		switch a.testAssignment(params[i]) {
+		case notAssignable:
+			return notAssignable
+		case weaklyAssignable:
+			res = weaklyAssignable
+		}
+	}
+	return res
+}
+
+// testAssignment tests whether the argument may be passed as a parameter of
+// type param.
+func (a FuncArg) testAssignment(param *pgschema.Type) matchResult {
+	switch {
+	case a.Marker:
+		return weaklyAssignable
+	case a.Literal != nil:
+		return literalAssignment(a.Literal, param)
+	case a.Type != nil:
+		return typeAssignment(a.Type, param)
+	}
+	return weaklyAssignable
+}
+
+// text returns the argument as Cassandra prints it in a type error.
+func (a FuncArg) text() string {
+	switch {
+	case a.Text != "":
+		return a.Text
+	case a.Literal != nil:
+		switch a.Literal.Kind {
+		case LitString:
+			return "'" + a.Literal.Text + "'"
+		case LitNull:
+			return "NULL"
+		}
+		return a.Literal.Text
+	case a.Marker:
+		return "?"
+	case a.Type != nil:
+		return fnTypeString(a.Type)
+	}
+	return ""
+}
+
+// typeAssignment tests a value of type t against a receiver of type recv
+// (AbstractType.testAssignment): the same type is an exact match, a type
+// whose values recv can read is weakly assignable.
+func typeAssignment(t, recv *pgschema.Type) matchResult {
+	switch {
+	case t.Equal(recv):
+		return exactMatch
+	case valueCompatible(recv, t):
+		return weaklyAssignable
+	}
+	return notAssignable
+}
+
+// valueCompatible reports whether every value of type t is a valid value of
+// type recv, as Cassandra's isValueCompatibleWith says for native types: a
+// blob reads anything, text reads ascii, bigint and timestamp read each
+// other, varint reads int and everything bigint reads, date reads int, time
+// reads bigint and uuid reads timeuuid.
+func valueCompatible(recv, t *pgschema.Type) bool {
+	if recv.Equal(t) {
+		return true
+	}
+	if recv == emptyType || t == emptyType {
+		return false
+	}
+	switch recv.Kind {
+	case pgschema.Blob:
+		return true
+	case pgschema.Text:
+		return t.Kind == pgschema.Ascii
+	case pgschema.Bigint:
+		return t.Kind == pgschema.Timestamp
+	case pgschema.Timestamp:
+		return t.Kind == pgschema.Bigint
+	case pgschema.Varint:
+		return t.Kind == pgschema.Int || t.Kind == pgschema.Bigint || t.Kind == pgschema.Timestamp
+	case pgschema.Date:
+		return t.Kind == pgschema.Int
+	case pgschema.Time:
+		return t.Kind == pgschema.Bigint
+	case pgschema.UUID:
+		return t.Kind == pgschema.Timeuuid
+	}
+	return false
+}
+
+// literalAssignment tests a constant against a parameter type as
+// Cassandra's Constants.Literal.testAssignment does: the constant's
+// preferred type is an exact match, the other types its kind may be written
+// as are weakly assignable. null goes anywhere but to a counter.
+func literalAssignment(lit *Literal, param *pgschema.Type) matchResult {
+	if lit.Kind == LitNull {
+		if param.Kind == pgschema.Counter {
+			return notAssignable
+		}
+		return weaklyAssignable
+	}
+	if param == emptyType || param.Kind >= pgschema.List {
+		return notAssignable
+	}
+	if pref := preferredKind(lit); pref != 0 && param.Kind == pref {
+		return exactMatch
+	}
+	for _, k := range assignable[lit.Kind] {
+		if k == param.Kind {
+			return weaklyAssignable
+		}
+	}
+	return notAssignable
+}
+
+// preferredKind is the type a constant matches exactly
+// (Constants.Type.getPreferedTypeFor): ascii for an all-ASCII string, the
+// smallest of int, bigint and varint that holds an integer, double for a
+// float a double holds exactly and decimal otherwise, timeuuid for a
+// version 1 uuid. Cassandra prefers tinyint for a hex constant, not blob.
+func preferredKind(lit *Literal) pgschema.Kind {
+	s := lit.Text
+	switch lit.Kind {
+	case LitString:
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return pgschema.Text
+			}
+		}
+		return pgschema.Ascii
+	case LitInteger:
+		if _, err := strconv.ParseInt(s, 10, 32); err == nil {
+			return pgschema.Int
+		}
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return pgschema.Bigint
+		}
+		return pgschema.Varint
+	case LitFloat:
+		switch strings.ToLower(s) {
+		case "nan", "-nan", "infinity", "-infinity":
+			return pgschema.Double
+		}
+		exact, ok := new(big.Rat).SetString(s)
+		f, err := strconv.ParseFloat(s, 64)
+		if !ok || err != nil {
+			return pgschema.Decimal
+		}
+		// BigDecimal.valueOf(double) goes through the double's shortest
+		// decimal form.
+		short, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+		if exact.Cmp(short) == 0 {
+			return pgschema.Double
+		}
+		return pgschema.Decimal
+	case LitBoolean:
+		return pgschema.Boolean
+	case LitUUID:
+		if len(s) > 14 && s[14] == '1' {
+			return pgschema.Timeuuid
+		}
+		return pgschema.UUID
+	case LitHex:
+		return pgschema.Tinyint
+	case LitDuration:
+		return pgschema.Duration
+	}
+	return 0
+}
+
+// resolveToJSON builds toJson() for its argument's type. Cassandra declares
+// no overloads: the selection clause makes one for whatever it is given.
+func resolveToJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error) {
+	if receiver != nil {
+		return nil, invalidf("toJson() may only be used within the selection clause of SELECT statements")
+	}
+	if len(args) != 1 {
+		return nil, invalidf("toJson() only accepts one argument (got %d)", len(args))
+	}
+	t := args[0].Type
+	if t == nil {
+		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)",
+			args[0].text())
+	}
+	return toJSONFunction(t), nil
+}
+
+// resolveFromJSON builds fromJson() returning the receiver's type.
+func resolveFromJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error) {
+	if receiver == nil {
+		return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+	}
+	f := fromJSONFunction(receiver)
+	if len(args) != 1 {
+		return nil, invalidf("Incorrect number of arguments specified for function %s (expected %d, found %d)",
+			f, 1, len(args))
+	}
+	return f, nil
+}
+
+// scalar is shorthand for a scalar kind's shared type.
+func scalar(k pgschema.Kind) *pgschema.Type { return pgschema.Scalar(k) }
