@@ -51,7 +51,7 @@ func AlterType(ctx context.Context, tx Querier, after *Type, renames map[string]
 				ident = tables[i].StaticIdent()
 			}
 			if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %[2]s = (%[2]s - $1::text) || jsonb_build_object($2::text, %[2]s -> $1::text)
-				WHERE %[2]s ? $1::text`, ident, col), old, renamed); err != nil {
+				WHERE %[2]s ? $1::text`, ident, col), JSONFieldName(old), JSONFieldName(renamed)); err != nil {
 				return err
 			}
 		}

@@ -1,55 +1,311 @@
 package pgschema
 
 import (
-	"sort"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// CreateStatement returns the CQL that creates t, in the layout DESCRIBE
-// uses: key columns first, the other columns by name, then the primary key
-// and the options the table was given.
-func (t *Table) CreateStatement() string {
-	var b strings.Builder
-	b.WriteString("CREATE TABLE ")
-	b.WriteString(t.QualifiedName())
-	b.WriteString(" (\n")
-	inlineKey := len(t.PartitionKey) == 1 && len(t.Clustering) == 0
-	rest := append([]*Column(nil), t.Columns[len(t.PartitionKey)+len(t.Clustering):]...)
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
-	for _, c := range append(append([]*Column(nil), t.KeyColumns()...), rest...) {
-		b.WriteString("    ")
-		b.WriteString(QuoteIdentifier(c.Name))
-		b.WriteByte(' ')
-		b.WriteString(c.Type.String())
-		if c.Kind == Static {
-			b.WriteString(" static")
-		}
-		if inlineKey && c.Kind == PartitionKey {
-			b.WriteString(" PRIMARY KEY")
-		}
-		b.WriteString(",\n")
+// The CQL that DESCRIBE prints, in Cassandra 4.1's exact layout
+// (KeyspaceMetadata, TableMetadata, UserType and IndexMetadata's
+// toCqlString, and DescribeStatement's element order).
+
+// SchemaElement is one schema element as a DESCRIBE result row shows it: its
+// keyspace, kind and name, each name quoted as CQL needs, and the CQL that
+// creates it.
+type SchemaElement struct {
+	Keyspace, Type, Name, Create string
+}
+
+// Element kinds, as DESCRIBE's type column names them.
+const (
+	ElemKeyspace = "keyspace"
+	ElemType     = "type"
+	ElemTable    = "table"
+	ElemIndex    = "index"
+)
+
+// isVirtualKeyspace reports whether Cassandra itself serves the keyspace
+// as a virtual keyspace; system and system_schema are ordinary (local)
+// keyspaces there, though cqlpg answers them itself too.
+func isVirtualKeyspace(name string) bool {
+	return name == "system_virtual_schema" || name == "system_views"
+}
+
+// virtualComments are the comments of Cassandra's virtual schema tables.
+var virtualComments = map[string]string{
+	"system_virtual_schema.keyspaces": "virtual keyspace definitions",
+	"system_virtual_schema.tables":    "virtual table definitions",
+	"system_virtual_schema.columns":   "virtual column definitions",
+}
+
+// CompareNames orders schema elements as DESCRIBE lists them: by name,
+// ignoring case (SchemaElement.NAME_COMPARATOR), then bytewise so that the
+// order is total.
+func CompareNames(a, b string) int {
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+		return c
 	}
-	if inlineKey {
-		s := strings.TrimSuffix(b.String(), ",\n")
-		b.Reset()
-		b.WriteString(s)
-		b.WriteString("\n)")
+	return strings.Compare(a, b)
+}
+
+// KeyspaceElements returns what DESCRIBE KEYSPACE shows: the keyspace,
+// then, unless only is set, its types (each after the types it uses), its
+// tables by name, each followed by its indexes.
+func KeyspaceElements(k *Keyspace, only, internals bool) []SchemaElement {
+	out := []SchemaElement{k.SchemaElement()}
+	if only {
+		return out
+	}
+	for _, t := range k.SortedTypes() {
+		out = append(out, TypeElement(t))
+	}
+	for _, t := range k.SortedTables() {
+		out = append(out, TableElements(t, internals)...)
+	}
+	return out
+}
+
+// TableElements returns what DESCRIBE TABLE shows: the table and its
+// indexes by name.
+func TableElements(t *Table, internals bool) []SchemaElement {
+	out := []SchemaElement{{Keyspace: QuoteIdentifier(t.Keyspace), Type: ElemTable, Name: QuoteIdentifier(t.Name),
+		Create: t.Describe(internals)}}
+	for _, idx := range t.SortedIndexes() {
+		out = append(out, IndexElement(t, idx))
+	}
+	return out
+}
+
+// IndexElement returns an index as DESCRIBE INDEX shows it.
+func IndexElement(t *Table, idx *Index) SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(t.Keyspace), Type: ElemIndex, Name: QuoteIdentifier(idx.Name),
+		Create: idx.CreateStatement(t)}
+}
+
+// TypeElement returns a user type as DESCRIBE TYPE shows it.
+func TypeElement(t *Type) SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(t.Keyspace), Type: ElemType, Name: QuoteIdentifier(t.Name),
+		Create: t.CreateStatement()}
+}
+
+// SchemaElement returns the keyspace as DESCRIBE ONLY KEYSPACE shows it.
+func (k *Keyspace) SchemaElement() SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(k.Name), Type: ElemKeyspace, Name: QuoteIdentifier(k.Name),
+		Create: k.CreateStatement()}
+}
+
+// SortedTables returns the keyspace's tables in DESCRIBE's order.
+func (k *Keyspace) SortedTables() []*Table {
+	out := make([]*Table, 0, len(k.Tables))
+	for _, t := range k.Tables {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Table) int { return CompareNames(a.Name, b.Name) })
+	return out
+}
+
+// SortedIndexes returns the table's indexes in DESCRIBE's order.
+func (t *Table) SortedIndexes() []*Index {
+	out := slices.Clone(t.Indexes)
+	slices.SortFunc(out, func(a, b *Index) int { return CompareNames(a.Name, b.Name) })
+	return out
+}
+
+// SortedTypes returns the keyspace's user types so that each comes after
+// the types it uses, taking the types by name and their dependencies
+// first, as Cassandra's Types.sortedStream does.
+func (k *Keyspace) SortedTypes() []*Type {
+	names := make([]string, 0, len(k.Types))
+	for n := range k.Types {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []*Type
+	seen := map[string]bool{}
+	var visit func(t *Type)
+	visit = func(t *Type) {
+		for _, e := range t.Elem {
+			visit(e)
+		}
+		if t.Kind == UDT && t.Keyspace == k.Name && !seen[t.Name] {
+			if own := k.Types[t.Name]; own != nil {
+				seen[t.Name] = true
+				out = append(out, own)
+			}
+		}
+	}
+	for _, n := range names {
+		visit(k.Types[n])
+	}
+	return out
+}
+
+// CreateStatement returns the CQL that creates the keyspace, as DESCRIBE
+// prints it; Cassandra's virtual keyspaces get a comment instead.
+func (k *Keyspace) CreateStatement() string {
+	name := QuoteIdentifier(k.Name)
+	if isVirtualKeyspace(k.Name) {
+		return "/*\nWarning: Keyspace " + name + " is a virtual keyspace and cannot be recreated with CQL.\n" +
+			"Structure, for reference:\nVIRTUAL KEYSPACE " + name + ";\n*/"
+	}
+	return "CREATE KEYSPACE " + name + " WITH replication = " + replicationLiteral(k) +
+		"  AND durable_writes = " + strconv.FormatBool(k.DurableWrites) + ";"
+}
+
+// replicationLiteral writes the replication map as ReplicationParams does:
+// the class first, by its short name when it is one of Cassandra's
+// strategies, then the options.
+func replicationLiteral(k *Keyspace) string {
+	opts := k.Replication.Options()
+	class := strings.TrimPrefix(opts["class"], "org.apache.cassandra.locator.")
+	delete(opts, "class")
+	keys := make([]string, 0, len(opts))
+	for key := range opts {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("{'class': ")
+	b.WriteString(QuoteString(class))
+	for _, key := range keys {
+		b.WriteString(", ")
+		b.WriteString(QuoteString(key))
+		b.WriteString(": ")
+		b.WriteString(QuoteString(opts[key]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// CreateStatement returns the CQL that creates a user type, as DESCRIBE
+// TYPE prints it; it is empty for other types.
+func (t *Type) CreateStatement() string {
+	if t.Kind != UDT {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("CREATE TYPE ")
+	b.WriteString(QuoteIdentifier(t.Keyspace))
+	b.WriteByte('.')
+	b.WriteString(QuoteIdentifier(t.Name))
+	b.WriteString(" (\n")
+	for i, f := range t.Fields {
+		b.WriteString("    ")
+		b.WriteString(QuoteIdentifier(f))
+		b.WriteByte(' ')
+		b.WriteString(t.Elem[i].String())
+		if i < len(t.Fields)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(");")
+	return b.String()
+}
+
+// CreateStatement returns the CQL that creates the index on t, as
+// DESCRIBE INDEX prints it: a custom index names its class and the options
+// other than target and class_name.
+func (i *Index) CreateStatement(t *Table) string {
+	var b strings.Builder
+	if i.Kind == "CUSTOM" {
+		b.WriteString("CREATE CUSTOM INDEX ")
 	} else {
+		b.WriteString("CREATE INDEX ")
+	}
+	b.WriteString(QuoteIdentifier(i.Name))
+	b.WriteString(" ON ")
+	b.WriteString(t.QualifiedName())
+	b.WriteString(" (")
+	b.WriteString(i.Options["target"])
+	b.WriteByte(')')
+	if i.Kind == "CUSTOM" {
+		b.WriteString(" USING ")
+		b.WriteString(QuoteString(i.Options["class_name"]))
+		others := map[string]string{}
+		for k, v := range i.Options {
+			if k != "target" && k != "class_name" {
+				others[k] = v
+			}
+		}
+		if len(others) > 0 {
+			b.WriteString(" WITH OPTIONS = ")
+			b.WriteString(MapLiteral(others))
+		}
+	}
+	b.WriteByte(';')
+	return b.String()
+}
+
+// CreateStatement returns the CQL that creates t, as DESCRIBE TABLE prints
+// it.
+func (t *Table) CreateStatement() string { return t.Describe(false) }
+
+// Describe returns the CQL that creates t in Cassandra 4.1's layout: the
+// key columns, then static and regular columns (single-cell before
+// multi-cell, each by name), the primary key, and every option in
+// DESCRIBE's order. With internals it also gives the table's id and its
+// dropped columns, with the ALTER statements that drop them. Tables of
+// Cassandra's virtual keyspaces get a commented-out VIRTUAL TABLE.
+func (t *Table) Describe(internals bool) string {
+	var b strings.Builder
+	virtual := isVirtualKeyspace(t.Keyspace)
+	create := "CREATE"
+	if virtual {
+		b.WriteString("/*\nWarning: Table " + t.QualifiedName() + " is a virtual table and cannot be recreated with CQL.\n" +
+			"Structure, for reference:\n")
+		create = "VIRTUAL"
+	}
+	b.WriteString(create + " TABLE " + t.QualifiedName() + " (\n")
+
+	single := len(t.PartitionKey) == 1 && len(t.Clustering) == 0
+	var defs []string
+	dropped := map[string]bool{}
+	if internals && !virtual {
+		for _, d := range t.Dropped {
+			dropped[d.Name] = true
+		}
+	}
+	for _, c := range t.createOrder() {
+		if dropped[c.Name] {
+			continue // listed as dropped below, then added back by ALTER
+		}
+		def := columnDefinition(c.Name, c.Type.String(), c.Kind == Static)
+		if single && c.Kind == PartitionKey {
+			def += " PRIMARY KEY"
+		}
+		defs = append(defs, def)
+	}
+	for _, d := range t.sortedDropped(dropped) {
+		defs = append(defs, columnDefinition(d.Name, d.Type, d.Kind == Static.String()))
+	}
+	for i, def := range defs {
+		b.WriteString("    ")
+		b.WriteString(def)
+		if !single || i < len(defs)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	if !single {
 		b.WriteString("    PRIMARY KEY (")
 		if len(t.PartitionKey) > 1 {
-			b.WriteByte('(')
-		}
-		b.WriteString(columnList(t.PartitionKey))
-		if len(t.PartitionKey) > 1 {
-			b.WriteByte(')')
+			b.WriteString("(" + columnList(t.PartitionKey) + ")")
+		} else {
+			b.WriteString(columnList(t.PartitionKey))
 		}
 		if len(t.Clustering) > 0 {
-			b.WriteString(", ")
-			b.WriteString(columnList(t.Clustering))
+			b.WriteString(", " + columnList(t.Clustering))
 		}
-		b.WriteString(")\n)")
+		b.WriteString(")\n")
 	}
+
 	var with []string
+	if internals {
+		with = append(with, "ID = "+describeUUID(t.ID))
+	}
 	if len(t.Clustering) > 0 {
 		order := make([]string, len(t.Clustering))
 		for i, c := range t.Clustering {
@@ -57,20 +313,79 @@ func (t *Table) CreateStatement() string {
 		}
 		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(order, ", ")+")")
 	}
-	names := make([]string, 0, len(t.Options))
-	for n := range t.Options {
-		names = append(names, n)
+	if virtual {
+		comment := t.Params().Comment
+		if c, ok := virtualComments[t.Keyspace+"."+t.Name]; ok && comment == "" {
+			comment = c
+		}
+		with = append(with, "comment = "+QuoteString(comment))
+	} else {
+		p := t.Params()
+		for _, name := range TableOptionNames {
+			with = append(with, name+" = "+p.Literal(name))
+		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		with = append(with, n+" = "+t.Options[n])
-	}
-	if len(with) > 0 {
-		b.WriteString(" WITH ")
-		b.WriteString(strings.Join(with, "\n    AND "))
-	}
+	b.WriteString(") WITH ")
+	b.WriteString(strings.Join(with, "\n    AND "))
 	b.WriteByte(';')
+	if virtual {
+		b.WriteString("\n*/")
+	}
+	if internals && !virtual {
+		for _, d := range t.sortedDropped(dropped) {
+			fmt.Fprintf(&b, "\nALTER TABLE %s DROP %s USING TIMESTAMP %d;", t.QualifiedName(), QuoteIdentifier(d.Name), d.Dropped.UnixMicro())
+			if c := t.Column(d.Name); c != nil {
+				fmt.Fprintf(&b, "\nALTER TABLE %s ADD %s;", t.QualifiedName(), columnDefinition(c.Name, c.Type.String(), c.Kind == Static))
+			}
+		}
+	}
 	return b.String()
+}
+
+// sortedDropped returns the dropped columns named in set, by name.
+func (t *Table) sortedDropped(set map[string]bool) []DroppedColumn {
+	var out []DroppedColumn
+	for _, d := range t.Dropped {
+		if set[d.Name] {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b DroppedColumn) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// createOrder returns the columns in the order CREATE TABLE lists them
+// (TableMetadata.allColumnsInCreateOrder): partition key and clustering
+// columns in key order, then static and then regular columns, each with
+// single-cell columns before multi-cell ones, by name.
+func (t *Table) createOrder() []*Column {
+	out := slices.Clone(t.KeyColumns())
+	rest := slices.Clone(t.Columns[len(out):])
+	rank := func(c *Column) int {
+		r := 0
+		if c.Kind == Regular {
+			r = 2
+		}
+		if c.Type.IsMultiCell() {
+			r++
+		}
+		return r
+	}
+	slices.SortStableFunc(rest, func(a, b *Column) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return append(out, rest...)
+}
+
+func columnDefinition(name, typ string, static bool) string {
+	def := QuoteIdentifier(name) + " " + typ
+	if static {
+		def += " static"
+	}
+	return def
 }
 
 func columnList(cols []*Column) string {
@@ -79,4 +394,9 @@ func columnList(cols []*Column) string {
 		names[i] = QuoteIdentifier(c.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// describeUUID writes a UUID in its 8-4-4-4-12 hexadecimal form.
+func describeUUID(u [16]byte) string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
