@@ -9,8 +9,10 @@ import (
 
 // Postgres OIDs of the parameters the executor fills in itself.
 const (
-	oidInt4 = 23
-	oidInt8 = 20
+	oidInt4  = 23
+	oidInt8  = 20
+	oidText  = 25
+	oidJSONB = 3802
 )
 
 // paramOIDs returns the Postgres types of a plan's parameters, which are
@@ -25,25 +27,47 @@ func paramOIDs(params []translate.Param) []uint32 {
 			translate.ParamLimit, translate.ParamWritetime:
 			oids[i] = oidInt8
 		case translate.ParamKey, translate.ParamValue:
-			st, _ := pgschema.StorageOf(p.Column.Type) // planning checked every type
-			oids[i] = st.OID
+			oids[i] = valueOID(p)
 		case translate.ParamList:
-			st, _ := pgschema.StorageOf(p.Column.Type)
+			st, _ := pgschema.StorageOf(elementType(p))
 			oids[i] = st.ArrayOID
 		}
 	}
 	return oids
 }
 
+// valueOID is the Postgres type a value parameter is sent as.
+func valueOID(p translate.Param) uint32 {
+	switch p.Form {
+	case translate.FormJSON:
+		return oidJSONB
+	case translate.FormJSONKey:
+		return oidText
+	}
+	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
+	return st.OID
+}
+
+// elementType is the type of the values a parameter carries: the value's,
+// or a tuple element's.
+func elementType(p translate.Param) *pgschema.Type {
+	if p.Element >= 0 && p.Kind != translate.ParamKey {
+		return p.Column.Type
+	}
+	return p.ValueType()
+}
+
 // rowArgs holds what varies between the executions of one statement: the
-// key of the partition or row, its token, a token range, and the write's
-// timestamp and expiry.
+// key of the partition or row, its token, a token range, the row limit,
+// and the write's timestamp and expiry.
 type rowArgs struct {
 	key        [][]byte
 	token      int64
 	rangeStart int64
 	rangeEnd   int64
-	timestamp  int64
+	// limit is the SQL row limit; 0 means none.
+	limit     int
+	timestamp int64
 	// expiry is the cells' expiry in seconds since the epoch; 0 means none.
 	expiry int32
 }
@@ -74,17 +98,17 @@ func (a *argBuffer) add(v []byte) {
 	a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
 }
 
-// addConverted appends a CQL value converted to its column's storage.
-func (a *argBuffer) addConverted(c *pgschema.Column, v []byte) error {
+// addConverted appends a CQL value of type t converted to its storage.
+func (a *argBuffer) addConverted(t *pgschema.Type, v []byte) error {
 	if v == nil {
 		a.args = append(a.args, nil)
 		return nil
 	}
-	st, err := pgschema.StorageOf(c.Type)
+	st, err := pgschema.StorageOf(t)
 	if err != nil {
 		return err
 	}
-	if err := pgschema.Validate(c.Type, v); err != nil {
+	if err := pgschema.Validate(t, v); err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	if st.ToPG == nil {
@@ -97,6 +121,28 @@ func (a *argBuffer) addConverted(c *pgschema.Column, v []byte) error {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
+	return nil
+}
+
+// addForm appends a value in a parameter's form: storage, jsonb, or a map
+// key's text in the jsonb that stores the map.
+func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error {
+	switch {
+	case v == nil || p.Form == translate.FormStorage:
+		return a.addConverted(t, v)
+	case p.Form == translate.FormJSON:
+		j, err := pgschema.StorageJSON(t, v)
+		if err != nil {
+			return &translate.InvalidError{Msg: err.Error()}
+		}
+		a.add(append([]byte{1}, j...)) // jsonb's binary form: a version byte, then the text
+		return nil
+	}
+	key, err := pgschema.JSONKey(t, v)
+	if err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	a.add([]byte(key))
 	return nil
 }
 
@@ -126,18 +172,11 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 		case translate.ParamRangeEnd:
 			a.addInt8(r.rangeEnd)
 		case translate.ParamKey:
-			if err := a.addConverted(p.Column, r.key[p.Key]); err != nil {
+			if err := a.addConverted(p.Column.Type, r.key[p.Key]); err != nil {
 				return err
 			}
 		case translate.ParamValue:
-			v, unset := e.bound.Get(p.Value)
-			if unset {
-				if p.Column.IsKey() {
-					return invalidf("Invalid unset value for column %s", p.Column.Name)
-				}
-				v = nil // an unset cell is left alone: its write time is null too
-			}
-			if err := a.addConverted(p.Column, v); err != nil {
+			if err := a.addValue(e, p); err != nil {
 				return err
 			}
 		case translate.ParamList:
@@ -145,8 +184,11 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 				return err
 			}
 		case translate.ParamLimit:
-			v, _ := e.bound.Get(p.Value)
-			a.addInt8(int64(int32(binary.BigEndian.Uint32(v))))
+			if r.limit <= 0 {
+				a.add(nil) // LIMIT NULL: no limit
+				continue
+			}
+			a.addInt8(int64(r.limit))
 		case translate.ParamWritetime:
 			if e.unsetCell(p) {
 				a.add(nil)
@@ -164,6 +206,38 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 	return nil
 }
 
+// addValue appends a statement value, or one element of a tuple value.
+func (a *argBuffer) addValue(e *execution, p translate.Param) error {
+	v, unset := e.bound.Get(p.Value)
+	if unset {
+		if p.Column != nil && p.Column.IsKey() {
+			return invalidf("Invalid unset value for column %s", p.Column.Name)
+		}
+		v = nil // an unset cell is left alone: its write time is null too
+	}
+	t := p.ValueType()
+	if p.Element >= 0 && v != nil {
+		elems, err := splitTuple(v)
+		if err != nil || p.Element >= len(elems) {
+			return invalidf("Invalid tuple value for column %s", p.Column.Name)
+		}
+		v, t = elems[p.Element], p.Column.Type
+	}
+	return a.addForm(p, t, v)
+}
+
+// splitTuple splits a tuple value into its elements, each [int length]
+// [bytes], null when the length is negative.
+func splitTuple(v []byte) ([][]byte, error) {
+	d := decoder{b: v}
+	var out [][]byte
+	for len(d.b) > 0 && d.err == nil {
+		e, _ := d.value()
+		out = append(out, e)
+	}
+	return out, d.err
+}
+
 // unsetCell reports whether a write-time or expiry parameter belongs to a
 // cell whose value the client left unset.
 func (e *execution) unsetCell(p translate.Param) bool {
@@ -174,10 +248,11 @@ func (e *execution) unsetCell(p translate.Param) bool {
 	return unset
 }
 
-// addList appends a one-dimensional Postgres array of the column's storage
-// type, holding an IN list's values.
+// addList appends a one-dimensional Postgres array of a type's storage,
+// holding an IN list's values (or one element of each of its tuples).
 func (a *argBuffer) addList(e *execution, p translate.Param) error {
-	st, err := pgschema.StorageOf(p.Column.Type)
+	t := elementType(p)
+	st, err := pgschema.StorageOf(t)
 	if err != nil {
 		return err
 	}
@@ -185,23 +260,28 @@ func (a *argBuffer) addList(e *execution, p translate.Param) error {
 	if err != nil {
 		return err
 	}
-	// Header: dimensions, has-nulls flag, element type, then the length
-	// and lower bound of the one dimension.
-	var elems [][]byte
 	tmp := argBuffer{}
 	for _, v := range values {
-		if err := tmp.addConverted(p.Column, v); err != nil {
+		if p.Element >= 0 {
+			elems, err := splitTuple(v)
+			if err != nil || p.Element >= len(elems) {
+				return invalidf("Invalid tuple value for column %s", p.Column.Name)
+			}
+			v = elems[p.Element]
+		}
+		if err := tmp.addConverted(t, v); err != nil {
 			return err
 		}
 	}
-	elems = tmp.args
+	// Header: dimensions, has-nulls flag, element type, then the length
+	// and lower bound of the one dimension.
 	start := len(a.arena)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 0)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, st.OID)
-	a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(elems)))
+	a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(tmp.args)))
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
-	for _, el := range elems {
+	for _, el := range tmp.args {
 		a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(el)))
 		a.arena = append(a.arena, el...)
 	}

@@ -38,6 +38,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		unprepared  *unpreparedError
 		protocol    *protocolError
 		unavailable *sharding.UnavailableError
+		funcFailure *translate.FunctionFailureError
 		pgErr       *pgconn.PgError
 	)
 	switch {
@@ -61,6 +62,9 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.Unavailable{ErrorMessage: unavailable.Error(),
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
+	case errors.As(err, &funcFailure):
+		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
+			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}
 	case errors.As(err, &pgErr):
 		return c.postgresError(pgErr)
 	}

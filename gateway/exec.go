@@ -51,7 +51,31 @@ func (c *conn) newExecution(st *statement, q *queryParams, prepared bool) (*exec
 	if len(unset) > 0 && len(unset) < len(values) {
 		e.bound.Unset = append(unset, make([]bool, len(values)-len(unset))...)
 	}
+	if len(md.Computed) > 0 {
+		if err := e.compute(md.Computed); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// compute appends the statement's computed values after the bound ones,
+// in order, each seeing those before it.
+func (e *execution) compute(cs []translate.Computation) error {
+	n := len(e.bound.Values)
+	e.bound.Values = append(e.bound.Values[:n:n], make([][]byte, len(cs))...)
+	unset := make([]bool, n+len(cs))
+	copy(unset, e.bound.Unset)
+	e.bound.Unset = unset
+	ctx := &translate.EvalContext{Now: e.now}
+	for i, c := range cs {
+		v, u, err := c.Compute(&e.bound, ctx)
+		if err != nil {
+			return err
+		}
+		e.bound.Values[n+i], e.bound.Unset[n+i] = v, u
+	}
+	return nil
 }
 
 // byName orders named values as the statement's variables.
@@ -81,17 +105,15 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 	case *translate.Select:
 		return e.selectRows(ctx, st, p, resp)
 	case *translate.Write:
-		if err := e.write(ctx, st.write, p, nil); err != nil {
-			return err
-		}
-		*resp = appendInt(*resp, resultVoid)
-		return nil
+		return e.write(ctx, st.write, p, nil, resp)
 	case *translate.Batch:
 		return e.batch(ctx, st, p, resp)
 	case *translate.Use:
 		return e.use(p, resp)
 	case *translate.SchemaChange:
 		return e.schemaChange(ctx, p, resp)
+	case *translate.Describe:
+		return e.describe(p, resp)
 	case *translate.Truncate:
 		return e.truncate(ctx, p, resp)
 	case *translate.Noop:
@@ -122,9 +144,32 @@ func (e *execution) keyValues(r translate.Restriction) ([][]byte, error) {
 		if v == nil {
 			return nil, invalidf("Invalid null value in condition for column %s", r.Column.Name)
 		}
-		return [][]byte{v}, nil
+		v, err := normalize(r.Column.Type, v)
+		return [][]byte{v}, err
 	}
-	return e.listValues(r.Values, r.ListMarker, r.Column)
+	values, err := e.listValues(r.Values, r.ListMarker, r.Column)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range values {
+		if values[i], err = normalize(r.Column.Type, v); err != nil {
+			return nil, err
+		}
+	}
+	return values, nil
+}
+
+// normalize sorts the sets and map keys inside a key value, as Cassandra
+// does to bound values: the token is computed from normalized bytes.
+func normalize(t *pgschema.Type, v []byte) ([]byte, error) {
+	if t.Kind < pgschema.List {
+		return v, nil
+	}
+	n, err := pgschema.Normalize(t, v)
+	if err != nil {
+		return nil, &translate.InvalidError{Msg: err.Error()}
+	}
+	return n, nil
 }
 
 // listValues returns an IN list's values: the terms, or the elements of

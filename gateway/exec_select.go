@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -15,22 +14,33 @@ var binaryParams = []int16{1}
 
 // selectRows runs a SELECT and appends a Rows result.
 func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.Select, resp *[]byte) error {
-	limit, err := e.limit(p.Limit)
+	limit, err := e.limit(p.Limit, "limit")
 	if err != nil {
 		return err
+	}
+	perPartition, err := e.limit(p.PerPartitionLimit, "per partition limit")
+	if err != nil {
+		return err
+	}
+	if len(p.SortSlots) > 0 && e.params.pageSize > 0 {
+		return invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; " +
+			"you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	*resp = appendInt(*resp, resultRows)
 	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
 	countAt := len(*resp)
 	*resp = appendInt(*resp, 0)
-	w := rowWriter{st: st, plan: p, out: resp, limit: limit}
+	w := newRowWriter(e, st, p, resp, limit, perPartition)
 	switch {
 	case p.Table.Virtual:
-		err = e.virtualRows(p, &w)
+		err = e.virtualRows(p, w)
 	case p.Route == translate.RoutePartitions:
-		err = e.partitionRows(ctx, st, p, &w)
+		err = e.partitionRows(ctx, st, p, w)
 	default:
-		err = e.scanRows(ctx, st, p, &w)
+		err = e.scanRows(ctx, st, p, w)
+	}
+	if err == nil {
+		err = w.finish()
 	}
 	if err != nil {
 		return err
@@ -39,8 +49,8 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 	return nil
 }
 
-// limit reads a LIMIT value; -1 means none.
-func (e *execution) limit(v *translate.Value) (int, error) {
+// limit reads a LIMIT or PER PARTITION LIMIT value; -1 means none.
+func (e *execution) limit(v *translate.Value, what string) (int, error) {
 	if v == nil {
 		return -1, nil
 	}
@@ -49,11 +59,11 @@ func (e *execution) limit(v *translate.Value) (int, error) {
 	case unset:
 		return -1, nil
 	case b == nil:
-		return 0, invalidf("Invalid null value of limit")
+		return 0, invalidf("Invalid null value of %s", what)
 	}
 	n, ok := int32Value(b)
 	if !ok {
-		return 0, invalidf("Invalid limit value")
+		return 0, invalidf("Invalid %s value", what)
 	}
 	if n <= 0 {
 		return 0, invalidf("LIMIT must be strictly positive")
@@ -61,13 +71,31 @@ func (e *execution) limit(v *translate.Value) (int, error) {
 	return int(n), nil
 }
 
+// sqlLimit is the row limit a shard statement can apply itself: the rows
+// of one partition are capped by both limits, those of a token range by
+// LIMIT alone unless PER PARTITION LIMIT must first drop rows.
+func (w *rowWriter) sqlLimit(partition bool) int {
+	if w.plan.Aggregate {
+		return 0
+	}
+	switch {
+	case partition && w.limit > 0 && w.perPartition > 0:
+		return min(w.limit, w.perPartition)
+	case partition && w.perPartition > 0:
+		return w.perPartition
+	case w.perPartition > 0:
+		return 0
+	}
+	return max(w.limit, 0)
+}
+
 // placement returns the replica sets of a keyspace's partitions.
-func (e *execution) placement(keyspace string) (*sharding.Placement, *pgschema.Keyspace, error) {
+func (e *execution) placement(keyspace string) (*sharding.Placement, error) {
 	k := e.schema.Keyspace(keyspace)
 	if k == nil {
-		return nil, nil, invalidf("keyspace %s does not exist", keyspace)
+		return nil, invalidf("keyspace %s does not exist", keyspace)
 	}
-	return e.topo.Placement(k.Replication), k, nil
+	return e.topo.Placement(k.Replication), nil
 }
 
 // partitionRows reads the partitions the WHERE clause names, in key order.
@@ -76,41 +104,41 @@ func (e *execution) partitionRows(ctx context.Context, st *statement, p *transla
 	if err != nil {
 		return err
 	}
-	placement, _, err := e.placement(p.Table.Keyspace)
+	placement, err := e.placement(p.Table.Keyspace)
 	if err != nil {
 		return err
 	}
 	if len(keys) == 1 {
 		// One partition: rows go straight into the response.
-		return e.readPartition(ctx, st, placement, keys[0], w)
+		return e.readPartition(ctx, st, placement, keys[0], w, w)
 	}
-	parts := make([]*rowWriter, len(keys))
+	parts := make([]*rowBuffer, len(keys))
 	errs := make(chan error, len(keys))
 	for i, key := range keys {
-		buf := make([]byte, 0, 256)
-		parts[i] = &rowWriter{st: st, plan: p, out: &buf, limit: w.limit, ends: []int{}}
-		go func() { errs <- e.readPartition(ctx, st, placement, key, parts[i]) }()
+		parts[i] = &rowBuffer{w: w}
+		go func() { errs <- e.readPartition(ctx, st, placement, key, parts[i], w) }()
 	}
 	for range keys {
 		if err := <-errs; err != nil {
 			return err
 		}
 	}
-	return w.concat(parts)
+	return w.replay(parts)
 }
 
-// readPartition reads one partition from one of its replicas.
-func (e *execution) readPartition(ctx context.Context, st *statement, placement *sharding.Placement, key [][]byte, w *rowWriter) error {
+// readPartition reads one partition from one of its replicas into sink.
+func (e *execution) readPartition(ctx context.Context, st *statement, placement *sharding.Placement, key [][]byte,
+	sink sharding.RowSink, w *rowWriter) error {
 	token := sharding.KeyToken(key)
 	replicas := placement.Replicas(token)
 	if len(replicas) == 0 {
 		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 	}
 	var args argBuffer
-	if err := args.build(e, st.plan.(*translate.Select).Params, &rowArgs{key: key, token: int64(token)}); err != nil {
+	if err := args.build(e, st.plan.(*translate.Select).Params, &rowArgs{key: key, token: int64(token), limit: w.sqlLimit(true)}); err != nil {
 		return err
 	}
-	op := sharding.NewOp(st.read, args.args, binaryParams, w)
+	op := sharding.NewOp(st.read, args.args, binaryParams, sink)
 	e.topo.Shards[replicas[0]].Pool.Submit(op)
 	return op.Wait(ctx)
 }
@@ -121,16 +149,15 @@ type scanRange struct {
 	shard      int
 }
 
-// scanRanges splits the ring into ranges read from one replica each, in
-// token order. A range's replica is the previous range's when it holds the
-// range too, so that runs of ranges merge into one query.
-func (e *execution) scanRanges(placement *sharding.Placement) []scanRange {
-	ring := e.topo.Ring
-	tokens := ring.Tokens()
+// scanRanges splits the tokens in (lo, hi] into ranges read from one
+// replica each, in token order. A range's replica is the previous range's
+// when it holds the range too, so that runs of ranges merge into one query.
+func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64) []scanRange {
 	var out []scanRange
 	add := func(start, end int64, rangeIndex int) {
+		start, end = max(start, lo), min(end, hi)
 		replicas := placement.RangeReplicas(rangeIndex)
-		if len(replicas) == 0 {
+		if start >= end || len(replicas) == 0 {
 			return
 		}
 		shard := replicas[0]
@@ -148,34 +175,71 @@ func (e *execution) scanRanges(placement *sharding.Placement) []scanRange {
 		out = append(out, scanRange{start: start, end: end, shard: shard})
 	}
 	prev := int64(math.MinInt64)
-	for i, t := range tokens {
+	for i, t := range e.topo.Ring.Tokens() {
 		add(prev, int64(t), i)
 		prev = int64(t)
 	}
-	if prev != math.MaxInt64 {
-		add(prev, math.MaxInt64, 0) // the wrap-around part of range 0
-	}
+	add(prev, math.MaxInt64, 0) // the wrap-around part of range 0
 	return out
 }
 
-// scanRows reads every token range, merging the shards' rows in token
-// order.
+// tokenBounds turns a query's token restrictions into the range (lo, hi]
+// it reads; start above end reads nothing, with no wrap-around.
+func (e *execution) tokenBounds(p *translate.Select) (lo, hi int64, err error) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	value := func(b *translate.TokenBound) (int64, error) {
+		v, unset := e.bound.Get(b.Value)
+		if unset || v == nil {
+			return 0, invalidf("Invalid null token value")
+		}
+		if len(v) != 8 {
+			return 0, invalidf("Invalid token value")
+		}
+		return int64(binary.BigEndian.Uint64(v)), nil
+	}
+	if b := p.TokenStart; b != nil {
+		if lo, err = value(b); err != nil {
+			return 0, 0, err
+		}
+		if b.Inclusive && lo > math.MinInt64 {
+			lo--
+		}
+	}
+	if b := p.TokenEnd; b != nil {
+		if hi, err = value(b); err != nil {
+			return 0, 0, err
+		}
+		if !b.Inclusive {
+			hi--
+		}
+	}
+	return lo, hi, nil
+}
+
+// scanRows reads every token range in bounds, merging the shards' rows in
+// token order.
 func (e *execution) scanRows(ctx context.Context, st *statement, p *translate.Select, w *rowWriter) error {
-	placement, _, err := e.placement(p.Table.Keyspace)
+	placement, err := e.placement(p.Table.Keyspace)
 	if err != nil {
 		return err
 	}
-	ranges := e.scanRanges(placement)
-	if len(ranges) == 0 {
-		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
+	lo, hi, err := e.tokenBounds(p)
+	if err != nil {
+		return err
 	}
-	parts := make([]*rowWriter, len(ranges))
+	ranges := e.scanRanges(placement, lo, hi)
+	if len(ranges) == 0 {
+		if placement.Factor() == 0 {
+			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
+		}
+		return nil
+	}
+	parts := make([]*rowBuffer, len(ranges))
 	ops := make([]*sharding.Op, len(ranges))
 	argsets := make([]argBuffer, len(ranges))
 	for i, r := range ranges {
-		buf := make([]byte, 0, 256)
-		parts[i] = &rowWriter{st: st, plan: p, out: &buf, limit: w.limit, ends: []int{}}
-		if err := argsets[i].build(e, p.ScanParams, &rowArgs{rangeStart: r.start, rangeEnd: r.end}); err != nil {
+		parts[i] = &rowBuffer{w: w}
+		if err := argsets[i].build(e, p.ScanParams, &rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false)}); err != nil {
 			return err
 		}
 		ops[i] = sharding.NewOp(st.scan, argsets[i].args, binaryParams, parts[i])
@@ -186,93 +250,5 @@ func (e *execution) scanRows(ctx context.Context, st *statement, p *translate.Se
 			return err
 		}
 	}
-	return w.concat(parts)
-}
-
-// rowWriter encodes rows into a Rows result body as they arrive from a
-// shard: it converts each slot from Postgres's binary form to CQL's and
-// computes the outputs.
-type rowWriter struct {
-	st    *statement
-	plan  *translate.Select
-	out   *[]byte
-	rows  int
-	limit int
-	// ends, when not nil, records where each row ends in out, so that rows
-	// of several writers can be merged under a limit.
-	ends []int
-	vals [][]byte
-	conv []byte
-}
-
-// Row implements sharding.RowSink.
-func (w *rowWriter) Row(values [][]byte) error {
-	if w.limit >= 0 && w.rows >= w.limit {
-		return nil
-	}
-	// Size the conversion arena so that no conversion moves it: converted
-	// values are at most a few bytes longer than Postgres's.
-	need := 0
-	for _, v := range values {
-		need += len(v) + 8
-	}
-	if cap(w.conv) < need {
-		w.conv = make([]byte, 0, need)
-	}
-	w.conv, w.vals = w.conv[:0], w.vals[:0]
-	for i, v := range values {
-		if conv := w.st.slotConv[i]; conv != nil && v != nil {
-			start := len(w.conv)
-			var err error
-			if w.conv, err = conv(w.conv, v); err != nil {
-				return err
-			}
-			v = w.conv[start:len(w.conv):len(w.conv)]
-		}
-		w.vals = append(w.vals, v)
-	}
-	w.emit()
-	return nil
-}
-
-// emit appends the outputs of the row whose slot values are in w.vals.
-func (w *rowWriter) emit() {
-	for _, o := range w.plan.Outputs {
-		if o.Kind == translate.OutToken {
-			var key [8][]byte
-			parts := key[:0]
-			for _, s := range o.Slots {
-				parts = append(parts, w.vals[s])
-			}
-			var tok [8]byte
-			binary.BigEndian.PutUint64(tok[:], uint64(sharding.KeyToken(parts)))
-			*w.out = appendBytes(*w.out, tok[:])
-			continue
-		}
-		*w.out = appendBytes(*w.out, w.vals[o.Slots[0]])
-	}
-	w.rows++
-	if w.ends != nil {
-		w.ends = append(w.ends, len(*w.out))
-	}
-}
-
-// concat appends the rows of parts, in order, up to the limit.
-func (w *rowWriter) concat(parts []*rowWriter) error {
-	for _, p := range parts {
-		n := p.rows
-		if w.limit >= 0 && w.rows+n > w.limit {
-			n = w.limit - w.rows
-		}
-		if n <= 0 {
-			continue
-		}
-		end := len(*p.out)
-		if n < p.rows {
-			end = p.ends[n-1]
-		}
-		*w.out = append(*w.out, (*p.out)[:end]...)
-		w.rows += n
-	}
-	return nil
+	return w.replay(parts)
 }

@@ -12,9 +12,9 @@ import (
 // maxTTL is Cassandra's largest TTL: 20 years in seconds.
 const maxTTL = 630720000
 
-// write applies a write to every replica of each row it names. batchTS is
-// the timestamp of the batch the write belongs to, if any.
-func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64) error {
+// write applies a write to every replica of each row or range it names.
+// batchTS is the timestamp of the batch the write belongs to, if any.
+func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64, resp *[]byte) error {
 	r := rowArgs{}
 	var err error
 	if r.timestamp, err = e.timestamp(p.Timestamp, batchTS); err != nil {
@@ -27,9 +27,12 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 	if err != nil {
 		return err
 	}
-	placement, _, err := e.placement(p.Table.Keyspace)
+	placement, err := e.placement(p.Table.Keyspace)
 	if err != nil {
 		return err
+	}
+	if p.Conditions != nil {
+		return e.conditional(ctx, stmt, p, keys[0], &r, placement, resp)
 	}
 	npk := len(p.Table.PartitionKey)
 	var ops []*sharding.Op
@@ -40,8 +43,7 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		row.token = int64(token)
 		replicas := placement.Replicas(token)
 		if len(replicas) == 0 {
-			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency),
-				Required: 1, Alive: 0}
+			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 		}
 		var args argBuffer
 		if err := args.build(e, p.Params, &row); err != nil {
@@ -59,6 +61,9 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		if werr := op.Wait(ctx); werr != nil && err == nil {
 			err = werr
 		}
+	}
+	if err == nil && resp != nil {
+		*resp = appendInt(*resp, resultVoid)
 	}
 	return err
 }
@@ -94,6 +99,9 @@ func (e *execution) expiry(p *translate.Write) (int32, error) {
 	ttl := int64(0)
 	if d, ok := p.Table.Options["default_time_to_live"]; ok {
 		ttl, _ = strconv.ParseInt(d, 10, 32)
+	}
+	if p.Counter {
+		return 0, nil
 	}
 	if p.TTL != nil {
 		b, unset := e.bound.Get(*p.TTL)
@@ -135,7 +143,7 @@ func (e *execution) batch(ctx context.Context, st *statement, p *translate.Batch
 		ts = &t
 	}
 	for i, w := range p.Writes {
-		if err := e.write(ctx, st.batch[i], w, ts); err != nil {
+		if err := e.write(ctx, st.batch[i], w, ts, nil); err != nil {
 			return err
 		}
 	}

@@ -51,7 +51,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 			return err
 		}
 		for _, it := range items {
-			if err := it.e.write(ctx, it.st.write, it.st.plan.(*translate.Write), &ts); err != nil {
+			if err := it.e.write(ctx, it.st.write, it.st.plan.(*translate.Write), &ts, nil); err != nil {
 				return err
 			}
 		}

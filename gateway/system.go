@@ -37,6 +37,7 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.typeRows()
 	}
 	restrictions := append(append([]translate.Restriction(nil), p.Keys...), p.Filters...)
+	vals := make([][]byte, len(p.Slots))
 	for _, row := range rows {
 		ok, err := e.matches(row, restrictions)
 		if err != nil {
@@ -45,14 +46,15 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		if !ok {
 			continue
 		}
-		if w.limit >= 0 && w.rows >= w.limit {
+		if w.full() && !p.Aggregate {
 			break
 		}
-		w.vals = w.vals[:0]
-		for _, sl := range p.Slots {
-			w.vals = append(w.vals, row[sl.Column.Name])
+		for i, sl := range p.Slots {
+			vals[i] = row[sl.Column.Name]
 		}
-		w.emit()
+		if err := w.accept(vals); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -60,6 +62,9 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 // matches applies = and IN restrictions, and slices, to a virtual row.
 func (e *execution) matches(row virtualRow, rs []translate.Restriction) (bool, error) {
 	for _, r := range rs {
+		if r.Kind != translate.OnColumn || r.Op == translate.OpContains || r.Op == translate.OpContainsKey {
+			return false, invalidf("This restriction is not supported on system tables")
+		}
 		v := row[r.Column.Name]
 		switch r.Op {
 		case translate.OpEQ, translate.OpIN:
@@ -148,67 +153,45 @@ func (e *execution) keyspaceRows() []virtualRow {
 	return rows
 }
 
-// tableDefaults are the options Cassandra 4.1 gives a table created
-// without them, as system_schema.tables shows them.
-var tableDefaults = virtualRow{
-	"additional_write_policy":     textValue("99p"),
-	"bloom_filter_fp_chance":      doubleValue(0.01),
-	"caching":                     textMapValue(map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}),
-	"cdc":                         boolValue(false),
-	"comment":                     textValue(""),
-	"compaction":                  textMapValue(map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy", "max_threshold": "32", "min_threshold": "4"}),
-	"compression":                 textMapValue(map[string]string{"chunk_length_in_kb": "16", "class": "org.apache.cassandra.io.compress.LZ4Compressor"}),
-	"crc_check_chance":            doubleValue(1),
-	"dclocal_read_repair_chance":  doubleValue(0),
-	"default_time_to_live":        intValue(0),
-	"extensions":                  textMapValue(nil),
-	"flags":                       textSetValue([]string{"compound"}),
-	"gc_grace_seconds":            intValue(864000),
-	"max_index_interval":          intValue(2048),
-	"memtable":                    textValue("default"),
-	"memtable_flush_period_in_ms": intValue(0),
-	"min_index_interval":          intValue(128),
-	"read_repair":                 textValue("BLOCKING"),
-	"read_repair_chance":          doubleValue(0),
-	"speculative_retry":           textValue("99p"),
-}
-
 func (e *execution) tableRows() []virtualRow {
 	var rows []virtualRow
 	for _, k := range e.schemaKeyspaces() {
 		for _, name := range k.TableNames() {
 			t := k.Tables[name]
-			row := virtualRow{"keyspace_name": textValue(k.Name), "table_name": textValue(name), "id": uuidValue(t.ID)}
-			for col, v := range tableDefaults {
-				row[col] = v
-			}
-			for opt, text := range t.Options {
-				if v, ok := optionValue(text, tableDefaults[opt]); ok {
-					row[opt] = v
-				}
-			}
+			row := optionsRow(t.Params())
+			row["keyspace_name"], row["table_name"], row["id"] = textValue(k.Name), textValue(name), uuidValue(t.ID)
 			rows = append(rows, row)
 		}
 	}
 	return rows
 }
 
-// optionValue serializes a table option's CQL literal like its default:
-// quoted text as text, numbers as int or double. Map options keep their
-// defaults for now.
-func optionValue(literal string, def []byte) ([]byte, bool) {
-	if strings.HasPrefix(literal, "'") {
-		return textValue(strings.ReplaceAll(literal[1:len(literal)-1], "''", "'")), true
+// optionsRow gives a table's options as system_schema.tables types them,
+// with the legacy read_repair_chance columns that Cassandra 4.1 keeps at
+// 0.0 for drivers and the compound flag of every CQL table.
+func optionsRow(p *pgschema.TableParams) virtualRow {
+	return virtualRow{
+		"additional_write_policy":     textValue(p.AdditionalWritePolicy),
+		"bloom_filter_fp_chance":      doubleValue(p.BloomFilterFPChance),
+		"caching":                     textMapValue(p.Caching),
+		"cdc":                         boolValue(p.CDC),
+		"comment":                     textValue(p.Comment),
+		"compaction":                  textMapValue(p.Compaction),
+		"compression":                 textMapValue(p.Compression),
+		"crc_check_chance":            doubleValue(p.CRCCheckChance),
+		"dclocal_read_repair_chance":  doubleValue(0),
+		"default_time_to_live":        intValue(int32(p.DefaultTimeToLive)),
+		"extensions":                  textMapValue(nil),
+		"flags":                       textSetValue([]string{"compound"}),
+		"gc_grace_seconds":            intValue(int32(p.GCGraceSeconds)),
+		"max_index_interval":          intValue(int32(p.MaxIndexInterval)),
+		"memtable":                    textValue(p.Memtable),
+		"memtable_flush_period_in_ms": intValue(int32(p.MemtableFlushPeriodMs)),
+		"min_index_interval":          intValue(int32(p.MinIndexInterval)),
+		"read_repair":                 textValue(p.ReadRepair),
+		"read_repair_chance":          doubleValue(0),
+		"speculative_retry":           textValue(p.SpeculativeRetry),
 	}
-	switch len(def) {
-	case 4:
-		n, err := strconv.ParseInt(literal, 10, 32)
-		return intValue(int32(n)), err == nil
-	case 8:
-		f, err := strconv.ParseFloat(literal, 64)
-		return doubleValue(f), err == nil
-	}
-	return nil, false
 }
 
 func (e *execution) columnRows() []virtualRow {

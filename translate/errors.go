@@ -3,7 +3,9 @@ package translate
 import "fmt"
 
 // SyntaxError is a statement that does not parse (CQL Syntax_error, 0x2000).
-// Its message gives the line, column and offending token.
+// Its message gives the line, column and offending token; a zero Pos marks
+// a syntax error Cassandra finds after parsing (an unknown WITH option),
+// whose message has no position.
 type SyntaxError struct {
 	Pos   Pos
 	Token string
@@ -11,6 +13,9 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.Pos.Line == 0 {
+		return e.Msg
+	}
 	return fmt.Sprintf("line %d:%d %s", e.Pos.Line, e.Pos.Col, e.Msg)
 }
 

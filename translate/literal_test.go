@@ -137,6 +137,55 @@ func TestLiteralValue(t *testing.T) {
 		{str("1969-12-31"), "date", "7fffffff"},
 		{str("2023-10-27"), "date", "80004cc9"},
 		{num("2147483648"), "date", "80000000"},
+		{str("2147483648"), "date", "80000000"},
+		{str("-0001-01-01"), "date", "7ff503eb"},
+		{str("+10000-01-01"), "date", "802cc0a1"},
+		// decimal: Java's BigDecimal(String), scale and unscaled varint.
+		{num("0"), "decimal", "0000000000"},
+		{num("-1"), "decimal", "00000000ff"},
+		{lit(LitFloat, "1.50"), "decimal", "0000000200 96"},
+		{lit(LitFloat, "-0.001"), "decimal", "00000003ff"},
+		{lit(LitFloat, "1e10"), "decimal", "fffffff601"},
+		{lit(LitFloat, "1.23E-5"), "decimal", "000000077b"},
+		{num("123456789012345678901234567890"), "decimal", "00000000 018ee90ff6c373e0ee4e3f0ad2"},
+		// varint
+		{num("1234567890123456789012345678901234567890"), "varint", "03a0c92075c0dbf3b8acbc5f96ce3f0ad2"},
+		{num("-1234567890123456789012345678901234567890"), "varint", "fc5f36df8a3f240c475343a06931c0f52e"},
+		// float and double through Java's parsers
+		{num("16777217"), "float", "4b800000"},
+		{lit(LitFloat, "nan"), "float", "7fc00000"},
+		{lit(LitFloat, "-infinity"), "double", "fff0000000000000"},
+		// inet
+		{str("127.0.0.1"), "inet", "7f000001"},
+		{str("::1"), "inet", "00000000000000000000000000000001"},
+		{str("2001:db8::8a2e:370:7334"), "inet", "20010db8000000000000 8a2e03707334"},
+		{str("::ffff:192.168.0.1"), "inet", "c0a80001"}, // Java reads IPv4-mapped addresses as IPv4
+		{str(""), "inet", ""},
+		// time: nanoseconds since midnight
+		{str("08:12:54.123456789"), "time", "00001ae5c31f8915"},
+		{str("08:12:54"), "time", "00001ae5bbc3bc00"},
+		{str("00:00:00.000000001"), "time", "0000000000000001"},
+		{num("86399999999999"), "time", "00004e94914effff"},
+		{str("123"), "time", "000000000000007b"},
+		// timestamp: every TimestampSerializer form, Java's calendar
+		{str("2023-10-27 10:05:00 UTC"), "timestamp", "0000018b709820e0"},
+		{str("2023-10-27T10:05:00.000+0000"), "timestamp", "0000018b709820e0"},
+		{str("2023-10-27T10:05+00:00"), "timestamp", "0000018b709820e0"},
+		{str("2023-10-27 10:05:00.5"), "timestamp", "0000018b709820e5"},    // .5 is 5 ms in Java
+		{str("1582-10-04"), "timestamp", "fffff4e2f43e5000"},               // Julian: the day before 1582-10-15
+		{str("0001-01-01 00:00:00.000Z"), "timestamp", "ffffc77ce3867000"}, // Julian year 1
+		{str(""), "timestamp", ""},
+		// duration: months, days, nanoseconds as zigzag vints
+		{lit(LitDuration, "1h30m"), "duration", "0000fc09d29229e000"},
+		{lit(LitDuration, "12h30m"), "duration", durHex(0, 0, 45000000000000)},
+		{lit(LitDuration, "1y2mo3w4d5h6m7s8ms9us10ns"), "duration", durHex(14, 25, 18367008009010)},
+		{lit(LitDuration, "2d"), "duration", "000400"},
+		{lit(LitDuration, "-2d"), "duration", "000300"},
+		{lit(LitDuration, "P1Y2M3DT4H5M6S"), "duration", durHex(14, 3, 14706000000000)},
+		{lit(LitDuration, "P2W"), "duration", "001c00"},
+		{lit(LitDuration, "-P0001-02-03T04:05:06"), "duration", durHex(-14, -3, -14706000000000)},
+		{lit(LitDuration, "12µs"), "duration", durHex(0, 0, 12000)},
+		{lit(LitDuration, "7MS"), "duration", durHex(0, 0, 7000000)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lit.Kind.String()+" "+tt.lit.Text+" as "+tt.typ, func(t *testing.T) {
@@ -147,8 +196,8 @@ func TestLiteralValue(t *testing.T) {
 			if b == nil {
 				t.Fatalf("value is nil, which stands for null")
 			}
-			if got := hex.EncodeToString(b); got != tt.want {
-				t.Errorf("value = %s, want %s", got, tt.want)
+			if got, want := hex.EncodeToString(b), strings.ReplaceAll(tt.want, " ", ""); got != want {
+				t.Errorf("value = %s, want %s", got, want)
 			}
 		})
 	}
@@ -180,14 +229,33 @@ func TestLiteralValueErrors(t *testing.T) {
 		{num("9223372036854775808"), "counter", "Unable to make long from '9223372036854775808'"},
 		{num("40000"), "smallint", "Unable to make short from '40000'"},
 		{num("128"), "tinyint", "Unable to make byte from '128'"},
-		{num("99999999999999999999"), "timestamp", "Unable to make long from '99999999999999999999'"},
+		{num("99999999999999999999"), "timestamp", "Unable to make long (for date) from: '99999999999999999999'"},
 		{lit(LitHex, "0x123"), "blob", "cannot parse '123' as hex bytes"},
 		{lit(LitUUID, seedUUID), "timeuuid", "TimeUUID supports only version 1 UUIDs"},
-		{str("yesterday"), "timestamp", "Unable to parse a date/time from 'yesterday'"},
-		{str("2023-10-27 10:05:00+1"), "timestamp", "Unable to parse a date/time from '2023-10-27 10:05:00+1'"},
+		{str("yesterday"), "timestamp", "Unable to coerce 'yesterday' to a formatted date (long)"},
+		{str("2023-10-27 10:05:00+1"), "timestamp", "Unable to coerce '2023-10-27 10:05:00+1' to a formatted date (long)"},
+		{str("1582-10-10"), "timestamp", "Unable to coerce '1582-10-10' to a formatted date (long)"},
+		{str("2023-10-27 10:05:00.1234"), "timestamp", "Unable to coerce '2023-10-27 10:05:00.1234' to a formatted date (long)"},
 		{str("2023-13-01"), "date", "Unable to coerce '2023-13-01' to a formatted date (long)"},
 		{num("4294967296"), "date", "Unable to make unsigned int (for date) from: '4294967296'"},
 		{num("-1"), "date", "Unable to make unsigned int (for date) from: '-1'"},
+		{str("2023-02-29"), "date", "Unable to coerce '2023-02-29' to a formatted date (long)"},
+		{str("-5877641-06-22"), "date", "Input date -5877641-06-22 is less than min supported date -5877641-06-23T00:00Z"},
+		{str("+5881580-07-12"), "date", "Input date +5881580-07-12 is greater than max supported date +5881580-07-11T00:00Z"},
+		{lit(LitFloat, "NaN"), "decimal", "unable to make BigDecimal from 'NaN'"},
+		{lit(LitFloat, "Infinity"), "decimal", "unable to make BigDecimal from 'Infinity'"},
+		{str("localhost"), "inet", "Unable to make inet address from 'localhost'"},
+		{str("1.2.3.256"), "inet", "Unable to make inet address from '1.2.3.256'"},
+		{str("12:00"), "time", "(TimeType) Unable to coerce '12:00' to a formatted time (long)"},
+		{str("24:00:00"), "time", "(TimeType) Unable to coerce '24:00:00' to a formatted time (long)"},
+		{num("86400000000000"), "time", "Unable to make long (for time) from: '86400000000000'"},
+		{num("-1"), "time", "Unable to make long (for time) from: '-1'"},
+		{num("5"), "duration", "Unable to convert '5' to a duration"},
+		{lit(LitDuration, "p1d"), "duration", "Unable to convert 'p1d' to a duration"},
+		{lit(LitDuration, "-1h2d"), "duration", "Invalid duration. The hours should be after days"},
+		{lit(LitDuration, "1h1h"), "duration", "Invalid duration. The hours are specified multiple times"},
+		{lit(LitDuration, "2147483648mo"), "duration", "Invalid duration. The total number of months must be less or equal to 2147483647"},
+		{lit(LitDuration, "P1M1Y"), "duration", "Unable to convert 'P1M1Y' to a duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lit.Kind.String()+" "+tt.lit.Text+" as "+tt.typ, func(t *testing.T) {
@@ -203,7 +271,30 @@ func TestLiteralValueErrors(t *testing.T) {
 	}
 	// Cassandra appends Java's exception text to this one.
 	_, err := literalValue(str("é"), scalarType(t, "ascii"), "c")
-	if err == nil || !strings.HasPrefix(err.Error(), "Invalid ASCII character in string literal") {
+	want := "Invalid ASCII character in string literal: java.nio.charset.UnmappableCharacterException: Input length = 1"
+	if err == nil || err.Error() != want {
 		t.Errorf("non-ASCII string for ascii: %v", err)
 	}
+}
+
+// durHex returns a serialized duration in hex.
+func durHex(months, days, nanos int64) string {
+	zz := func(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+	var out []byte
+	for _, v := range []uint64{zz(months), zz(days), zz(nanos)} {
+		size := 1
+		for size < 9 && v >= 1<<(7*size) {
+			size++
+		}
+		b := make([]byte, size)
+		for i := size - 1; i >= 0; i-- {
+			b[i] = byte(v)
+			v >>= 8
+		}
+		if size > 1 {
+			b[0] |= ^byte(0xff >> (size - 1))
+		}
+		out = append(out, b...)
+	}
+	return hex.EncodeToString(out)
 }

@@ -39,18 +39,51 @@ const (
 	ParamExpiry
 )
 
+// ParamForm says how a parameter's CQL value is sent to Postgres.
+type ParamForm uint8
+
+// Parameter forms.
+const (
+	// FormStorage converts the value to its type's Postgres storage.
+	FormStorage ParamForm = iota
+	// FormJSON sends the value as jsonb, in Cassandra's JSON format.
+	FormJSON
+	// FormJSONKey sends the text a map key has in the jsonb that stores
+	// the map.
+	FormJSONKey
+)
+
 // Param is one SQL parameter, in placeholder order.
 type Param struct {
 	Kind   ParamKind
 	Key    int
 	Column *pgschema.Column
+	// Type is the CQL type of the value; nil means Column's type.
+	Type   *pgschema.Type
+	Form   ParamForm
 	Value  Value
 	Values []Value
 	// ListMarker marks a ParamList whose list is one bound value.
 	ListMarker bool
+	// Element, when not -1, takes element Element of a tuple value (of
+	// each tuple of a list for ParamList).
+	Element int
 	// Cell marks a ParamWritetime or ParamExpiry that belongs to the
 	// value Value of a cell, and is null when that value is unset.
 	Cell bool
+}
+
+// ValueType returns the CQL type of the parameter's value.
+func (p *Param) ValueType() *pgschema.Type {
+	if p.Type != nil {
+		return p.Type
+	}
+	return p.Column.Type
+}
+
+// valueParam is a parameter taking a value of column c.
+func valueParam(c *pgschema.Column, v Value) Param {
+	return Param{Kind: ParamValue, Column: c, Value: v, Element: -1}
 }
 
 // expr returns an SQL fragment whose ? placeholders take params in order.
@@ -90,54 +123,49 @@ func quote(name string) string { return strings.ReplaceAll(pgschema.Quote(name),
 // tableIdent returns a table's quoted name for use in a squirrel fragment.
 func tableIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.Ident(), "?", "??") }
 
+// qcol returns a table column's name qualified by a table alias, for a
+// squirrel fragment.
+func qcol(alias, name string) string { return alias + "." + quote(name) }
+
 // liveValue is the SQL expression for a column's value as CQL sees it now:
 // a key column as stored, a regular or static column only while its cell
 // has not expired.
-func liveValue(c *pgschema.Column) sq.Sqlizer {
+func liveValue(alias string, c *pgschema.Column) sq.Sqlizer {
 	if c.IsKey() {
-		return sq.Expr(quote(c.PGName))
+		return sq.Expr(qcol(alias, c.PGName))
 	}
 	return expr(fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[1]s > ? THEN %[2]s END",
-		quote(c.ExpiryColumn()), quote(c.PGName)), Param{Kind: ParamNow})
+		qcol(alias, c.ExpiryColumn()), qcol(alias, c.PGName)), Param{Kind: ParamNow})
+}
+
+// cellLive is the condition for a cell to be live: a value that has not
+// expired.
+func cellLive(alias string, c *pgschema.Column) sq.Sqlizer {
+	return expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
+		qcol(alias, c.PGName), qcol(alias, c.ExpiryColumn())), Param{Kind: ParamNow})
 }
 
 // rowLive is the condition for a row to exist: a live row marker, or some
-// live non-key cell.
-func rowLive(t *pgschema.Table) sq.Sqlizer {
+// live regular cell.
+func rowLive(alias string, t *pgschema.Table) sq.Sqlizer {
 	or := sq.Or{expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
-		quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)), Param{Kind: ParamNow})}
+		qcol(alias, pgschema.RowWritetimeColumn), qcol(alias, pgschema.RowExpiryColumn)), Param{Kind: ParamNow})}
 	for _, c := range t.Columns {
 		if c.Kind == pgschema.Regular {
-			or = append(or, expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
-				quote(c.PGName), quote(c.ExpiryColumn())), Param{Kind: ParamNow}))
+			or = append(or, cellLive(alias, c))
 		}
 	}
 	return or
 }
 
-// restrictionSQL renders a restriction as a condition on the column's live
-// value.
-func restrictionSQL(r Restriction) (sq.Sqlizer, error) {
-	lhs, lhsArgs, err := liveValue(r.Column).ToSql()
-	if err != nil {
-		return nil, err
+// staticLive is the condition for a partition's static row to exist: some
+// live static cell.
+func staticLive(alias string, t *pgschema.Table) sq.Sqlizer {
+	var or sq.Or
+	for _, c := range t.Columns {
+		if c.Kind == pgschema.Static {
+			or = append(or, cellLive(alias, c))
+		}
 	}
-	params := make([]Param, 0, len(lhsArgs)+1)
-	for _, a := range lhsArgs {
-		params = append(params, a.(Param))
-	}
-	var op string
-	switch r.Op {
-	case OpEQ:
-		op = "="
-	case OpLT, OpLTE, OpGT, OpGTE:
-		op = r.Op.String()
-	case OpIN:
-		params = append(params, Param{Kind: ParamList, Column: r.Column, Values: r.Values, ListMarker: r.ListMarker})
-		return expr(lhs+" = ANY(?)", params...), nil
-	default:
-		return nil, invalidf("%s restrictions are not supported yet", r.Op)
-	}
-	params = append(params, Param{Kind: ParamValue, Column: r.Column, Value: r.Values[0]})
-	return expr(lhs+" "+op+" ?", params...), nil
+	return or
 }

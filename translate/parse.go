@@ -182,6 +182,8 @@ func (p *parser) statement() (Statement, error) {
 		return p.truncateStatement()
 	case p.isKeyword("drop"):
 		return p.dropStatement()
+	case p.isKeyword("describe"), p.isKeyword("desc"):
+		return p.describeStatement()
 	}
 	return nil, p.unexpected("")
 }

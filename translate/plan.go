@@ -30,15 +30,27 @@ type Metadata struct {
 	// column is not bound by a marker of its own (Cassandra's rule).
 	PKIndexes []uint16
 	Result    []ColumnSpec
+	// Computed lists the values computed at each execution, in order;
+	// value i takes index len(Variables)+i.
+	Computed []Computation
+}
+
+// Computation is a value computed at execution from other values.
+type Computation interface {
+	// Compute returns the value, or unset.
+	Compute(b *Bound, ctx *EvalContext) (v []byte, unset bool, err error)
 }
 
 // Meta implements Plan.
 func (m *Metadata) Meta() *Metadata { return m }
 
-// Value is one value of a statement: a bind marker's value, or a constant
-// serialized at planning time.
+// Value is one value of a statement: a bind marker's value, a constant
+// serialized at planning time, or a value computed at execution (a function
+// call, or a collection literal holding markers), which takes a slot after
+// the markers' (see Metadata.Computed).
 type Value struct {
-	// Marker is the index of the bind variable, or -1 for a constant.
+	// Marker is the index of the bind variable or computed value, or -1
+	// for a constant.
 	Marker int
 	// Const is the constant's CQL serialization; nil means null.
 	Const []byte

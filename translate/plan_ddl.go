@@ -1,8 +1,8 @@
 package translate
 
 import (
+	"errors"
 	"regexp"
-	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 )
@@ -135,58 +135,66 @@ func resolveType(k *pgschema.Keyspace, t *pgschema.Type) (*pgschema.Type, error)
 	return t, nil
 }
 
-// tableOptions keeps the table options as CQL literal text.
+// tableOptions validates the WITH options of CREATE or ALTER TABLE as
+// Cassandra does (names, then values, then ranges, with its texts) and
+// returns what the catalog stores: each given option's canonical CQL
+// literal by name, such as 864000 for gc_grace_seconds or {'keys': 'ALL',
+// 'rows_per_partition': 'NONE'} for caching (pgschema.TableParams.Apply).
 func tableOptions(props []Property) (map[string]string, error) {
-	known := map[string]bool{"additional_write_policy": true, "bloom_filter_fp_chance": true, "caching": true,
-		"cdc": true, "comment": true, "compaction": true, "compression": true, "crc_check_chance": true,
-		"dclocal_read_repair_chance": true, "default_time_to_live": true, "extensions": true,
-		"gc_grace_seconds": true, "id": true, "max_index_interval": true, "memtable": true,
-		"memtable_flush_period_in_ms": true, "min_index_interval": true, "read_repair": true,
-		"read_repair_chance": true, "speculative_retry": true}
-	out := map[string]string{}
+	given := make([]pgschema.OptionValue, 0, len(props))
 	for _, prop := range props {
-		if !known[prop.Name] {
-			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Unknown property '" + prop.Name + "'"}
+		v, err := propertyValue(prop)
+		if err != nil {
+			return nil, err
 		}
-		text, ok := literalText(prop.Value)
-		if !ok {
-			return nil, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property '" + prop.Name + "'"}
-		}
-		out[prop.Name] = text
+		given = append(given, v)
 	}
-	return out, nil
+	stored, err := pgschema.DefaultTableParams().Apply(given)
+	var bad *pgschema.OptionError
+	if errors.As(err, &bad) {
+		if bad.Syntax {
+			return nil, &SyntaxError{Msg: bad.Msg}
+		}
+		return nil, &ConfigError{Msg: bad.Msg}
+	}
+	return stored, err
 }
 
-// literalText renders a constant or a map of constants as CQL text.
-func literalText(t Term) (string, bool) {
-	switch v := t.(type) {
+// propertyValue reads a WITH option's value as Cassandra's grammar does: a
+// constant gives its text (a string's contents, a number as written), a
+// map literal a map of such texts.
+//
+//	propertyValue := constant | '{' (constant ':' constant (',' constant ':' constant)*)? '}'
+func propertyValue(prop Property) (pgschema.OptionValue, error) {
+	v := pgschema.OptionValue{Name: prop.Name}
+	switch t := prop.Value.(type) {
 	case *Literal:
-		if v.Kind == LitString {
-			return "'" + strings.ReplaceAll(v.Text, "'", "''") + "'", true
+		if t.Kind != LitNull {
+			v.Text = t.Text
+			return v, nil
 		}
-		return v.Text, true
 	case *Collection:
-		if v.Kind == ListLiteral {
-			return "", false
+		if t.Kind != MapLiteral && len(t.Elems) > 0 {
+			break
 		}
-		parts := make([]string, len(v.Elems))
-		for i := range v.Elems {
-			key, ok := literalText(v.Elems[i])
-			if !ok {
-				return "", false
+		v.IsMap, v.Map = true, map[string]string{}
+		for i, key := range t.Elems {
+			k, ok := key.(*Literal)
+			if !ok || k.Kind == LitNull {
+				return v, &SyntaxError{Pos: prop.Pos, Msg: "Invalid property name for property: " + prop.Name}
 			}
-			parts[i] = key
-			if v.Kind == MapLiteral {
-				val, ok := literalText(v.Values[i])
-				if !ok {
-					return "", false
-				}
-				parts[i] += ": " + val
+			val, ok := t.Values[i].(*Literal)
+			if !ok || val.Kind == LitNull {
+				return v, &SyntaxError{Pos: prop.Pos, Msg: "Invalid property value for property: " + k.Text}
 			}
+			if _, dup := v.Map[k.Text]; dup {
+				return v, &SyntaxError{Msg: "Multiple definition for property " + k.Text}
+			}
+			v.Map[k.Text] = val.Text
 		}
-		return "{" + strings.Join(parts, ", ") + "}", true
+		return v, nil
 	}
-	return "", false
+	return v, &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property '" + prop.Name + "'"}
 }
 
 func (p *planner) planDrop(s *DropStmt) (Plan, error) {

@@ -1,11 +1,6 @@
 package translate
 
 import (
-	"fmt"
-	"strings"
-
-	sq "github.com/Masterminds/squirrel"
-
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -38,28 +33,27 @@ type Slot struct {
 	Column *pgschema.Column
 }
 
-// OutputKind says how a result column is computed from a row's slots.
-type OutputKind uint8
-
-// Output kinds.
-const (
-	OutSlot  OutputKind = iota // a slot as it is
-	OutToken                   // the Murmur3 token of slots hashed as a partition key
-)
-
-// Output is one result column.
-type Output struct {
-	Kind  OutputKind
-	Slots []int
+// TokenBound bounds the tokens a query reads.
+type TokenBound struct {
+	Value     Value
+	Inclusive bool
 }
 
 // Select reads rows.
 type Select struct {
 	Metadata
-	Table   *pgschema.Table
-	Slots   []Slot
-	Outputs []Output
-	Route   Route
+	Table *pgschema.Table
+	Slots []Slot
+	// Outputs compute the result columns from a row's slots.
+	Outputs []Expr
+	// Aggregate is set when the selection folds rows: per group of
+	// GroupSlots values when GROUP BY is given, else over all rows.
+	Aggregate  bool
+	GroupSlots []int
+	// JSON wraps the outputs in one [json] column, keyed by JSONNames.
+	JSON      bool
+	JSONNames []string
+	Route     Route
 	// Keys restricts each partition key column by = or IN when Route is
 	// RoutePartitions; the partitions read are their cartesian product,
 	// in the key type's order.
@@ -67,13 +61,27 @@ type Select struct {
 	// Filters are the other restrictions; SQL applies them for stored
 	// tables, the gateway for virtual ones.
 	Filters []Restriction
+	// TokenStart and TokenEnd bound the tokens read, when given.
+	TokenStart, TokenEnd *TokenBound
+	// Reversed reads partitions in reverse clustering order (ORDER BY).
+	Reversed bool
+	// SortSlots and SortDesc order the rows of several partitions after
+	// reading them (IN with ORDER BY), which cannot be paged.
+	SortSlots []int
+	SortDesc  []bool
+	// PartitionSlots hold the partition key; rows of one partition come
+	// together, which PER PARTITION LIMIT counts on.
+	PartitionSlots []int
+	// PerPartition says the query returns one row per partition (DISTINCT,
+	// or a selection of static columns only).
+	PerPartition bool
 	// SQL reads one partition; ScanSQL reads one token range.
 	SQL        string
 	Params     []Param
 	ScanSQL    string
 	ScanParams []Param
-	// Limit caps the rows returned, when set.
-	Limit *Value
+	// Limit and PerPartitionLimit cap the rows returned, when set.
+	Limit, PerPartitionLimit *Value
 }
 
 func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
@@ -81,27 +89,27 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.JSON || s.Distinct || len(s.GroupBy) > 0 || len(s.OrderBy) > 0 || s.PerPartitionLimit != nil {
-		return nil, invalidf("SELECT JSON, DISTINCT, GROUP BY, ORDER BY and PER PARTITION LIMIT are not supported yet")
-	}
-	plan := &Select{Table: t}
-	if err := p.planSelectors(plan, s.Selectors); err != nil {
+	plan := &Select{Table: t, JSON: s.JSON}
+	if err := p.planSelectors(plan, s); err != nil {
 		return nil, err
 	}
 	r, err := p.restrict(t, s.Where)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.checkSelect(s.AllowFiltering); err != nil {
+	shape, err := r.checkSelect(s.AllowFiltering)
+	if err != nil {
 		return nil, err
 	}
-	if r.partitionKeyComplete() {
-		plan.Route = RoutePartitions
+	if err := p.checkStatics(plan, s, r); err != nil {
+		return nil, err
+	}
+	plan.Route = shape.route
+	if plan.Route == RoutePartitions {
 		for _, rs := range r.partition {
 			plan.Keys = append(plan.Keys, rs[0])
 		}
 	} else {
-		plan.Route = RouteScan
 		for _, rs := range r.partition {
 			plan.Filters = append(plan.Filters, rs...)
 		}
@@ -109,14 +117,27 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	for _, rs := range r.cluster {
 		plan.Filters = append(plan.Filters, rs...)
 	}
-	plan.Filters = append(plan.Filters, r.others...)
-	if s.Limit != nil {
-		v, err := p.value(s.Limit, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[limit]",
-			Type: pgschema.Scalar(pgschema.Int)})
-		if err != nil {
-			return nil, err
+	plan.Filters = append(append(plan.Filters, r.tuples...), r.others...)
+	for _, tr := range r.token {
+		bound := &TokenBound{Value: tr.Values[0], Inclusive: tr.Op != OpGT && tr.Op != OpLT}
+		if tr.Op == OpEQ || isStart(tr.Op) {
+			plan.TokenStart = bound
 		}
-		plan.Limit = &v
+		if tr.Op == OpEQ || !isStart(tr.Op) {
+			plan.TokenEnd = bound
+		}
+	}
+	for _, c := range t.PartitionKey {
+		plan.PartitionSlots = append(plan.PartitionSlots, plan.slot(SlotValue, c))
+	}
+	if err := p.planOrdering(plan, s, r, shape); err != nil {
+		return nil, err
+	}
+	if err := p.planGroupBy(plan, s, r); err != nil {
+		return nil, err
+	}
+	if err := p.planLimits(plan, s); err != nil {
+		return nil, err
 	}
 	if !t.Virtual {
 		if err := plan.buildSQL(); err != nil {
@@ -127,105 +148,100 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	return plan, nil
 }
 
-// planSelectors resolves the selection into slots, outputs and result
-// metadata.
-func (p *planner) planSelectors(plan *Select, sels []Selector) error {
+// checkStatics applies the rules on DISTINCT and on selecting only static
+// columns (reference §1.6): both return one row per partition.
+func (p *planner) checkStatics(plan *Select, s *SelectStmt, r *restrictions) error {
 	t := plan.Table
-	if sels == nil {
-		for _, c := range t.Columns {
-			plan.output(OutSlot, c.Name, c.Type, plan.slot(SlotValue, c))
+	onlyStatic := t.HasStatic()
+	for _, sl := range plan.Slots {
+		if sl.Column != nil && sl.Column.Kind != pgschema.PartitionKey && sl.Column.Kind != pgschema.Static {
+			onlyStatic = false
 		}
+	}
+	if s.Distinct {
+		for _, sl := range plan.Slots {
+			if sl.Column != nil && sl.Column.Kind != pgschema.PartitionKey && sl.Column.Kind != pgschema.Static {
+				return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", sl.Column.Name)
+			}
+		}
+		if r.hasClustering() || nonStaticFilter(r) {
+			return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+		}
+		if !r.partitionKeyComplete() || !r.hasPartition() {
+			var missing []string
+			for _, c := range t.PartitionKey {
+				if !selects(plan, c) {
+					missing = append(missing, c.Name)
+				}
+			}
+			if len(missing) > 0 {
+				return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", joinNames(missing))
+			}
+		}
+		if s.PerPartitionLimit != nil {
+			return invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+		}
+		plan.PerPartition = true
 		return nil
 	}
-	for _, sel := range sels {
-		switch e := sel.Expr.(type) {
-		case *ColumnSelector:
-			c, err := column(t, e.Name)
-			if err != nil {
-				return err
-			}
-			plan.output(OutSlot, or(sel.Alias, c.Name), c.Type, plan.slot(SlotValue, c))
-		case *CallSelector:
-			if err := p.planCall(plan, e, sel.Alias); err != nil {
-				return err
-			}
-		default:
-			return invalidf("this kind of selector is not supported yet")
+	if onlyStatic && len(plan.Slots) > 0 {
+		if r.hasClustering() {
+			return invalidf("Cannot restrict clustering columns when selecting only static columns")
 		}
+		plan.PerPartition = true
 	}
 	return nil
 }
 
-// planCall plans token(), writetime() and ttl() selectors.
-func (p *planner) planCall(plan *Select, e *CallSelector, alias string) error {
+func nonStaticFilter(r *restrictions) bool {
+	for _, o := range r.others {
+		if o.Column.Kind != pgschema.Static {
+			return true
+		}
+	}
+	return false
+}
+
+func selects(plan *Select, c *pgschema.Column) bool {
+	for _, sl := range plan.Slots {
+		if sl.Column == c && sl.Kind == SlotValue {
+			return true
+		}
+	}
+	return false
+}
+
+func joinNames(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// planLimits plans LIMIT and PER PARTITION LIMIT, whose values are checked
+// at execution.
+func (p *planner) planLimits(plan *Select, s *SelectStmt) error {
 	t := plan.Table
-	var cols []*pgschema.Column
-	for _, a := range e.Args {
-		cs, ok := a.(*ColumnSelector)
-		if !ok {
-			return invalidf("Function %s takes only columns as arguments here", e.Name)
+	limit := func(term Term, name string) (*Value, error) {
+		if term == nil {
+			return nil, nil
 		}
-		c, err := column(t, cs.Name)
-		if err != nil {
-			return err
-		}
-		cols = append(cols, c)
+		v, err := p.value(term, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: name, Type: pgschema.Scalar(pgschema.Int)})
+		return &v, err
 	}
-	switch strings.ToLower(e.Name) {
-	case "token":
-		// As a selector, token() of any columns hashes them as a partition
-		// key would; of the partition key itself, it is the stored token.
-		names := make([]string, len(cols))
-		for i, c := range cols {
-			names[i] = pgschema.QuoteIdentifier(c.Name)
-		}
-		name := or(alias, "system.token("+strings.Join(names, ", ")+")")
-		bigint := pgschema.Scalar(pgschema.Bigint)
-		if !t.Virtual && sameColumns(cols, t.PartitionKey) {
-			plan.output(OutSlot, name, bigint, plan.slot(SlotToken, nil))
-			return nil
-		}
-		slots := make([]int, len(cols))
-		for i, c := range cols {
-			slots[i] = plan.slot(SlotValue, c)
-		}
-		plan.output(OutToken, name, bigint, slots...)
-		return nil
-	case "writetime", "ttl":
-		if len(cols) != 1 {
-			return invalidf("Invalid number of arguments in call to function %s: 1 required but %d provided", strings.ToLower(e.Name), len(cols))
-		}
-		if cols[0].IsKey() || t.Virtual {
-			return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", e.Name, cols[0].Name)
-		}
-		kind, typ := SlotWritetime, pgschema.Scalar(pgschema.Bigint)
-		if strings.ToLower(e.Name) == "ttl" {
-			kind, typ = SlotTTL, pgschema.Scalar(pgschema.Int)
-		}
-		name := or(alias, strings.ToLower(e.Name)+"("+pgschema.QuoteIdentifier(cols[0].Name)+")")
-		plan.output(OutSlot, name, typ, plan.slot(kind, cols[0]))
-		return nil
+	var err error
+	if s.PerPartitionLimit != nil && plan.Aggregate {
+		return invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
 	}
-	return invalidf("Unknown function '%s'", e.Name)
-}
-
-func sameColumns(a, b []*pgschema.Column) bool {
-	if len(a) != len(b) {
-		return false
+	if plan.PerPartitionLimit, err = limit(s.PerPartitionLimit, "[per_partition_limit]"); err != nil {
+		return err
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	plan.Limit, err = limit(s.Limit, "[limit]")
+	return err
 }
 
 // slot returns the index of a slot, adding it if it is new.
@@ -239,72 +255,8 @@ func (s *Select) slot(kind SlotKind, c *pgschema.Column) int {
 	return len(s.Slots) - 1
 }
 
-func (s *Select) output(kind OutputKind, name string, typ *pgschema.Type, slots ...int) {
-	s.Outputs = append(s.Outputs, Output{Kind: kind, Slots: slots})
-	s.Result = append(s.Result, ColumnSpec{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: name, Type: typ})
-}
-
-// slotSQL returns the select-list item of a slot.
-func slotSQL(sl Slot) sq.Sqlizer {
-	switch sl.Kind {
-	case SlotToken:
-		return sq.Expr(quote(pgschema.TokenColumn))
-	case SlotWritetime:
-		return expr(fmt.Sprintf("CASE WHEN %[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?) THEN %[3]s END",
-			quote(sl.Column.PGName), quote(sl.Column.ExpiryColumn()), quote(sl.Column.WritetimeColumn())),
-			Param{Kind: ParamNow})
-	case SlotTTL:
-		return expr(fmt.Sprintf("CASE WHEN %[1]s IS NOT NULL AND %[2]s > ? THEN %[2]s - ? END",
-			quote(sl.Column.PGName), quote(sl.Column.ExpiryColumn())),
-			Param{Kind: ParamNow}, Param{Kind: ParamNow})
-	}
-	return liveValue(sl.Column)
-}
-
-// buildSQL builds the statement reading one partition and the one reading
-// one token range. Both return live rows in the table's key order, which
-// the key index gives without sorting.
-func (s *Select) buildSQL() error {
-	t := s.Table
-	base := sq.Select().From(tableIdent(t))
-	for _, sl := range s.Slots {
-		base = base.Column(slotSQL(sl))
-	}
-	var where sq.And
-	for _, f := range s.Filters {
-		cond, err := restrictionSQL(f)
-		if err != nil {
-			return err
-		}
-		where = append(where, cond)
-	}
-	where = append(where, rowLive(t))
-	order := []string{quote(pgschema.TokenColumn)}
-	for _, c := range t.KeyColumns() {
-		col := quote(c.PGName)
-		if c.Desc {
-			col += " DESC"
-		}
-		order = append(order, col)
-	}
-	finish := func(b sq.SelectBuilder) sq.SelectBuilder {
-		b = b.Where(where).OrderBy(order...)
-		if s.Limit != nil {
-			b = b.Suffix("LIMIT ?", Param{Kind: ParamLimit, Value: *s.Limit})
-		}
-		return b
-	}
-
-	partition := sq.And{expr(quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
-	for i, c := range t.PartitionKey {
-		partition = append(partition, expr(quote(c.PGName)+" = ?", Param{Kind: ParamKey, Key: i, Column: c}))
-	}
-	var err error
-	if s.SQL, s.Params, err = toSQL(finish(base.Where(partition))); err != nil {
-		return err
-	}
-	scan := expr(fmt.Sprintf("%[1]s > ? AND %[1]s <= ?", quote(pgschema.TokenColumn)),
-		Param{Kind: ParamRangeStart}, Param{Kind: ParamRangeEnd})
-	s.ScanSQL, s.ScanParams, err = toSQL(finish(base.Where(scan)))
-	return err
+// output adds a result column.
+func (s *Select) output(name string, e Expr) {
+	s.Outputs = append(s.Outputs, e)
+	s.Result = append(s.Result, ColumnSpec{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: name, Type: e.Type()})
 }

@@ -14,24 +14,47 @@ const (
 	// WriteUpsert sets cells, creating the row if needed (INSERT, UPDATE,
 	// and DELETE of columns, which writes cell tombstones).
 	WriteUpsert WriteKind = iota
-	// WriteDeleteRow deletes whole rows.
+	// WriteDeleteRow deletes whole rows named by their full key.
 	WriteDeleteRow
+	// WriteDeleteRange deletes every row of a partition, or of a
+	// clustering prefix or slice of it; deleting a partition deletes its
+	// static row too.
+	WriteDeleteRange
 )
 
-// Write changes rows named by their full primary key.
+// Write changes rows named by their key.
 type Write struct {
 	Metadata
 	Table *pgschema.Table
 	Kind  WriteKind
-	// Keys restricts every key column, partition key first, by = or IN;
-	// the rows written are their cartesian product.
+	// Keys restricts the key columns, partition key first, by = or IN; the
+	// rows written are their cartesian product. Keys covers every key
+	// column, except for writes of static columns only (the partition key)
+	// and range deletions (a prefix).
 	Keys []Restriction
-	// SQL writes one row; its parameters take the row's key, token,
-	// timestamp and expiry at execution.
+	// Slice bounds the clustering column after the prefix of a range
+	// deletion, when given.
+	Slice []Restriction
+	// SQL writes one row (or range); its parameters take the row's key,
+	// token, timestamp and expiry at execution.
 	SQL    string
 	Params []Param
 	// Timestamp and TTL come from USING, when given.
 	Timestamp, TTL *Value
+	// Counter is set for counter updates.
+	Counter bool
+	// Conditions is set for conditional (LWT) writes.
+	Conditions *Conditions
+	// JSON is set for INSERT JSON: its values come from the JSON object.
+	JSON bool
+}
+
+// cell is one column a write sets: to a value, to null (a nil constant), or
+// by an operation on the current value.
+type cell struct {
+	column *pgschema.Column
+	value  Value
+	op     AssignOp
 }
 
 func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
@@ -39,51 +62,106 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.JSON != nil || s.IfNotExists {
-		return nil, invalidf("INSERT JSON and IF NOT EXISTS are not supported yet")
+	if t.Virtual {
+		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
-	if len(s.Columns) == 0 {
-		return nil, invalidf("No columns provided to INSERT")
-	}
-	if len(s.Columns) != len(s.Values) {
-		return nil, invalidf("Unmatched column names/values")
+	if t.IsCounter() {
+		return nil, invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	w := &Write{Table: t, Kind: WriteUpsert, Keys: make([]Restriction, len(t.KeyColumns()))}
+	cols, values, err := p.insertValues(t, s, w)
+	if err != nil {
+		return nil, err
+	}
 	var cells []cell
-	seen := map[*pgschema.Column]bool{}
-	for i, name := range s.Columns {
-		c, err := column(t, name)
-		if err != nil {
-			return nil, err
-		}
-		if seen[c] {
-			return nil, invalidf("The column names contains duplicates")
-		}
-		seen[c] = true
-		v, err := p.value(s.Values[i], specOf(t, c))
-		if err != nil {
-			return nil, err
-		}
+	for i, c := range cols {
+		v := values[i]
 		if c.IsKey() {
 			if err := checkNotNull(v, c); err != nil {
 				return nil, err
 			}
-			w.Keys[c.Index] = Restriction{Column: c, Op: OpEQ, Values: []Value{v}}
+			w.Keys[c.Index] = Restriction{Kind: OnColumn, Column: c, Op: OpEQ, Values: []Value{v}}
 			continue
 		}
 		cells = append(cells, cell{column: c, value: v})
 	}
-	if err := missingKeys(t, w.Keys); err != nil {
-		return nil, err
-	}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
-	if w.SQL, w.Params, err = upsertSQL(t, cells, true); err != nil {
+	if err := writesOnlyStatic(t, cells, w); err != nil {
+		return nil, err
+	}
+	if s.IfNotExists {
+		if w.Timestamp != nil {
+			return nil, invalidf("Cannot provide custom timestamp for conditional updates")
+		}
+		w.Conditions = &Conditions{IfNotExists: true}
+	}
+	if len(w.Keys) == len(t.PartitionKey) && len(t.Clustering) > 0 {
+		w.SQL, w.Params, err = staticUpsertSQL(t, cells)
+	} else {
+		w.SQL, w.Params, err = upsertSQL(t, cells, true)
+	}
+	if err != nil {
 		return nil, err
 	}
 	w.PKIndexes = pkIndexes(t, p.vars)
-	return w, nil
+	return w, p.planConditions(w, "updates")
+}
+
+// insertValues returns the columns an INSERT names and their values: from
+// VALUES, or from the JSON object of INSERT JSON.
+func (p *planner) insertValues(t *pgschema.Table, s *InsertStmt, w *Write) ([]*pgschema.Column, []Value, error) {
+	if s.JSON != nil {
+		w.JSON = true
+		return p.jsonValues(t, s)
+	}
+	if len(s.Columns) == 0 {
+		return nil, nil, invalidf("No columns provided to INSERT")
+	}
+	if len(s.Columns) != len(s.Values) {
+		return nil, nil, invalidf("Unmatched column names/values")
+	}
+	var cols []*pgschema.Column
+	var values []Value
+	for i, name := range s.Columns {
+		c, err := column(t, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if containsColumn(cols, c) {
+			return nil, nil, invalidf("The column names contains duplicates")
+		}
+		v, err := p.value(s.Values[i], specOf(t, c))
+		if err != nil {
+			return nil, nil, err
+		}
+		cols, values = append(cols, c), append(values, v)
+	}
+	return cols, values, nil
+}
+
+// writesOnlyStatic checks the key a write names: all of it, or just the
+// partition key when the write sets static columns only.
+func writesOnlyStatic(t *pgschema.Table, cells []cell, w *Write) error {
+	onlyStatic := len(cells) > 0
+	for _, c := range cells {
+		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
+	}
+	if onlyStatic && !anyClustering(t, w.Keys) {
+		w.Keys = w.Keys[:len(t.PartitionKey)]
+		return missingKeys(t, w.Keys)
+	}
+	return missingKeys(t, w.Keys)
+}
+
+func anyClustering(t *pgschema.Table, keys []Restriction) bool {
+	for _, k := range keys[len(t.PartitionKey):] {
+		if k.Column != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
@@ -91,39 +169,73 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.IfExists || len(s.Conditions) > 0 {
-		return nil, invalidf("Conditional updates are not supported yet")
+	if t.Virtual {
+		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
-	w := &Write{Table: t, Kind: WriteUpsert}
+	w := &Write{Table: t, Kind: WriteUpsert, Counter: t.IsCounter()}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
 	var cells []cell
 	for _, a := range s.Assignments {
-		c, err := column(t, a.Column)
+		c, err := p.assignment(t, a)
 		if err != nil {
 			return nil, err
 		}
-		if c.IsKey() {
-			return nil, invalidf("PRIMARY KEY part %s found in SET part", c.Name)
-		}
-		if a.Op != AssignSet || a.Key != nil || a.Field != "" {
-			return nil, invalidf("Invalid operation (%s) for non counter column %s", assignmentString(a), c.Name)
-		}
-		v, err := p.value(a.Value, specOf(t, c))
-		if err != nil {
-			return nil, err
-		}
-		cells = append(cells, cell{column: c, value: v})
+		cells = append(cells, c)
 	}
-	if w.Keys, err = p.writeKeys(t, s.Where, "UPDATE"); err != nil {
+	onlyStatic := true
+	for _, c := range cells {
+		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
+	}
+	if w.Keys, err = p.writeKeys(t, s.Where, "UPDATE", onlyStatic); err != nil {
 		return nil, err
 	}
-	if w.SQL, w.Params, err = upsertSQL(t, cells, false); err != nil {
+	if err := p.updateConditions(w, s.IfExists, s.Conditions, "updates"); err != nil {
+		return nil, err
+	}
+	if w.Counter {
+		w.SQL, w.Params, err = counterSQL(t, cells)
+	} else {
+		w.SQL, w.Params, err = upsertSQL(t, cells, false)
+	}
+	if err != nil {
 		return nil, err
 	}
 	w.PKIndexes = pkIndexes(t, p.vars)
-	return w, nil
+	return w, p.planConditions(w, "updates")
+}
+
+// assignment plans one SET item.
+func (p *planner) assignment(t *pgschema.Table, a Assignment) (cell, error) {
+	c, err := column(t, a.Column)
+	if err != nil {
+		return cell{}, err
+	}
+	if c.IsKey() {
+		return cell{}, invalidf("PRIMARY KEY part %s found in SET part", c.Name)
+	}
+	if c.Type.IsCounter() {
+		if a.Op != AssignAdd && a.Op != AssignSub {
+			return cell{}, invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", c.Name)
+		}
+		v, err := p.value(a.Value, specOf(t, c))
+		if err != nil {
+			return cell{}, err
+		}
+		if v.Marker < 0 && v.Const == nil {
+			return cell{}, invalidf("Invalid null value for counter increment")
+		}
+		return cell{column: c, value: v, op: a.Op}, nil
+	}
+	if a.Key != nil || a.Field != "" || a.Op != AssignSet {
+		return p.collectionAssignment(t, c, a)
+	}
+	v, err := p.value(a.Value, specOf(t, c))
+	if err != nil {
+		return cell{}, err
+	}
+	return cell{column: c, value: v}, nil
 }
 
 func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
@@ -131,17 +243,18 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.IfExists || len(s.Conditions) > 0 {
-		return nil, invalidf("Conditional deletions are not supported yet")
+	if t.Virtual {
+		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
 	if s.Using.TTL != nil {
-		return nil, &SyntaxError{Msg: "TTL is not allowed in DELETE statements"}
+		return nil, invalidf("TTL is not allowed in DELETE statements")
 	}
 	w := &Write{Table: t, Kind: WriteDeleteRow}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
 	var cells []cell
+	onlyStatic := len(s.Columns) > 0
 	for _, d := range s.Columns {
 		c, err := column(t, d.Column)
 		if err != nil {
@@ -151,29 +264,94 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 			return nil, invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", c.Name)
 		}
 		if d.Key != nil || d.Field != "" {
-			return nil, invalidf("Deleting collection elements and fields is not supported yet")
+			dc, err := p.elementDeletion(t, c, d)
+			if err != nil {
+				return nil, err
+			}
+			cells = append(cells, dc)
+		} else {
+			cells = append(cells, cell{column: c, value: constValue(nil)})
 		}
-		cells = append(cells, cell{column: c, value: constValue(nil)})
+		onlyStatic = onlyStatic && c.Kind == pgschema.Static
 	}
-	if w.Keys, err = p.writeKeys(t, s.Where, "DELETE"); err != nil {
+	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
+	if err != nil {
 		return nil, err
 	}
-	if len(cells) > 0 {
+	w.Keys, w.Slice = r.keys, r.slice
+	conditional := s.IfExists || len(s.Conditions) > 0
+	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0
+	switch {
+	case len(cells) > 0 && (full || onlyStatic && len(w.Keys) == len(t.PartitionKey)):
 		w.Kind = WriteUpsert
 		w.SQL, w.Params, err = upsertSQL(t, cells, false)
-	} else {
+	case len(cells) > 0:
+		if len(w.Slice) > 0 || len(w.Keys) > len(t.PartitionKey) {
+			return nil, invalidf("Range deletions are not supported for specific columns")
+		}
+		return nil, invalidf("Some clustering keys are missing: %s", missingNames(t, len(w.Keys)))
+	case full:
 		w.SQL, w.Params, err = deleteRowSQL(t)
+	default:
+		if conditional {
+			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
+		}
+		w.Kind = WriteDeleteRange
+		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice)
 	}
 	if err != nil {
 		return nil, err
 	}
+	if err := p.updateConditions(w, s.IfExists, s.Conditions, "deletions"); err != nil {
+		return nil, err
+	}
 	w.PKIndexes = pkIndexes(t, p.vars)
-	return w, nil
+	return w, p.planConditions(w, "deletions")
 }
 
-// writeKeys checks the WHERE clause of an UPDATE or DELETE: every key
-// column restricted by = or IN, and nothing else.
-func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string) ([]Restriction, error) {
+// missingNames names the key columns from index n on.
+func missingNames(t *pgschema.Table, n int) string {
+	var names []string
+	for _, c := range t.KeyColumns()[n:] {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writeKeys checks the WHERE clause of an UPDATE or DELETE of whole rows:
+// every key column restricted by = or IN, and nothing else; a write of
+// static columns only names the partition key alone.
+func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string, onlyStatic bool) ([]Restriction, error) {
+	r, err := p.keyRestrictions(t, where, verb)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]Restriction, len(t.KeyColumns()))
+	for i, rs := range r.partition {
+		if len(rs) > 0 {
+			keys[i] = rs[0]
+		}
+	}
+	for i, rs := range r.cluster {
+		if len(rs) > 0 && rs[0].Op != OpEQ && rs[0].Op != OpIN {
+			return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", verb)
+		}
+		if len(rs) > 0 {
+			keys[len(t.PartitionKey)+i] = rs[0]
+		}
+	}
+	if onlyStatic {
+		if anyClustering(t, keys) {
+			return nil, invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", verb)
+		}
+		keys = keys[:len(t.PartitionKey)]
+	}
+	return keys, missingKeys(t, keys)
+}
+
+// keyRestrictions resolves the WHERE clause of a write, refusing what
+// writes may not restrict.
+func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb string) (*restrictions, error) {
 	r, err := p.restrict(t, where)
 	if err != nil {
 		return nil, err
@@ -188,30 +366,66 @@ func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string) ([
 		}
 		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 	}
-	keys := make([]Restriction, len(t.KeyColumns()))
-	for i, rs := range r.partition {
+	if len(r.tuples) > 0 {
+		return nil, invalidf("Multi-column relations are not supported in %s statements", verb)
+	}
+	for _, rs := range r.partition {
 		if len(rs) > 0 && rs[0].Op != OpEQ && rs[0].Op != OpIN {
 			return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", verb)
 		}
-		if len(rs) > 0 {
-			keys[i] = rs[0]
+	}
+	var pk []string
+	for i, rs := range r.partition {
+		if len(rs) == 0 {
+			pk = append(pk, t.PartitionKey[i].Name)
 		}
 	}
-	for i, rs := range r.cluster {
-		if len(rs) > 0 && rs[0].Op != OpEQ && rs[0].Op != OpIN {
-			return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", verb)
-		}
-		if len(rs) > 0 {
-			keys[len(t.PartitionKey)+i] = rs[0]
-		}
+	if len(pk) > 0 {
+		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(pk, ", "))
 	}
-	return keys, missingKeys(t, keys)
+	return r, nil
+}
+
+// deleteKeys is what a DELETE's WHERE clause names: the partition key and
+// a prefix of the clustering columns by = or IN, and maybe a slice of the
+// next clustering column.
+type deleteKeys struct {
+	keys  []Restriction
+	slice []Restriction
+}
+
+func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlyStatic bool) (*deleteKeys, error) {
+	r, err := p.keyRestrictions(t, where, "DELETE")
+	if err != nil {
+		return nil, err
+	}
+	d := &deleteKeys{}
+	for _, rs := range r.partition {
+		d.keys = append(d.keys, rs[0])
+	}
+	if onlyStatic && r.hasClustering() {
+		return nil, invalidf("Invalid restrictions on clustering columns since the DELETE statement modifies only static columns")
+	}
+	if err := r.checkClusteringPrefix(); err != nil {
+		return nil, err
+	}
+	for _, rs := range r.cluster {
+		if len(rs) == 0 {
+			break
+		}
+		if rs[0].Op.IsSlice() {
+			d.slice = rs
+			break
+		}
+		d.keys = append(d.keys, rs[0])
+	}
+	return d, nil
 }
 
 // missingKeys names the key columns a write leaves unrestricted.
 func missingKeys(t *pgschema.Table, keys []Restriction) error {
 	var pk, ck []string
-	for i, c := range t.KeyColumns() {
+	for i, c := range t.KeyColumns()[:len(keys)] {
 		if keys[i].Column == nil {
 			if c.Kind == pgschema.PartitionKey {
 				pk = append(pk, c.Name)
@@ -233,6 +447,9 @@ func missingKeys(t *pgschema.Table, keys []Restriction) error {
 func (p *planner) using(w *Write, u Using) error {
 	t := w.Table
 	if u.Timestamp != nil {
+		if t.IsCounter() {
+			return invalidf("Cannot provide custom timestamp for counter updates")
+		}
 		v, err := p.value(u.Timestamp, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[timestamp]",
 			Type: pgschema.Scalar(pgschema.Bigint)})
 		if err != nil {
@@ -241,6 +458,9 @@ func (p *planner) using(w *Write, u Using) error {
 		w.Timestamp = &v
 	}
 	if u.TTL != nil {
+		if t.IsCounter() {
+			return invalidf("Cannot provide custom TTL for counter updates")
+		}
 		v, err := p.value(u.TTL, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[ttl]",
 			Type: pgschema.Scalar(pgschema.Int)})
 		if err != nil {

@@ -17,7 +17,7 @@ func Prepare(parsed *Parsed, keyspace string, schema *pgschema.Schema) (Plan, er
 		return nil, err
 	}
 	md := plan.Meta()
-	md.Variables = p.vars
+	md.Variables, md.Computed = p.vars, p.computed
 	return plan, nil
 }
 
@@ -27,6 +27,7 @@ type planner struct {
 	keyspace string
 	markers  []string
 	vars     []ColumnSpec
+	computed []Computation
 }
 
 func (p *planner) plan(stmt Statement) (Plan, error) {
@@ -61,6 +62,8 @@ func (p *planner) plan(stmt Statement) (Plan, error) {
 		return p.planTruncate(s)
 	case *DropStmt:
 		return p.planDrop(s)
+	case *DescribeStmt:
+		return p.planDescribe(s)
 	}
 	return nil, fmt.Errorf("unsupported statement %T", stmt)
 }
@@ -118,8 +121,16 @@ func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
 			return Value{}, invalidf("Type error: cannot assign result of type %s to %s of type %s", v.Type, recv.Name, recv.Type)
 		}
 		return p.value(v.Term, recv)
+	case *FunctionCall:
+		return p.callTerm(v, recv)
+	case *Collection:
+		return p.collectionTerm(v, recv)
+	case *Tuple:
+		return p.tupleTerm(v, recv)
+	case *UDTLiteral:
+		return p.udtTerm(v, recv)
 	}
-	return Value{}, invalidf("Invalid value for %s of type %s: this kind of term is not supported yet", recv.Name, recv.Type)
+	return Value{}, invalidf("Invalid value for %s of type %s", recv.Name, recv.Type)
 }
 
 // bind records a marker's specification and returns its value. A named

@@ -1,18 +1,47 @@
 package translate
 
 import (
+	"strings"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
-// Restriction is a WHERE relation on one column, resolved and typed.
+// RestrictionKind tells the shapes of resolved WHERE relations apart.
+type RestrictionKind uint8
+
+// Restriction kinds.
+const (
+	// OnColumn restricts one column: c op v, c IN (...), c CONTAINS v.
+	OnColumn RestrictionKind = iota
+	// OnElement restricts a map entry: m[k] = v.
+	OnElement
+	// OnTuple restricts clustering columns together: (c1, c2) op (v1, v2).
+	OnTuple
+	// OnToken restricts the partition's token: token(k1, k2) op v.
+	OnToken
+)
+
+// Restriction is one WHERE relation, resolved and typed.
 type Restriction struct {
-	Column *pgschema.Column
-	Op     Operator
+	Kind RestrictionKind
+	// Column is the restricted column (OnColumn, OnElement); Columns the
+	// restricted clustering columns (OnTuple).
+	Column  *pgschema.Column
+	Columns []*pgschema.Column
+	Op      Operator
 	// Values holds the operand: one value for = and the slices, the list
-	// for IN. For IN ? it holds the one marker, bound to a list, and
-	// ListMarker is set.
+	// for IN; for OnTuple = and slices, one value per column. For IN ?,
+	// Values holds the one marker, bound to a list, and ListMarker is set.
 	Values     []Value
 	ListMarker bool
+	// Tuples holds an OnTuple IN list, one value per column each; a tuple
+	// given as one marker has TupleMarkers set at its index.
+	Tuples [][]Value
+	// TupleMarker marks an OnTuple = or slice whose tuple is one marker,
+	// held in Values[0].
+	TupleMarker bool
+	// Key is the map key of an OnElement restriction.
+	Key Value
 }
 
 // requiresFiltering is Cassandra's ALLOW FILTERING refusal, word for word.
@@ -24,11 +53,12 @@ const requiresFiltering = "Cannot execute this query as it might involve data fi
 // relation restricts, in the order the relations were written.
 type restrictions struct {
 	table     *pgschema.Table
-	partition [][]Restriction // per partition key column
-	cluster   [][]Restriction // per clustering column
-	others    []Restriction   // static and regular columns
+	partition [][]Restriction // single-column, per partition key column
+	cluster   [][]Restriction // single-column, per clustering column
+	tuples    []Restriction   // multi-column, on clustering columns
+	token     []Restriction
+	others    []Restriction // static and regular columns, elements, CONTAINS
 	order     []*pgschema.Column
-	token     []Relation
 }
 
 // restrict resolves the relations of a WHERE clause against t.
@@ -37,65 +67,129 @@ func (p *planner) restrict(t *pgschema.Table, where []Relation) (*restrictions, 
 		partition: make([][]Restriction, len(t.PartitionKey)),
 		cluster:   make([][]Restriction, len(t.Clustering))}
 	for _, rel := range where {
+		var err error
 		switch rel.Kind {
 		case TokenRelation:
-			r.token = append(r.token, rel)
-			continue
+			err = p.tokenRestriction(r, rel)
 		case TupleRelation:
-			return nil, invalidf("Multi-column relations are not supported yet")
+			err = p.tupleRestriction(r, rel)
+		default:
+			err = p.columnRestriction(r, rel)
 		}
-		c, err := column(t, rel.Columns[0])
 		if err != nil {
-			return nil, err
-		}
-		res, err := p.restriction(t, c, rel)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.add(res); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
 }
 
-// restriction types a single-column relation's operand.
-func (p *planner) restriction(t *pgschema.Table, c *pgschema.Column, rel Relation) (Restriction, error) {
-	res := Restriction{Column: c, Op: rel.Op}
+// columnRestriction resolves a single-column relation.
+func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
+	t := r.table
+	c, err := column(t, rel.Columns[0])
+	if err != nil {
+		return err
+	}
+	res := Restriction{Kind: OnColumn, Column: c, Op: rel.Op}
 	spec := specOf(t, c)
+	if rel.Key != nil {
+		return p.elementRestriction(r, c, rel)
+	}
 	switch rel.Op {
 	case OpNEQ:
-		return res, invalidf("Unsupported \"!=\" relation: %s != %s", pgschema.QuoteIdentifier(c.Name), termString(rel.Value))
+		return invalidf("Unsupported \"!=\" relation: %s != %s", pgschema.QuoteIdentifier(c.Name), termString(rel.Value))
+	case OpIsNotNull:
+		return invalidf("Unsupported restriction: %s IS NOT NULL", pgschema.QuoteIdentifier(c.Name))
+	case OpLike:
+		return invalidf("LIKE restriction is only supported on properly indexed columns. %s LIKE %s is not valid.",
+			pgschema.QuoteIdentifier(c.Name), termString(rel.Value))
+	case OpContains, OpContainsKey:
+		return p.containsRestriction(r, c, rel)
 	case OpIN:
 		if rel.Value != nil { // IN ?
 			listSpec := ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "in(" + c.Name + ")",
 				Type: pgschema.NewList(c.Type, false)}
 			res.Values, res.ListMarker = []Value{p.bind(rel.Value.(*Marker), listSpec)}, true
-			return res, nil
+			return r.add(res)
 		}
 		for _, term := range rel.Values {
 			v, err := p.value(term, spec)
 			if err != nil {
-				return res, err
+				return err
 			}
 			if err := checkNotNull(v, c); err != nil {
-				return res, err
+				return err
 			}
 			res.Values = append(res.Values, v)
 		}
-		return res, nil
-	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
-		v, err := p.value(rel.Value, spec)
-		if err != nil {
-			return res, err
-		}
-		if err := checkNotNull(v, c); err != nil {
-			return res, err
-		}
-		res.Values = []Value{v}
-		return res, nil
+		return r.add(res)
 	}
-	return res, invalidf("%s restrictions are not supported yet", rel.Op)
+	if c.Type.IsMultiCell() && rel.Op != OpEQ {
+		return invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, rel.Op)
+	}
+	v, err := p.value(rel.Value, spec)
+	if err != nil {
+		return err
+	}
+	if err := checkNotNull(v, c); err != nil {
+		return err
+	}
+	res.Values = []Value{v}
+	return r.add(res)
+}
+
+// containsRestriction resolves CONTAINS and CONTAINS KEY.
+func (p *planner) containsRestriction(r *restrictions, c *pgschema.Column, rel Relation) error {
+	t := r.table
+	if !c.Type.IsCollection() {
+		return invalidf("Cannot use %s on non-collection column %s", rel.Op, c.Name)
+	}
+	elem := c.Type.Elem[len(c.Type.Elem)-1] // a map's values
+	name := "value(" + c.Name + ")"
+	if rel.Op == OpContainsKey {
+		if c.Type.Kind != pgschema.Map {
+			return invalidf("Cannot use CONTAINS KEY on non-map column %s", c.Name)
+		}
+		elem, name = c.Type.Elem[0], "key("+c.Name+")"
+	}
+	v, err := p.value(rel.Value, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: name, Type: elem})
+	if err != nil {
+		return err
+	}
+	if err := checkNotNull(v, c); err != nil {
+		return err
+	}
+	r.others = append(r.others, Restriction{Kind: OnColumn, Column: c, Op: rel.Op, Values: []Value{v}})
+	r.order = append(r.order, c)
+	return nil
+}
+
+// elementRestriction resolves m[k] = v.
+func (p *planner) elementRestriction(r *restrictions, c *pgschema.Column, rel Relation) error {
+	t := r.table
+	if c.Type.Kind != pgschema.Map {
+		return invalidf("Column %s cannot be used as a map", c.Name)
+	}
+	if rel.Op != OpEQ {
+		return invalidf("Only EQ relations are supported on map entries")
+	}
+	key, err := p.value(rel.Key, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "key(" + c.Name + ")", Type: c.Type.Elem[0]})
+	if err != nil {
+		return err
+	}
+	v, err := p.value(rel.Value, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "value(" + c.Name + ")", Type: c.Type.Elem[1]})
+	if err != nil {
+		return err
+	}
+	if err := checkNotNull(key, c); err != nil {
+		return err
+	}
+	if err := checkNotNull(v, c); err != nil {
+		return err
+	}
+	r.others = append(r.others, Restriction{Kind: OnElement, Column: c, Op: OpEQ, Key: key, Values: []Value{v}})
+	r.order = append(r.order, c)
+	return nil
 }
 
 // checkNotNull refuses a null constant in a relation.
@@ -106,8 +200,8 @@ func checkNotNull(v Value, c *pgschema.Column) error {
 	return nil
 }
 
-// add files a restriction under its column, refusing the combinations
-// Cassandra refuses for one column.
+// add files a single-column restriction under its column, refusing the
+// combinations Cassandra refuses for one column.
 func (r *restrictions) add(res Restriction) error {
 	c := res.Column
 	var list *[]Restriction
@@ -116,26 +210,19 @@ func (r *restrictions) add(res Restriction) error {
 		list = &r.partition[c.Position]
 	case pgschema.Clustering:
 		list = &r.cluster[c.Position]
+		for _, tr := range r.tuples {
+			if containsColumn(tr.Columns, c) {
+				return mixedTupleError(c, tr, res)
+			}
+		}
 	default:
 		r.others = append(r.others, res)
 		r.order = append(r.order, c)
 		return nil
 	}
-	// The restriction already there decides the message, as in Cassandra's
-	// mergeWith; names print unquoted.
-	name := c.Name
 	for _, prev := range *list {
-		switch {
-		case prev.Op == OpEQ:
-			return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
-		case prev.Op == OpIN:
-			return invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
-		case !res.Op.IsSlice():
-			return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", name)
-		case isStart(prev.Op) && isStart(res.Op):
-			return invalidf("More than one restriction was found for the start bound on %s", name)
-		case !isStart(prev.Op) && !isStart(res.Op):
-			return invalidf("More than one restriction was found for the end bound on %s", name)
+		if err := mergeError(c.Name, prev.Op, res.Op); err != nil {
+			return err
 		}
 	}
 	*list = append(*list, res)
@@ -143,105 +230,50 @@ func (r *restrictions) add(res Restriction) error {
 	return nil
 }
 
+// mergeError refuses a second restriction on a column (or token) as
+// Cassandra does: the restriction already there decides the message.
+func mergeError(name string, prev, next Operator) error {
+	switch {
+	case prev == OpEQ:
+		return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", name)
+	case prev == OpIN:
+		return invalidf("%s cannot be restricted by more than one relation if it includes a IN", name)
+	case !next.IsSlice():
+		return invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", name)
+	case isStart(prev) && isStart(next):
+		return invalidf("More than one restriction was found for the start bound on %s", name)
+	case !isStart(prev) && !isStart(next):
+		return invalidf("More than one restriction was found for the end bound on %s", name)
+	}
+	return nil
+}
+
 func isStart(op Operator) bool { return op == OpGT || op == OpGTE }
 
-// partitionKeyComplete reports whether every partition key column is
-// restricted by = or IN, which routes the query to known partitions.
-func (r *restrictions) partitionKeyComplete() bool {
-	for _, rs := range r.partition {
-		if len(rs) != 1 || (rs[0].Op != OpEQ && rs[0].Op != OpIN) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasPartition reports whether any partition key column is restricted.
-func (r *restrictions) hasPartition() bool {
-	for _, rs := range r.partition {
-		if len(rs) > 0 {
+func containsColumn(cols []*pgschema.Column, c *pgschema.Column) bool {
+	for _, x := range cols {
+		if x == c {
 			return true
 		}
 	}
 	return false
 }
 
-// checkSelect applies Cassandra's key rules for SELECT (see reference §1).
-func (r *restrictions) checkSelect(allowFiltering bool) error {
-	if len(r.token) > 0 {
-		return invalidf("token() restrictions are not supported yet")
+func mixedTupleError(c *pgschema.Column, tuple, single Restriction) error {
+	if tuple.Op.IsSlice() && single.Op.IsSlice() {
+		return invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality (%s %s ...)",
+			c.Name, c.Name, single.Op)
 	}
-	complete := r.partitionKeyComplete()
-	if !allowFiltering {
-		if r.hasPartition() && !complete {
-			return invalidf(requiresFiltering)
-		}
-		if err := r.checkClusteringPrefix(); err != nil {
-			return err
-		}
-		if len(r.others) > 0 {
-			return invalidf(requiresFiltering)
-		}
-		if !complete && r.hasClustering() {
-			return invalidf(requiresFiltering)
-		}
-	}
-	return nil
+	return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", c.Name)
 }
 
-func (r *restrictions) hasClustering() bool {
-	for _, rs := range r.cluster {
-		if len(rs) > 0 {
-			return true
-		}
+// columnNames joins the names of columns with ", ".
+func columnNames(cols []*pgschema.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
 	}
-	return false
-}
-
-// checkClusteringPrefix refuses a clustering column restricted after an
-// unrestricted one, or after a slice; the wording depends on whether the
-// later column's relation was written before the slice.
-func (r *restrictions) checkClusteringPrefix() error {
-	cols := r.table.Clustering
-	for i := range cols {
-		if len(r.cluster[i]) == 0 {
-			for j := i + 1; j < len(cols); j++ {
-				if len(r.cluster[j]) > 0 {
-					return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
-						cols[j].Name, cols[i].Name)
-				}
-			}
-			return nil
-		}
-		if r.cluster[i][0].Op.IsSlice() {
-			for j := i + 1; j < len(cols); j++ {
-				if len(r.cluster[j]) == 0 {
-					continue
-				}
-				if r.writtenBefore(cols[j], cols[i]) {
-					return invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-						cols[j].Name, cols[i].Name)
-				}
-				return invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-					cols[j].Name, cols[i].Name)
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
-// writtenBefore reports whether a's first relation precedes b's in WHERE.
-func (r *restrictions) writtenBefore(a, b *pgschema.Column) bool {
-	for _, c := range r.order {
-		switch c {
-		case a:
-			return true
-		case b:
-			return false
-		}
-	}
-	return false
+	return strings.Join(names, ", ")
 }
 
 // termString renders a term for an error message.

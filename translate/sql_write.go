@@ -9,100 +9,216 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
-// cell is one column a write sets, to a value or (nil constant) to null.
-type cell struct {
-	column *pgschema.Column
-	value  Value
-}
-
-// keyInsert returns the columns and parameters common to every write: the
-// token and the key columns.
-func keyInsert(t *pgschema.Table) ([]string, []any) {
+// keyInsert returns the columns and parameters common to every write of a
+// row: the token and the key columns (the partition key only for the
+// static table).
+func keyInsert(t *pgschema.Table, static bool) ([]string, []any) {
+	keys := t.KeyColumns()
+	if static {
+		keys = t.PartitionKey
+	}
 	cols := []string{quote(pgschema.TokenColumn)}
 	vals := []any{Param{Kind: ParamToken}}
-	for i, c := range t.KeyColumns() {
+	for i, c := range keys {
 		cols = append(cols, quote(c.PGName))
-		vals = append(vals, Param{Kind: ParamKey, Key: i, Column: c})
+		vals = append(vals, Param{Kind: ParamKey, Key: i, Column: c, Element: -1})
 	}
 	return cols, vals
 }
 
 // conflictTarget names the key index's columns for ON CONFLICT.
-func conflictTarget(t *pgschema.Table) string {
+func conflictTarget(t *pgschema.Table, static bool) string {
+	keys := t.KeyColumns()
+	if static {
+		keys = t.PartitionKey
+	}
 	cols := []string{quote(pgschema.TokenColumn)}
-	for _, c := range t.KeyColumns() {
+	for _, c := range keys {
 		cols = append(cols, quote(c.PGName))
 	}
 	return "ON CONFLICT (" + strings.Join(cols, ", ") + ") DO UPDATE SET "
 }
 
-// upsertSQL builds the write of cells (and, for INSERT, the row marker) to
-// one row. Each cell replaces the stored one only if it wins by
-// Cassandra's reconciliation rules (cqlpg.cell_wins), so replicas that
-// apply the same writes in any order end up equal.
-func upsertSQL(t *pgschema.Table, cells []cell, marker bool) (string, []Param, error) {
-	cols, vals := keyInsert(t)
-	var set []string
-	winner := func(newer, older string) string { // SET item taking the winning side's column
-		return fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", newer, older)
+// winner is the SET item that keeps the winning side's column.
+func winner(column, wins string) string {
+	return fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins)
+}
+
+// cellSQL adds one cell to an upsert: its value, write time and expiry
+// columns and parameters, and the SET items that keep the winning cell by
+// Cassandra's reconciliation rules (cqlpg.cell_wins).
+func cellSQL(c cell, cols *[]string, vals *[]any, set *[]string) error {
+	st, err := pgschema.StorageOf(c.column.Type)
+	if err != nil {
+		return invalidf("%v", err)
 	}
+	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
+	*cols = append(*cols, v, wt, exp)
+	*vals = append(*vals, valueParam(c.column, c.value),
+		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
+		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
+	// v is already escaped for squirrel, and sort keys hold no '?'.
+	key := func(alias string) string { return fmt.Sprintf(st.SortKey, alias+"."+v) }
+	wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, excluded.%[1]s IS NULL, %[4]s, "+
+		"t.%[2]s, t.%[3]s, t.%[1]s IS NULL, %[5]s, t.%[6]s)", v, wt, exp, key("excluded"), key("t"), quote(pgschema.DeletedColumn))
+	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
+	return nil
+}
+
+// upsert builds the write of cells to one row of the main table, or to the
+// partition's static row.
+func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuilder, error) {
+	cols, vals := keyInsert(t, static)
+	var set []string
 	for _, c := range cells {
-		st, err := pgschema.StorageOf(c.column.Type)
-		if err != nil {
-			return "", nil, invalidf("%v", err)
+		if err := cellSQL(c, &cols, &vals, &set); err != nil {
+			return sq.InsertBuilder{}, err
 		}
-		v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
-		cols = append(cols, v, wt, exp)
-		vals = append(vals,
-			Param{Kind: ParamValue, Column: c.column, Value: c.value},
-			Param{Kind: ParamWritetime, Value: c.value, Cell: true},
-			Param{Kind: ParamExpiry, Value: c.value, Cell: true})
-		// v is quoted for squirrel already; the sort key expressions hold no
-		// question mark of their own.
-		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, excluded.%[1]s IS NULL, %[4]s, "+
-			"t.%[2]s, t.%[3]s, t.%[1]s IS NULL, %[5]s, t.%[6]s)", v, wt, exp,
-			fmt.Sprintf(st.SortKey, "excluded."+v), fmt.Sprintf(st.SortKey, "t."+v),
-			quote(pgschema.DeletedColumn))
-		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 	}
 	if marker {
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols = append(cols, wt, exp)
-		vals = append(vals, Param{Kind: ParamWritetime}, Param{Kind: ParamExpiry})
+		vals = append(vals, Param{Kind: ParamWritetime, Element: -1}, Param{Kind: ParamExpiry, Element: -1})
 		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[1]s, excluded.%[2]s, false, NULL, t.%[1]s, t.%[2]s, false, NULL, t.%[3]s)",
 			wt, exp, quote(pgschema.DeletedColumn))
 		set = append(set, winner(wt, wins), winner(exp, wins))
 	}
 	if len(set) == 0 {
-		// An UPDATE always sets something; keep the statement valid anyway.
 		set = append(set, fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn)))
 	}
-	b := sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
-		Suffix(conflictTarget(t) + strings.Join(set, ", "))
+	table := tableIdent(t)
+	if static {
+		table = staticIdent(t)
+	}
+	return sq.Insert(table + " AS t").Columns(cols...).Values(vals...).Suffix(conflictTarget(t, static) + strings.Join(set, ", ")), nil
+}
+
+// upsertSQL builds the write of cells (and, for INSERT, the row marker) to
+// one row. Static cells go to the partition's static row, in the same
+// statement so that the write stays atomic; a write of static cells only,
+// named by its partition key, touches the static row alone. Each cell
+// replaces the stored one only if it wins by Cassandra's reconciliation
+// rules, so replicas that apply the same writes in any order end up equal.
+func upsertSQL(t *pgschema.Table, cells []cell, marker bool) (string, []Param, error) {
+	var regular, static []cell
+	for _, c := range cells {
+		if c.column.Kind == pgschema.Static {
+			static = append(static, c)
+		} else {
+			regular = append(regular, c)
+		}
+	}
+	main, err := upsert(t, regular, marker, false)
+	if err != nil || len(static) == 0 {
+		return sqlOf(main, err)
+	}
+	st, err := upsert(t, static, false, true)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(regular) == 0 && !marker {
+		return toSQL(st)
+	}
+	return toSQL(main.PrefixExpr(sq.ConcatExpr("WITH st AS (", st, ") ")))
+}
+
+// staticUpsertSQL builds the write of static cells to a partition named by
+// its key alone.
+func staticUpsertSQL(t *pgschema.Table, cells []cell) (string, []Param, error) {
+	st, err := upsert(t, cells, false, true)
+	return sqlOf(st, err)
+}
+
+func sqlOf(b sq.Sqlizer, err error) (string, []Param, error) {
+	if err != nil {
+		return "", nil, err
+	}
 	return toSQL(b)
+}
+
+// counterSQL builds a counter update: each counter adds its delta to the
+// stored value, starting from zero.
+func counterSQL(t *pgschema.Table, cells []cell) (string, []Param, error) {
+	cols, vals := keyInsert(t, false)
+	var set []string
+	for _, c := range cells {
+		v, wt := quote(c.column.PGName), quote(c.column.WritetimeColumn())
+		delta := expr("?", valueParam(c.column, c.value))
+		if c.op == AssignSub {
+			delta = expr("-?", valueParam(c.column, c.value))
+		}
+		cols = append(cols, v, wt)
+		vals = append(vals, delta, Param{Kind: ParamWritetime, Element: -1})
+		set = append(set, fmt.Sprintf("%[1]s = coalesce(t.%[1]s, 0) + excluded.%[1]s", v),
+			fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", wt))
+	}
+	return toSQL(sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
+		Suffix(conflictTarget(t, false) + strings.Join(set, ", ")))
+}
+
+// clearItems are the SET items that drop a row's cells and marker no newer
+// than a deletion, whose time the deletion parameter gives.
+func clearItems(t *pgschema.Table, kind pgschema.ColumnKind, alias, deletion string) []string {
+	var set []string
+	clear := func(wt string, dependent ...string) {
+		for _, c := range append(dependent, wt) {
+			set = append(set, fmt.Sprintf("%s = CASE WHEN %s.%s <= %s THEN NULL ELSE %s.%s END", c, alias, wt, deletion, alias, c))
+		}
+	}
+	if kind == pgschema.Regular {
+		clear(quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn))
+	}
+	for _, c := range t.Columns {
+		if c.Kind == kind {
+			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
+		}
+	}
+	return set
 }
 
 // deleteRowSQL builds the deletion of one row at a timestamp: the row keeps
 // the deletion time, which stops older writes from reviving it, and drops
 // every cell and row marker no newer than it.
 func deleteRowSQL(t *pgschema.Table) (string, []Param, error) {
-	cols, vals := keyInsert(t)
+	cols, vals := keyInsert(t, false)
 	del := quote(pgschema.DeletedColumn)
 	cols = append(cols, del)
-	vals = append(vals, Param{Kind: ParamWritetime})
-	set := []string{fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", del)}
-	clear := func(wt string, dependent ...string) {
-		for _, col := range append(dependent, wt) {
-			set = append(set, fmt.Sprintf("%s = CASE WHEN t.%s <= excluded.%s THEN NULL ELSE t.%s END", col, wt, del, col))
-		}
+	vals = append(vals, Param{Kind: ParamWritetime, Element: -1})
+	set := append([]string{fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", del)},
+		clearItems(t, pgschema.Regular, "t", "excluded."+del)...)
+	return toSQL(sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
+		Suffix(conflictTarget(t, false) + strings.Join(set, ", ")))
+}
+
+// deleteRangeSQL builds the deletion of the rows of a partition whose
+// first nkeys key columns are given and whose next clustering column is
+// in slice: each row keeps the deletion time and drops what it shadows.
+// Deleting a whole partition marks its static row too.
+func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, []Param, error) {
+	ts := Param{Kind: ParamWritetime, Element: -1}
+	del := quote(pgschema.DeletedColumn)
+	where := sq.And{expr("t."+quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
+	for i, c := range t.KeyColumns()[:nkeys] {
+		where = append(where, expr("t."+quote(c.PGName)+" = ?", Param{Kind: ParamKey, Key: i, Column: c, Element: -1}))
 	}
-	clear(quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn))
-	for _, c := range t.Columns {
-		if c.Kind == pgschema.Regular {
-			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
-		}
+	for _, s := range slice {
+		where = append(where, expr("t."+quote(s.Column.PGName)+" "+s.Op.String()+" ?", valueParam(s.Column, s.Values[0])))
 	}
-	b := sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).
-		Suffix(conflictTarget(t) + strings.Join(set, ", "))
-	return toSQL(b)
+	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
+	for _, item := range clearItems(t, pgschema.Regular, "t", "?") {
+		name, value, _ := strings.Cut(item, " = ")
+		update = update.Set(name, expr(value, ts))
+	}
+	update = update.Where(where)
+	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, ") "))
+	if nkeys == len(t.PartitionKey) && t.HasStatic() {
+		cols, vals := keyInsert(t, true)
+		cols, vals = append(cols, del), append(vals, ts)
+		set := append([]string{fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", del)},
+			clearItems(t, pgschema.Static, "t", "excluded."+del)...)
+		st := sq.Insert(staticIdent(t) + " AS t").Columns(cols...).Values(vals...).
+			Suffix(conflictTarget(t, true) + strings.Join(set, ", "))
+		stmt = sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), st AS (", st, ") "))
+	}
+	return toSQL(stmt)
 }

@@ -1,0 +1,309 @@
+package gateway
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// rowWriter turns the rows a SELECT reads, as slot values, into its Rows
+// result: it applies PER PARTITION LIMIT, folds groups for aggregates,
+// sorts the rows of several partitions for ORDER BY, computes the outputs
+// and encodes them, up to LIMIT.
+type rowWriter struct {
+	e    *execution
+	st   *statement
+	plan *translate.Select
+	out  *[]byte
+	// rows counts the rows written; limit and perPartition are -1 when
+	// not given.
+	rows         int
+	limit        int
+	perPartition int
+	ctx          translate.EvalContext
+	// vals and conv hold one row's slot values in CQL form.
+	vals [][]byte
+	conv []byte
+	// partition and inPartition track PER PARTITION LIMIT.
+	partition   [][]byte
+	inPartition int
+	// group folds the current group of an aggregate query, whose key is
+	// groupKey; groups counts the groups started.
+	group    *translate.Group
+	groupKey [][]byte
+	groups   int
+	// sorted collects rows to sort before writing (IN with ORDER BY).
+	sorted [][][]byte
+	outs   [][]byte
+}
+
+func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte, limit, perPartition int) *rowWriter {
+	return &rowWriter{e: e, st: st, plan: p, out: out, limit: limit, perPartition: perPartition,
+		ctx: translate.EvalContext{Now: e.now}}
+}
+
+// full reports whether LIMIT has been reached.
+func (w *rowWriter) full() bool { return w.limit >= 0 && w.rows >= w.limit }
+
+// Row implements sharding.RowSink: it converts one row from Postgres's
+// binary form to CQL's and processes it.
+func (w *rowWriter) Row(values [][]byte) error {
+	if w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate {
+		return nil
+	}
+	if err := convertSlots(w.st, values, &w.vals, &w.conv); err != nil {
+		return err
+	}
+	return w.accept(w.vals)
+}
+
+// convertSlots converts a row's slot values into vals, using conv as the
+// arena for converted values.
+func convertSlots(st *statement, values [][]byte, vals *[][]byte, conv *[]byte) error {
+	// Size the arena so that no conversion moves it: converted values are
+	// at most a few bytes longer than Postgres's.
+	need := 0
+	for _, v := range values {
+		need += len(v)*2 + 16
+	}
+	if cap(*conv) < need {
+		*conv = make([]byte, 0, need)
+	}
+	*conv, *vals = (*conv)[:0], (*vals)[:0]
+	for i, v := range values {
+		if f := st.slotConv[i]; f != nil && v != nil {
+			start := len(*conv)
+			var err error
+			if *conv, err = f(*conv, v); err != nil {
+				return err
+			}
+			v = (*conv)[start:len(*conv):len(*conv)]
+		}
+		*vals = append(*vals, v)
+	}
+	return nil
+}
+
+// accept processes one row of slot values in CQL form.
+func (w *rowWriter) accept(vals [][]byte) error {
+	p := w.plan
+	if w.perPartition > 0 {
+		if w.partition != nil && sameValues(vals, p.PartitionSlots, w.partition) {
+			if w.inPartition >= w.perPartition {
+				return nil
+			}
+		} else {
+			w.partition, w.inPartition = copyValues(vals, p.PartitionSlots), 0
+		}
+		w.inPartition++
+	}
+	if p.Aggregate {
+		return w.fold(vals)
+	}
+	if len(p.SortSlots) > 0 {
+		w.sorted = append(w.sorted, copyValues(vals, nil))
+		return nil
+	}
+	return w.emit(vals)
+}
+
+// fold adds a row to its group, writing out the previous group when the
+// row starts a new one.
+func (w *rowWriter) fold(vals [][]byte) error {
+	p := w.plan
+	if w.group != nil && len(p.GroupSlots) > 0 && !sameValues(vals, p.GroupSlots, w.groupKey) {
+		if err := w.flushGroup(); err != nil {
+			return err
+		}
+	}
+	if w.group == nil {
+		w.group = p.NewGroup()
+		w.groupKey = copyValues(vals, p.GroupSlots)
+		w.groups++
+	}
+	return w.group.Add(vals, &w.e.bound, &w.ctx)
+}
+
+func (w *rowWriter) flushGroup() error {
+	outs, err := w.group.Result()
+	w.group = nil
+	if err != nil {
+		return err
+	}
+	return w.write(outs)
+}
+
+// finish writes what the writer still holds: the last group, an empty
+// aggregate's one row, or the sorted rows.
+func (w *rowWriter) finish() error {
+	p := w.plan
+	if p.Aggregate {
+		if w.group == nil && w.groups == 0 && len(p.GroupSlots) == 0 {
+			w.group = p.NewGroup() // aggregates over no rows still give one row
+		}
+		if w.group != nil {
+			return w.flushGroup()
+		}
+		return nil
+	}
+	if len(p.SortSlots) > 0 {
+		slices.SortStableFunc(w.sorted, func(a, b [][]byte) int {
+			for i, s := range p.SortSlots {
+				t := p.Slots[s].Column.Type
+				if c := pgschema.Compare(t, a[s], b[s]); c != 0 {
+					if p.SortDesc[i] {
+						return -c
+					}
+					return c
+				}
+			}
+			return 0
+		})
+		for _, row := range w.sorted {
+			if err := w.emit(row); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emit computes a row's outputs and writes them.
+func (w *rowWriter) emit(vals [][]byte) error {
+	if w.full() {
+		return nil
+	}
+	w.outs = w.outs[:0]
+	for _, o := range w.plan.Outputs {
+		if s, ok := translate.IsPlainSlot(o); ok {
+			w.outs = append(w.outs, vals[s])
+			continue
+		}
+		v, err := translate.Eval(o, vals, &w.e.bound, &w.ctx, nil)
+		if err != nil {
+			return err
+		}
+		w.outs = append(w.outs, v)
+	}
+	return w.write(w.outs)
+}
+
+// write encodes one result row.
+func (w *rowWriter) write(outs [][]byte) error {
+	if w.full() {
+		return nil
+	}
+	if w.plan.JSON {
+		doc, err := jsonRow(w.plan, outs)
+		if err != nil {
+			return err
+		}
+		*w.out = appendBytes(*w.out, doc)
+	} else {
+		for _, v := range outs {
+			*w.out = appendBytes(*w.out, v)
+		}
+	}
+	w.rows++
+	return nil
+}
+
+// jsonRow renders a row of SELECT JSON: {"name": value, ...} in Cassandra's
+// layout.
+func jsonRow(p *translate.Select, outs [][]byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range outs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		key, _ := pgschema.ToJSON(pgschema.Scalar(pgschema.Text), []byte(p.JSONNames[i]))
+		b.Write(key)
+		b.WriteString(": ")
+		if v == nil {
+			b.WriteString("null")
+			continue
+		}
+		j, err := pgschema.ToJSON(p.Outputs[i].Type(), v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(j)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// rowBuffer keeps the rows of one partition or token range, converted to
+// CQL form, until they can be processed in order with the others.
+type rowBuffer struct {
+	w    *rowWriter
+	data []byte
+	vals [][]byte
+	conv []byte
+	rows int
+}
+
+// Row implements sharding.RowSink.
+func (b *rowBuffer) Row(values [][]byte) error {
+	w := b.w
+	if w.limit >= 0 && b.rows >= w.limit && !w.plan.Aggregate && len(w.plan.SortSlots) == 0 && w.perPartition < 0 {
+		return nil
+	}
+	if err := convertSlots(w.st, values, &b.vals, &b.conv); err != nil {
+		return err
+	}
+	for _, v := range b.vals {
+		b.data = appendBytes(b.data, v)
+	}
+	b.rows++
+	return nil
+}
+
+// replay processes the buffered rows of parts, in order.
+func (w *rowWriter) replay(parts []*rowBuffer) error {
+	vals := make([][]byte, len(w.plan.Slots))
+	for _, part := range parts {
+		d := decoder{b: part.data}
+		for n := 0; n < part.rows; n++ {
+			for i := range vals {
+				vals[i], _ = d.value()
+			}
+			if err := w.accept(vals); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func sameValues(vals [][]byte, slots []int, key [][]byte) bool {
+	for i, s := range slots {
+		if !bytes.Equal(vals[s], key[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyValues copies the values at slots (all of them when slots is nil).
+func copyValues(vals [][]byte, slots []int) [][]byte {
+	if slots == nil {
+		out := make([][]byte, len(vals))
+		for i, v := range vals {
+			if v != nil {
+				out[i] = append([]byte{}, v...)
+			}
+		}
+		return out
+	}
+	out := make([][]byte, len(slots))
+	for i, s := range slots {
+		if vals[s] != nil {
+			out[i] = append([]byte{}, vals[s]...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,303 @@
+package translate
+
+import (
+	"strings"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// planSelectors resolves the selection into slots, output expressions and
+// result metadata.
+func (p *planner) planSelectors(plan *Select, s *SelectStmt) error {
+	t := plan.Table
+	if s.Selectors == nil {
+		for _, c := range t.Columns {
+			plan.output(c.Name, &SlotRef{Slot: plan.slot(SlotValue, c), T: c.Type})
+		}
+		return p.planJSON(plan)
+	}
+	for _, sel := range s.Selectors {
+		e, name, err := p.selector(plan, sel.Expr)
+		if err != nil {
+			return err
+		}
+		if isAggregate(e) {
+			plan.Aggregate = true
+		}
+		plan.output(or(sel.Alias, name), e)
+	}
+	return p.planJSON(plan)
+}
+
+// planJSON turns the outputs into the one [json] column of SELECT JSON,
+// keyed by the result column names.
+func (p *planner) planJSON(plan *Select) error {
+	if !plan.JSON {
+		return nil
+	}
+	for _, r := range plan.Result {
+		plan.JSONNames = append(plan.JSONNames, jsonKey(r.Name))
+	}
+	plan.Result = []ColumnSpec{{Keyspace: plan.Table.Keyspace, Table: plan.Table.Name, Name: "[json]",
+		Type: pgschema.Scalar(pgschema.Text)}}
+	return nil
+}
+
+// jsonKey is the key SELECT JSON gives a column: its name, double-quoted
+// when it is not all lower case, as Cassandra does.
+func jsonKey(name string) string {
+	if strings.ToLower(name) == name {
+		return name
+	}
+	return `"` + name + `"`
+}
+
+// selector resolves one selector expression, returning it and the name
+// Cassandra gives its result column.
+func (p *planner) selector(plan *Select, se SelectorExpr) (Expr, string, error) {
+	t := plan.Table
+	switch e := se.(type) {
+	case *ColumnSelector:
+		c, err := column(t, e.Name)
+		if err != nil {
+			return nil, "", err
+		}
+		return &SlotRef{Slot: plan.slot(SlotValue, c), T: c.Type}, c.Name, nil
+	case *CallSelector:
+		return p.callSelector(plan, e)
+	case *CastSelector:
+		arg, name, err := p.selector(plan, e.Expr)
+		if err != nil {
+			return nil, "", err
+		}
+		fn, err := CastFunction(arg.Type(), e.Type, p.firstColumn(plan))
+		if err != nil {
+			return nil, "", err
+		}
+		if fn == nil { // a cast to the same type leaves the selector alone
+			return arg, name, nil
+		}
+		return &CallExpr{Fn: fn, Args: []Expr{arg}}, fn.ColumnName([]string{name}), nil
+	case *FieldSelector:
+		arg, name, err := p.selector(plan, e.Expr)
+		if err != nil {
+			return nil, "", err
+		}
+		u := arg.Type()
+		if u.Kind != pgschema.UDT {
+			return nil, "", invalidf("Invalid field selection: %s of type %s is not a user type", name, u)
+		}
+		for i, f := range u.Fields {
+			if f == e.Field {
+				return &FieldRef{Arg: arg, Index: i, T: u.Elem[i]}, name + "." + e.Field, nil
+			}
+		}
+		return nil, "", invalidf("%s of type %s has no field %s", name, u, e.Field)
+	case *ElementSelector:
+		return p.elementSelector(plan, e)
+	case *TermSelector:
+		hint, ok := e.Term.(*TypeHint)
+		if !ok {
+			return nil, "", invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", termString(e.Term))
+		}
+		v, err := p.value(hint.Term, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: termString(hint.Term), Type: hint.Type})
+		if err != nil {
+			return nil, "", err
+		}
+		return &ConstExpr{Value: v, T: hint.Type}, "(" + hint.Type.String() + ")" + termString(hint.Term), nil
+	}
+	return nil, "", invalidf("this kind of selector is not supported")
+}
+
+// firstColumn names the first column the selection reads, which
+// Cassandra's refused casts name.
+func (p *planner) firstColumn(plan *Select) string {
+	for _, sl := range plan.Slots {
+		if sl.Column != nil {
+			return sl.Column.Name
+		}
+	}
+	return ""
+}
+
+// callSelector resolves token(), writetime(), ttl(), aggregates and
+// functions.
+func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, error) {
+	t := plan.Table
+	name := strings.ToLower(e.Name)
+	switch name {
+	case "token":
+		return p.tokenSelector(plan, e)
+	case "writetime", "ttl":
+		if len(e.Args) != 1 {
+			return nil, "", invalidf("Invalid number of arguments in call to function %s: 1 required but %d provided", name, len(e.Args))
+		}
+		cs, ok := e.Args[0].(*ColumnSelector)
+		if !ok {
+			return nil, "", invalidf("Only column names are supported as arguments of %s", name)
+		}
+		c, err := column(t, cs.Name)
+		if err != nil {
+			return nil, "", err
+		}
+		fn := name
+		switch {
+		case c.IsKey() || t.Virtual:
+			return nil, "", invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, c.Name)
+		case c.Type.IsMultiCell():
+			return nil, "", invalidf("Cannot use selection function %s on non-frozen %s %s", fn, collectionWord(c.Type), c.Name)
+		}
+		if name == "writetime" {
+			return &SlotRef{Slot: plan.slot(SlotWritetime, c), T: pgschema.Scalar(pgschema.Bigint)}, "writetime(" + pgschema.QuoteIdentifier(c.Name) + ")", nil
+		}
+		return &SlotRef{Slot: plan.slot(SlotTTL, c), T: pgschema.Scalar(pgschema.Int)}, "ttl(" + pgschema.QuoteIdentifier(c.Name) + ")", nil
+	}
+	var args []Expr
+	var fargs []FuncArg
+	var names []string
+	for _, a := range e.Args {
+		if ts, ok := a.(*TermSelector); ok {
+			if lit, ok := ts.Term.(*Literal); ok {
+				args = append(args, nil)
+				fargs = append(fargs, FuncArg{Literal: lit})
+				names = append(names, termString(lit))
+				continue
+			}
+		}
+		ae, an, err := p.selector(plan, a)
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, ae)
+		fargs = append(fargs, FuncArg{Type: ae.Type()})
+		names = append(names, an)
+	}
+	if e.Star {
+		names = []string{"*"}
+	}
+	if IsAggregate(e.Name) {
+		agg, err := ResolveAggregate(e.Name, fargs)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := p.constantArgs(plan, args, fargs, agg.Args); err != nil {
+			return nil, "", err
+		}
+		return &AggExpr{Agg: agg, Args: args}, agg.ColumnName(names), nil
+	}
+	fn, err := ResolveFunction(e.Name, fargs, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := p.constantArgs(plan, args, fargs, fn.Args); err != nil {
+		return nil, "", err
+	}
+	return &CallExpr{Fn: fn, Args: args}, fn.ColumnName(names), nil
+}
+
+// constantArgs types the literal arguments of a call by the parameters of
+// the chosen overload.
+func (p *planner) constantArgs(plan *Select, args []Expr, fargs []FuncArg, params []*pgschema.Type) error {
+	t := plan.Table
+	for i, a := range args {
+		if a != nil {
+			continue
+		}
+		v, err := p.value(fargs[i].Literal, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: termString(fargs[i].Literal), Type: params[i]})
+		if err != nil {
+			return err
+		}
+		args[i] = &ConstExpr{Value: v, T: params[i]}
+	}
+	return nil
+}
+
+func collectionWord(t *pgschema.Type) string {
+	if t.Kind == pgschema.UDT {
+		return "UDT"
+	}
+	return "collection"
+}
+
+// tokenSelector resolves token(): of the partition key itself it reads the
+// stored token; of other columns it hashes them as a partition key would.
+func (p *planner) tokenSelector(plan *Select, e *CallSelector) (Expr, string, error) {
+	t := plan.Table
+	var cols []*pgschema.Column
+	names := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		cs, ok := a.(*ColumnSelector)
+		if !ok {
+			return nil, "", invalidf("Function token takes only columns as arguments here")
+		}
+		c, err := column(t, cs.Name)
+		if err != nil {
+			return nil, "", err
+		}
+		cols = append(cols, c)
+		names[i] = pgschema.QuoteIdentifier(c.Name)
+	}
+	name := "system.token(" + strings.Join(names, ", ") + ")"
+	if !t.Virtual && sameColumns(cols, t.PartitionKey) {
+		return &SlotRef{Slot: plan.slot(SlotToken, nil), T: pgschema.Scalar(pgschema.Bigint)}, name, nil
+	}
+	slots := make([]int, len(cols))
+	for i, c := range cols {
+		slots[i] = plan.slot(SlotValue, c)
+	}
+	return &TokenOf{Slots: slots}, name, nil
+}
+
+func sameColumns(a, b []*pgschema.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// elementSelector resolves m[key] and s[element]; slices are not planned
+// yet.
+func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, string, error) {
+	t := plan.Table
+	arg, name, err := p.selector(plan, e.Expr)
+	if err != nil {
+		return nil, "", err
+	}
+	ct := arg.Type()
+	if ct.Kind != pgschema.Map && ct.Kind != pgschema.Set {
+		return nil, "", invalidf("Element selection is only allowed on sets and maps, but %s is a %s", name, kindWord(ct))
+	}
+	if e.Slice {
+		return nil, "", invalidf("Collection slices in selections are not supported yet")
+	}
+	keyType, resType := ct.Elem[0], ct.Elem[len(ct.Elem)-1]
+	v, err := p.value(e.Key, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "key(" + name + ")", Type: keyType})
+	if err != nil {
+		return nil, "", err
+	}
+	return &ElementRef{Arg: arg, Key: &ConstExpr{Value: v, T: keyType}, T: resType}, name + "[" + termString(e.Key) + "]", nil
+}
+
+func kindWord(t *pgschema.Type) string {
+	switch t.Kind {
+	case pgschema.List:
+		return "list"
+	case pgschema.UDT:
+		return "user type"
+	case pgschema.Tuple:
+		return "tuple"
+	}
+	return t.String()
+}

@@ -1,0 +1,146 @@
+package translate
+
+import (
+	"fmt"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// conditionSQL renders a restriction as an SQL condition on the table of
+// alias, or on the table holding the column when alias is empty. Values of
+// regular and static columns are compared only while their cells live; the
+// comparison is written on the plain column so that indexes serve it.
+func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
+	at := func(c *pgschema.Column) string {
+		if alias != "" {
+			return alias
+		}
+		return aliasOf(c)
+	}
+	switch res.Kind {
+	case OnTuple:
+		return tupleSQL(res, at(res.Columns[0]))
+	case OnElement:
+		c := res.Column
+		return sq.And{expr(fmt.Sprintf("%s @> jsonb_build_object(?::text, ?::jsonb)", qcol(at(c), c.PGName)),
+			Param{Kind: ParamValue, Column: c, Type: c.Type.Elem[0], Form: FormJSONKey, Value: res.Key, Element: -1},
+			Param{Kind: ParamValue, Column: c, Type: c.Type.Elem[1], Form: FormJSON, Value: res.Values[0], Element: -1}),
+			cellLive(at(res.Column), c)}, nil
+	}
+	c := res.Column
+	a := at(c)
+	var cond sq.Sqlizer
+	switch res.Op {
+	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
+		cond = expr(qcol(a, c.PGName)+" "+res.Op.String()+" ?", valueParam(c, res.Values[0]))
+	case OpIN:
+		cond = expr(qcol(a, c.PGName)+" = ANY(?)",
+			Param{Kind: ParamList, Column: c, Values: res.Values, ListMarker: res.ListMarker, Element: -1})
+	case OpContains, OpContainsKey:
+		var err error
+		if cond, err = containsSQL(res, qcol(a, c.PGName)); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalidf("%s restrictions are not supported", res.Op)
+	}
+	if c.IsKey() {
+		return cond, nil
+	}
+	return sq.And{cond, expr(fmt.Sprintf("(%[1]s IS NULL OR %[1]s > ?)", qcol(a, c.ExpiryColumn())), Param{Kind: ParamNow})}, nil
+}
+
+// isJSONStorage reports whether a type is stored as jsonb.
+func isJSONStorage(t *pgschema.Type) bool {
+	st, err := pgschema.StorageOf(t)
+	return err == nil && strings.HasPrefix(st.SQL, "jsonb")
+}
+
+// containsSQL renders CONTAINS and CONTAINS KEY on a collection column: an
+// array holds its elements, jsonb its list elements, or its map entries
+// keyed by the key's JSON text.
+func containsSQL(res Restriction, column string) (sq.Sqlizer, error) {
+	c := res.Column
+	t := c.Type
+	switch {
+	case res.Op == OpContainsKey:
+		return expr(column+" ?? ?::text",
+			Param{Kind: ParamValue, Column: c, Type: t.Elem[0], Form: FormJSONKey, Value: res.Values[0], Element: -1}), nil
+	case t.Kind == pgschema.Map:
+		return expr("jsonb_path_exists("+column+", '$.* ?? (@ == $v)', jsonb_build_object('v', ?::jsonb))",
+			Param{Kind: ParamValue, Column: c, Type: t.Elem[1], Form: FormJSON, Value: res.Values[0], Element: -1}), nil
+	case isJSONStorage(t):
+		return expr(column+" @> jsonb_build_array(?::jsonb)",
+			Param{Kind: ParamValue, Column: c, Type: t.Elem[0], Form: FormJSON, Value: res.Values[0], Element: -1}), nil
+	}
+	return expr(column+" @> ARRAY[?]",
+		Param{Kind: ParamValue, Column: c, Type: t.Elem[0], Value: res.Values[0], Element: -1}), nil
+}
+
+// tupleSQL renders a multi-column relation: a row comparison, which orders
+// as Cassandra's tuple comparison does, or a list of tuples for IN.
+func tupleSQL(res Restriction, alias string) (sq.Sqlizer, error) {
+	cols := make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		cols[i] = qcol(alias, c.PGName)
+	}
+	row := "ROW(" + strings.Join(cols, ", ") + ")"
+	element := func(v Value, i int) Param {
+		p := valueParam(res.Columns[i], v)
+		if res.TupleMarker {
+			p.Element = i
+		}
+		return p
+	}
+	switch res.Op {
+	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
+		params := make([]Param, len(res.Columns))
+		marks := make([]string, len(res.Columns))
+		for i := range res.Columns {
+			v := res.Values[0]
+			if !res.TupleMarker {
+				v = res.Values[i]
+			}
+			params[i], marks[i] = element(v, i), "?"
+		}
+		return expr(row+" "+res.Op.String()+" ROW("+strings.Join(marks, ", ")+")", params...), nil
+	case OpIN:
+		if res.ListMarker {
+			params := make([]Param, len(res.Columns))
+			marks := make([]string, len(res.Columns))
+			for i, c := range res.Columns {
+				params[i] = Param{Kind: ParamList, Column: c, Values: res.Values, ListMarker: true, Element: i}
+				marks[i] = "?"
+			}
+			return expr(row+" IN (SELECT * FROM unnest("+strings.Join(marks, ", ")+"))", params...), nil
+		}
+		var params []Param
+		var tuples []string
+		for _, tuple := range res.Tuples {
+			marks := make([]string, len(res.Columns))
+			for i := range res.Columns {
+				v := tuple[0]
+				if len(tuple) == len(res.Columns) {
+					v = tuple[i]
+				} else {
+					p := valueParam(res.Columns[i], v)
+					p.Element = i
+					params = append(params, p)
+					marks[i] = "?"
+					continue
+				}
+				params = append(params, valueParam(res.Columns[i], v))
+				marks[i] = "?"
+			}
+			tuples = append(tuples, "ROW("+strings.Join(marks, ", ")+")")
+		}
+		if len(tuples) == 0 {
+			return sq.Expr("false"), nil
+		}
+		return expr(row+" IN ("+strings.Join(tuples, ", ")+")", params...), nil
+	}
+	return nil, invalidf("%s is not supported on multi-column relations", res.Op)
+}

@@ -1,0 +1,305 @@
+package translate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// Table aliases in SELECT SQL: the main table and the companion table of
+// static columns.
+const (
+	mainAlias   = "r"
+	staticAlias = "s"
+)
+
+// aliasOf returns the alias of the table that holds a column.
+func aliasOf(c *pgschema.Column) string {
+	if c.Kind == pgschema.Static {
+		return staticAlias
+	}
+	return mainAlias
+}
+
+// slotSQL returns the select-list item of a slot, reading the columns of
+// alias (and, for static columns, of the static table).
+func slotSQL(sl Slot, alias string) sq.Sqlizer {
+	switch sl.Kind {
+	case SlotToken:
+		return sq.Expr(qcol(alias, pgschema.TokenColumn))
+	case SlotWritetime:
+		c := sl.Column
+		return expr(fmt.Sprintf("CASE WHEN %s THEN %s END", cellLiveText(aliasOf(c), c), qcol(aliasOf(c), c.WritetimeColumn())),
+			Param{Kind: ParamNow})
+	case SlotTTL:
+		c := sl.Column
+		return expr(fmt.Sprintf("CASE WHEN %s AND %[2]s IS NOT NULL THEN %[2]s - ? END", cellLiveText(aliasOf(c), c),
+			qcol(aliasOf(c), c.ExpiryColumn())), Param{Kind: ParamNow}, Param{Kind: ParamNow})
+	}
+	c := sl.Column
+	if c.IsKey() {
+		return sq.Expr(qcol(alias, c.PGName))
+	}
+	return liveValue(aliasOf(c), c)
+}
+
+func cellLiveText(alias string, c *pgschema.Column) string {
+	return fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))", qcol(alias, c.PGName), qcol(alias, c.ExpiryColumn()))
+}
+
+// routeSQL is the condition that picks one partition (_token and the
+// partition key) or one token range of the table alias.
+func routeSQL(t *pgschema.Table, alias string, scan bool) sq.Sqlizer {
+	if scan {
+		return expr(fmt.Sprintf("%[1]s > ? AND %[1]s <= ?", qcol(alias, pgschema.TokenColumn)),
+			Param{Kind: ParamRangeStart}, Param{Kind: ParamRangeEnd})
+	}
+	and := sq.And{expr(qcol(alias, pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
+	for i, c := range t.PartitionKey {
+		and = append(and, expr(qcol(alias, c.PGName)+" = ?", Param{Kind: ParamKey, Key: i, Column: c, Element: -1}))
+	}
+	return and
+}
+
+// partitionJoin is the condition joining a row to its partition's static
+// row.
+func partitionJoin(t *pgschema.Table) string {
+	parts := []string{qcol(staticAlias, pgschema.TokenColumn) + " = " + qcol(mainAlias, pgschema.TokenColumn)}
+	for _, c := range t.PartitionKey {
+		parts = append(parts, qcol(staticAlias, c.PGName)+" = "+qcol(mainAlias, c.PGName))
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// keyOrder returns the key columns of the ORDER BY, in the index's order,
+// reversed if asked; alias qualifies them unless it is empty, in which case
+// the names k0, k1, ... of a wrapping query are used.
+func keyOrder(t *pgschema.Table, alias string, reversed bool, partitionOnly bool) []string {
+	cols := t.KeyColumns()
+	if partitionOnly {
+		cols = t.PartitionKey
+	}
+	names := []string{pgschema.TokenColumn}
+	for _, c := range cols {
+		names = append(names, c.PGName)
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		desc := i > len(t.PartitionKey) && cols[i-1].Desc
+		if reversed && i > len(t.PartitionKey) {
+			desc = !desc
+		}
+		item := "k" + strconv.Itoa(i)
+		if alias != "" {
+			item = qcol(alias, n)
+		}
+		if desc {
+			item += " DESC"
+		}
+		out[i] = item
+	}
+	return out
+}
+
+// filterSQL ANDs the restrictions SQL checks row by row. For the static
+// table (static set) only those on the partition key and static columns
+// apply; the others rule out static-only rows altogether.
+func (s *Select) filterSQL(static bool) (sq.And, error) {
+	var and sq.And
+	for _, f := range s.Filters {
+		alias := ""
+		if static {
+			if f.Column == nil || (f.Column.Kind != pgschema.PartitionKey && f.Column.Kind != pgschema.Static) {
+				continue
+			}
+			alias = staticAlias
+		}
+		cond, err := conditionSQL(f, alias)
+		if err != nil {
+			return nil, err
+		}
+		and = append(and, cond)
+	}
+	if s.Route == RouteScan {
+		return and, nil // the executor reads only the token ranges in bounds
+	}
+	alias := mainAlias
+	if static {
+		alias = staticAlias
+	}
+	type bound struct {
+		op string
+		b  *TokenBound
+	}
+	var bounds []bound
+	switch {
+	case s.TokenStart != nil && s.TokenStart == s.TokenEnd:
+		bounds = []bound{{"=", s.TokenStart}}
+	default:
+		if b := s.TokenStart; b != nil {
+			bounds = append(bounds, bound{map[bool]string{true: ">=", false: ">"}[b.Inclusive], b})
+		}
+		if b := s.TokenEnd; b != nil {
+			bounds = append(bounds, bound{map[bool]string{true: "<=", false: "<"}[b.Inclusive], b})
+		}
+	}
+	for _, b := range bounds {
+		and = append(and, expr(qcol(alias, pgschema.TokenColumn)+" "+b.op+" ?",
+			Param{Kind: ParamValue, Type: pgschema.Scalar(pgschema.Bigint), Value: b.b.Value, Element: -1}))
+	}
+	return and, nil
+}
+
+// buildSQL builds the statement reading one partition and the one reading
+// one token range. Both return live rows in key order, which the key index
+// gives without sorting; a table with static columns joins its static
+// rows, and a partition holding only static data reads as one row when the
+// query asks for whole partitions.
+func (s *Select) buildSQL() error {
+	for _, scan := range []bool{false, true} {
+		b, err := s.selectSQL(scan)
+		if err != nil {
+			return err
+		}
+		if s.limited() {
+			b = b.Suffix("LIMIT ?", Param{Kind: ParamLimit})
+		}
+		sql, params, err := toSQL(b)
+		if err != nil {
+			return err
+		}
+		if scan {
+			s.ScanSQL, s.ScanParams = sql, params
+		} else {
+			s.SQL, s.Params = sql, params
+		}
+	}
+	return nil
+}
+
+// limited reports whether the SQL takes a row limit.
+func (s *Select) limited() bool {
+	return !s.Aggregate && (s.Limit != nil || s.PerPartitionLimit != nil)
+}
+
+// usesStatic reports whether the query reads the static table.
+func (s *Select) usesStatic() bool {
+	if !s.Table.HasStatic() {
+		return false
+	}
+	for _, sl := range s.Slots {
+		if sl.Column != nil && sl.Column.Kind == pgschema.Static {
+			return true
+		}
+	}
+	for _, f := range s.Filters {
+		if f.Column != nil && f.Column.Kind == pgschema.Static {
+			return true
+		}
+	}
+	return s.PerPartition
+}
+
+// wholePartitions reports whether the query asks for whole partitions,
+// which is when a partition with only static data shows as a row.
+func (s *Select) wholePartitions() bool {
+	for _, f := range s.Filters {
+		if f.Column == nil || f.Column.Kind != pgschema.PartitionKey {
+			if f.Kind != OnToken {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *Select) selectSQL(scan bool) (sq.SelectBuilder, error) {
+	t := s.Table
+	filters, err := s.filterSQL(false)
+	if err != nil {
+		return sq.SelectBuilder{}, err
+	}
+	where := append(sq.And{routeSQL(t, mainAlias, scan)}, append(filters, rowLive(mainAlias, t))...)
+	if !s.usesStatic() {
+		b := sq.Select().From(tableIdent(t) + " AS " + mainAlias)
+		if s.PerPartition {
+			b = b.Options("DISTINCT ON (" + strings.Join(keyOrder(t, mainAlias, false, true), ", ") + ")")
+		}
+		for _, sl := range s.Slots {
+			b = b.Column(slotSQL(sl, mainAlias))
+		}
+		return b.Where(where).OrderBy(keyOrder(t, mainAlias, s.Reversed, s.PerPartition)...), nil
+	}
+	// With static columns: rows joined to their static row, and partitions
+	// with only static data, wrapped so that both sort by key together.
+	rows := sq.Select().From(tableIdent(t) + " AS " + mainAlias).
+		JoinClause("LEFT JOIN " + staticIdent(t) + " AS " + staticAlias + " ON " + partitionJoin(t))
+	keyCols := t.KeyColumns()
+	if s.PerPartition {
+		keyCols = t.PartitionKey
+		rows = rows.Options("DISTINCT ON (" + strings.Join(keyOrder(t, mainAlias, false, true), ", ") + ")").
+			OrderBy(keyOrder(t, mainAlias, false, true)...)
+	}
+	rows = rows.Column(sq.Alias(sq.Expr(qcol(mainAlias, pgschema.TokenColumn)), "k0"))
+	for i, c := range keyCols {
+		rows = rows.Column(sq.Alias(sq.Expr(qcol(mainAlias, c.PGName)), "k"+strconv.Itoa(i+1)))
+	}
+	for i, sl := range s.Slots {
+		rows = rows.Column(sq.Alias(slotSQL(sl, mainAlias), "c"+strconv.Itoa(i)))
+	}
+	rows = rows.Where(where)
+	union := rows
+	if s.PerPartition || s.wholePartitions() {
+		static, err := s.staticOnlySQL(scan, keyCols)
+		if err != nil {
+			return sq.SelectBuilder{}, err
+		}
+		if s.PerPartition {
+			rows = rows.Prefix("(").Suffix(")")
+		}
+		union = rows.SuffixExpr(sq.ConcatExpr(" UNION ALL ", static))
+	}
+	outer := sq.Select().FromSelect(union, "q")
+	for i := range s.Slots {
+		outer = outer.Column("c" + strconv.Itoa(i))
+	}
+	return outer.OrderBy(keyOrder(t, "", s.Reversed, s.PerPartition)...), nil
+}
+
+// staticOnlySQL selects the partitions that hold only static data, with
+// null clustering and regular columns.
+func (s *Select) staticOnlySQL(scan bool, keyCols []*pgschema.Column) (sq.SelectBuilder, error) {
+	t := s.Table
+	b := sq.Select().From(staticIdent(t) + " AS " + staticAlias).
+		Column(qcol(staticAlias, pgschema.TokenColumn))
+	for _, c := range keyCols {
+		if c.Kind == pgschema.PartitionKey {
+			b = b.Column(qcol(staticAlias, c.PGName))
+		} else {
+			b = b.Column("NULL")
+		}
+	}
+	for _, sl := range s.Slots {
+		switch {
+		case sl.Kind == SlotToken:
+			b = b.Column(qcol(staticAlias, pgschema.TokenColumn))
+		case sl.Column.Kind == pgschema.PartitionKey || sl.Column.Kind == pgschema.Static:
+			b = b.Column(slotSQL(sl, staticAlias))
+		default:
+			b = b.Column("NULL")
+		}
+	}
+	filters, err := s.filterSQL(true)
+	if err != nil {
+		return b, err
+	}
+	noRows := sq.Select("1").From(tableIdent(t) + " AS " + mainAlias).
+		Where(partitionJoin(t)).Where(rowLive(mainAlias, t)).Prefix("NOT EXISTS (").Suffix(")")
+	return b.Where(append(sq.And{routeSQL(t, staticAlias, scan), staticLive(staticAlias, t), noRows}, filters...)), nil
+}
+
+func staticIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.StaticIdent(), "?", "??") }
