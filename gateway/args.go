@@ -9,10 +9,11 @@ import (
 
 // Postgres OIDs of the parameters the executor fills in itself.
 const (
-	oidInt4  = 23
-	oidInt8  = 20
-	oidText  = 25
-	oidJSONB = 3802
+	oidInt4      = 23
+	oidInt8      = 20
+	oidText      = 25
+	oidTextArray = 1009
+	oidJSONB     = 3802
 )
 
 // paramOIDs returns the Postgres types of a plan's parameters, which are
@@ -43,6 +44,8 @@ func valueOID(p translate.Param) uint32 {
 		return oidJSONB
 	case translate.FormJSONKey:
 		return oidText
+	case translate.FormJSONKeys:
+		return oidTextArray
 	}
 	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
 	return st.OID
@@ -138,11 +141,47 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 		a.add(append([]byte{1}, j...)) // jsonb's binary form: a version byte, then the text
 		return nil
 	}
+	if p.Form == translate.FormJSONKeys {
+		return a.addJSONKeys(t, v)
+	}
 	key, err := pgschema.JSONKey(t, v)
 	if err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	a.add([]byte(key))
+	return nil
+}
+
+// addJSONKeys appends a set of map keys, of set type t, as the text[] of
+// the texts the keys have in the jsonb that stores the map.
+func (a *argBuffer) addJSONKeys(t *pgschema.Type, v []byte) error {
+	if err := pgschema.Validate(t, v); err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	elems, err := pgschema.Elements(t, v)
+	if err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	// Header: dimensions (none for an empty array), has-nulls flag,
+	// element type, then the length and lower bound of the one dimension.
+	start := len(a.arena)
+	a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(min(len(elems), 1)))
+	a.arena = binary.BigEndian.AppendUint32(a.arena, 0)
+	a.arena = binary.BigEndian.AppendUint32(a.arena, oidText)
+	if len(elems) > 0 {
+		a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(elems)))
+		a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
+	}
+	for _, e := range elems {
+		key, err := pgschema.JSONKey(t.Elem[0], e)
+		if err != nil {
+			a.arena = a.arena[:start]
+			return &translate.InvalidError{Msg: err.Error()}
+		}
+		a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(key)))
+		a.arena = append(a.arena, key...)
+	}
+	a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
 	return nil
 }
 

@@ -51,6 +51,8 @@ const (
 	// FormJSONKey sends the text a map key has in the jsonb that stores
 	// the map.
 	FormJSONKey
+	// FormJSONKeys sends a set of map keys as a text[] of those texts.
+	FormJSONKeys
 )
 
 // Param is one SQL parameter, in placeholder order.

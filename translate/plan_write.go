@@ -49,12 +49,15 @@ type Write struct {
 	JSON bool
 }
 
-// cell is one column a write sets: to a value, to null (a nil constant), or
-// by an operation on the current value.
+// cell is one column a write sets: to a value, to null (a nil constant), by
+// adding to a counter (op), or by changes to the collection or user type it
+// holds. A cell with changes leaves the column alone when value, its
+// operand, is unset.
 type cell struct {
-	column *pgschema.Column
-	value  Value
-	op     AssignOp
+	column  *pgschema.Column
+	value   Value
+	op      AssignOp
+	changes []change
 }
 
 func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
@@ -184,6 +187,9 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 		}
 		cells = append(cells, c)
 	}
+	if cells, err = mergeCells(cells, false, s.Assignments); err != nil {
+		return nil, err
+	}
 	onlyStatic := true
 	for _, c := range cells {
 		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
@@ -273,6 +279,9 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 			cells = append(cells, cell{column: c, value: constValue(nil)})
 		}
 		onlyStatic = onlyStatic && c.Kind == pgschema.Static
+	}
+	if cells, err = mergeCells(cells, true, nil); err != nil {
+		return nil, err
 	}
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
@@ -469,14 +478,4 @@ func (p *planner) using(w *Write, u Using) error {
 		w.TTL = &v
 	}
 	return nil
-}
-
-func assignmentString(a Assignment) string {
-	switch a.Op {
-	case AssignAdd:
-		return a.Column + " + " + termString(a.Value)
-	case AssignSub:
-		return a.Column + " - " + termString(a.Value)
-	}
-	return termString(a.Value)
 }

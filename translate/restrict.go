@@ -289,6 +289,39 @@ func termString(t Term) string {
 			return ":" + v.Name
 		}
 		return "?"
+	case *Collection:
+		open, close := "{", "}"
+		if v.Kind == ListLiteral {
+			open, close = "[", "]"
+		}
+		items := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			items[i] = termString(e)
+			if v.Kind == MapLiteral {
+				items[i] += ": " + termString(v.Values[i])
+			}
+		}
+		return open + strings.Join(items, ", ") + close
+	case *Tuple:
+		items := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			items[i] = termString(e)
+		}
+		return "(" + strings.Join(items, ", ") + ")"
+	case *UDTLiteral:
+		items := make([]string, len(v.Fields))
+		for i, f := range v.Fields {
+			items[i] = f + ": " + termString(v.Values[i])
+		}
+		return "{" + strings.Join(items, ", ") + "}"
+	case *FunctionCall:
+		items := make([]string, len(v.Args))
+		for i, a := range v.Args {
+			items[i] = termString(a)
+		}
+		return v.Name + "(" + strings.Join(items, ", ") + ")"
+	case *TypeHint:
+		return "(" + v.Type.String() + ")" + termString(v.Term)
 	}
 	return "..."
 }

@@ -40,21 +40,34 @@ func conflictTarget(t *pgschema.Table, static bool) string {
 }
 
 // winner is the SET item that keeps the winning side's column.
-func winner(column, wins string) string {
-	return fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins)
+func winner(column, wins string) sq.Sqlizer {
+	return sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins))
 }
 
 // cellSQL adds one cell to an upsert: its value, write time and expiry
 // columns and parameters, and the SET items that keep the winning cell by
 // Cassandra's reconciliation rules (cqlpg.cell_wins).
-func cellSQL(c cell, cols *[]string, vals *[]any, set *[]string) error {
+func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	st, err := pgschema.StorageOf(c.column.Type)
 	if err != nil {
 		return invalidf("%v", err)
 	}
+	if len(c.changes) > 0 {
+		changeSQL(c, cols, vals, set)
+		return nil
+	}
 	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
 	*cols = append(*cols, v, wt, exp)
-	*vals = append(*vals, valueParam(c.column, c.value),
+	var value any = valueParam(c.column, c.value)
+	if c.column.Type.IsMultiCell() && c.column.Type.Kind != pgschema.UDT {
+		// A non-frozen collection set to empty is null, as in Cassandra.
+		empty := "'{}'"
+		if st.SQL == "jsonb" && c.column.Type.Kind != pgschema.Map {
+			empty = "'[]'"
+		}
+		value = expr("NULLIF(?, "+empty+")", valueParam(c.column, c.value))
+	}
+	*vals = append(*vals, value,
 		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
 		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
 	// v is already escaped for squirrel, and sort keys hold no '?'.
@@ -65,14 +78,72 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]string) error {
 	return nil
 }
 
+// changeSQL adds a cell changed by collection or field operations. A row
+// that does not exist yet gets the changes applied to nothing; an existing
+// one gets them applied to its live value under the row lock, unless a
+// deletion at or after the write's time shadows them. The cell keeps its
+// latest write time; the write's TTL, if any, applies to the whole
+// collection.
+func changeSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
+	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
+	*cols = append(*cols, v, wt, exp)
+	var initial sq.Sqlizer = sq.Expr("NULL")
+	if !needsValue(c) {
+		initial = applyChanges(c.changes, sq.Expr("NULL"))
+	}
+	*vals = append(*vals, initial,
+		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
+		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
+	old := expr(fmt.Sprintf("CASE WHEN t.%[2]s IS NULL OR t.%[2]s > ? THEN t.%[1]s END", v, exp), Param{Kind: ParamNow})
+	applies := fmt.Sprintf("cqlpg.change_applies(excluded.%[2]s, t.%[2]s, t.%[1]s IS NULL, t.%[3]s)",
+		v, wt, quote(pgschema.DeletedColumn))
+	*set = append(*set,
+		sq.ConcatExpr(fmt.Sprintf("%s = CASE WHEN %s THEN ", v, applies), applyChanges(c.changes, old), fmt.Sprintf(" ELSE t.%s END", v)),
+		sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, applies)),
+		sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", exp, applies)))
+}
+
+// applyChanges nests a cell's changes around its old value.
+func applyChanges(changes []change, old sq.Sqlizer) sq.Sqlizer {
+	for _, ch := range changes {
+		before, after, _ := strings.Cut(ch.sql, "%s")
+		args := make([]any, len(ch.args))
+		for i, a := range ch.args {
+			args[i] = a
+		}
+		old = sq.ConcatExpr(before, old, sq.Expr(after, args...))
+	}
+	return old
+}
+
+// needsValue reports whether a cell's changes need a stored value.
+func needsValue(c cell) bool {
+	return valueNeeded(c) != ""
+}
+
+// valueNeeded returns the error a cell's changes raise when there is no
+// stored value, or "".
+func valueNeeded(c cell) string {
+	for _, ch := range c.changes {
+		if ch.needsValue != "" {
+			return ch.needsValue
+		}
+	}
+	return ""
+}
+
 // upsert builds the write of cells to one row of the main table, or to the
 // partition's static row.
 func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuilder, error) {
 	cols, vals := keyInsert(t, static)
-	var set []string
+	var set []sq.Sqlizer
+	var check string
 	for _, c := range cells {
 		if err := cellSQL(c, &cols, &vals, &set); err != nil {
 			return sq.InsertBuilder{}, err
+		}
+		if msg := valueNeeded(c); msg != "" && check == "" {
+			check = msg
 		}
 	}
 	if marker {
@@ -84,13 +155,25 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 		set = append(set, winner(wt, wins), winner(exp, wins))
 	}
 	if len(set) == 0 {
-		set = append(set, fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn)))
+		set = append(set, sq.Expr(fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn))))
 	}
 	table := tableIdent(t)
 	if static {
 		table = staticIdent(t)
 	}
-	return sq.Insert(table + " AS t").Columns(cols...).Values(vals...).Suffix(conflictTarget(t, static) + strings.Join(set, ", ")), nil
+	suffix := []any{conflictTarget(t, static)}
+	for i, item := range set {
+		if i > 0 {
+			suffix = append(suffix, ", ")
+		}
+		suffix = append(suffix, item)
+	}
+	if check != "" {
+		// A row that did not exist had no value to change; the messages
+		// are the project's own constants.
+		suffix = append(suffix, " RETURNING cqlpg.fail_if(xmax = 0, '"+check+"')")
+	}
+	return sq.Insert(table + " AS t").Columns(cols...).Values(vals...).SuffixExpr(sq.ConcatExpr(suffix...)), nil
 }
 
 // upsertSQL builds the write of cells (and, for INSERT, the row marker) to
