@@ -92,6 +92,20 @@ func TestIndexesAndTypes(t *testing.T) {
 	if want := []string{"t_v_idx", "w_idx"}; !slices.Equal(idx, want) {
 		t.Errorf("Postgres indexes %v, want %v", idx, want)
 	}
+	var built []string
+	iter := sess.Query(`SELECT index_name FROM system."IndexInfo" WHERE table_name = 'objs'`).Iter()
+	for name := ""; iter.Scan(&name); {
+		built = append(built, name)
+	}
+	if err := iter.Close(); err != nil || !slices.Equal(built, []string{"t_v_idx", "w_idx"}) {
+		t.Errorf(`system."IndexInfo" lists %v (%v)`, built, err)
+	}
+	var kind string
+	var options map[string]string
+	if err := sess.Query("SELECT kind, options FROM system_schema.indexes WHERE keyspace_name = 'objs' AND table_name = 't' AND index_name = 'w_idx'").
+		Scan(&kind, &options); err != nil || kind != "COMPOSITES" || options["target"] != "w" {
+		t.Errorf("system_schema.indexes: %s %v %v", kind, options, err)
+	}
 	var names, types []string
 	if err := sess.Query("SELECT field_names, field_types FROM system_schema.types WHERE keyspace_name = 'objs' AND type_name = 'address'").
 		Scan(&names, &types); err != nil {
@@ -117,5 +131,10 @@ func TestIndexesAndTypes(t *testing.T) {
 	exec(t, sess, "DROP INDEX objs.t_v_idx", "ALTER TABLE objs.t DROP v", "DROP TYPE objs.address", "DROP INDEX IF EXISTS objs.t_v_idx")
 	if idx := pgQuery(t, `SELECT indexname FROM pg_indexes WHERE schemaname = 'objs' AND indexname = 't_v_idx'`); len(idx) != 0 {
 		t.Errorf("index still in Postgres after DROP INDEX")
+	}
+	var dropped string
+	if err := sess.Query("SELECT type FROM system_schema.dropped_columns WHERE keyspace_name = 'objs' AND table_name = 't' AND column_name = 'v'").
+		Scan(&dropped); err != nil || dropped != "int" {
+		t.Errorf("system_schema.dropped_columns: %q %v", dropped, err)
 	}
 }

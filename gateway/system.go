@@ -35,6 +35,12 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.columnRows()
 	case "system_schema.types":
 		rows = e.typeRows()
+	case "system_schema.indexes":
+		rows = e.indexRows(false)
+	case "system.IndexInfo":
+		rows = e.indexRows(true)
+	case "system_schema.dropped_columns":
+		rows = e.droppedRows()
 	}
 	restrictions := append(append([]translate.Restriction(nil), p.Keys...), p.Filters...)
 	vals := make([][]byte, len(p.Slots))
@@ -217,10 +223,67 @@ func (e *execution) columnRows() []virtualRow {
 	return rows
 }
 
+// indexRows lists the secondary indexes, as system_schema.indexes or, for
+// built, as system."IndexInfo" lists the built ones (all of them: a
+// Postgres index is usable once CREATE INDEX returns), keyed there by
+// keyspace in the column Cassandra still calls table_name.
+func (e *execution) indexRows(built bool) []virtualRow {
+	var rows []virtualRow
+	for _, k := range e.schemaKeyspaces() {
+		var byName []virtualRow
+		for _, name := range k.TableNames() {
+			t := k.Tables[name]
+			for _, idx := range t.SortedIndexes() {
+				if built {
+					byName = append(byName, virtualRow{"table_name": textValue(k.Name), "index_name": textValue(idx.Name)})
+					continue
+				}
+				rows = append(rows, virtualRow{
+					"keyspace_name": textValue(k.Name),
+					"table_name":    textValue(name),
+					"index_name":    textValue(idx.Name),
+					"kind":          textValue(idx.Kind),
+					"options":       textMapValue(idx.Options),
+				})
+			}
+		}
+		slices.SortFunc(byName, func(a, b virtualRow) int { return bytes.Compare(a["index_name"], b["index_name"]) })
+		rows = append(rows, byName...)
+	}
+	return rows
+}
+
+func (e *execution) droppedRows() []virtualRow {
+	var rows []virtualRow
+	for _, k := range e.schemaKeyspaces() {
+		for _, name := range k.TableNames() {
+			dropped := slices.Clone(k.Tables[name].Dropped)
+			slices.SortFunc(dropped, func(a, b pgschema.DroppedColumn) int { return strings.Compare(a.Name, b.Name) })
+			for _, d := range dropped {
+				rows = append(rows, virtualRow{
+					"keyspace_name": textValue(k.Name),
+					"table_name":    textValue(name),
+					"column_name":   textValue(d.Name),
+					"dropped_time":  timestampValue(d.Dropped),
+					"kind":          textValue(d.Kind),
+					"type":          textValue(d.Type),
+				})
+			}
+		}
+	}
+	return rows
+}
+
 func (e *execution) typeRows() []virtualRow {
 	var rows []virtualRow
 	for _, k := range e.schemaKeyspaces() {
-		for name, t := range k.Types {
+		names := make([]string, 0, len(k.Types))
+		for name := range k.Types {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			t := k.Types[name]
 			types := make([]string, len(t.Elem))
 			for i, el := range t.Elem {
 				types[i] = el.String()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"sort"
+	"time"
 )
 
 // CQL serializations of Go values, for the rows of the system tables the
@@ -15,6 +16,9 @@ func textValue(s string) []byte { return []byte(s) }
 func intValue(n int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(n)) }
 
 func bigintValue(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+// timestampValue serializes a time as milliseconds since the epoch.
+func timestampValue(t time.Time) []byte { return bigintValue(t.UnixMilli()) }
 
 func doubleValue(f float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)) }
 

@@ -51,6 +51,9 @@ var virtualTables = []virtualTable{
 		{"preferred_port", "int"}, {"rack", "text"}, {"release_version", "text"},
 		{"schema_version", "uuid"}, {"tokens", "set<text>"},
 	}, []string{"peer"}, []string{"peer_port"}},
+	{"system", "IndexInfo", [][2]string{
+		{"table_name", "text"}, {"index_name", "text"}, {"value", "blob"},
+	}, []string{"table_name"}, []string{"index_name"}},
 	{"system", "peers", [][2]string{
 		{"peer", "inet"}, {"data_center", "text"}, {"host_id", "uuid"}, {"preferred_ip", "inet"},
 		{"rack", "text"}, {"release_version", "text"}, {"rpc_address", "inet"},
