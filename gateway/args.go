@@ -248,6 +248,9 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 // addValue appends a statement value, or one element of a tuple value.
 func (a *argBuffer) addValue(e *execution, p translate.Param) error {
 	v, unset := e.bound.Get(p.Value)
+	if p.Increment && v == nil && !unset {
+		return invalidf("Invalid null value for counter increment")
+	}
 	if unset {
 		if p.Column != nil && p.Column.IsKey() {
 			return invalidf("Invalid unset value for column %s", p.Column.Name)

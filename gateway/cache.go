@@ -19,10 +19,12 @@ type statement struct {
 	plan     translate.Plan
 	// version is the schema version the plan was made against.
 	version [16]byte
-	// read reads one partition and scan one token range (SELECT); write
+	// read reads one partition and scan one token range (SELECT), and
+	// pageRead and pageScan do with a row limit, for paged queries; write
 	// writes one row; batch holds each write of a BATCH.
-	read, scan, write *sharding.Statement
-	batch             []*sharding.Statement
+	read, scan, write  *sharding.Statement
+	pageRead, pageScan *sharding.Statement
+	batch              []*sharding.Statement
 	// slotConv converts each slot of a SELECT's rows from Postgres's
 	// binary form to CQL's; nil entries need no conversion.
 	slotConv []pgschema.Converter
@@ -54,6 +56,13 @@ func compile(st *statement) {
 		if !p.Table.Virtual {
 			st.read = sharding.NewStatement(p.SQL, paramOIDs(p.Params))
 			st.scan = sharding.NewStatement(p.ScanSQL, paramOIDs(p.ScanParams))
+			st.pageRead, st.pageScan = st.read, st.scan
+			if p.PageSQL != p.SQL {
+				st.pageRead = sharding.NewStatement(p.PageSQL, paramOIDs(p.PageParams))
+			}
+			if p.PageScanSQL != p.ScanSQL {
+				st.pageScan = sharding.NewStatement(p.PageScanSQL, paramOIDs(p.PageScanParams))
+			}
 		}
 	case *translate.Write:
 		st.write = sharding.NewStatement(p.SQL, paramOIDs(p.Params))

@@ -28,9 +28,18 @@ func invalidf(format string, args ...any) error {
 	return &translate.InvalidError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// newExecution binds a request's values to a statement's variables;
-// prepared tells EXECUTE from QUERY, whose errors differ.
-func (c *conn) newExecution(st *statement, q *queryParams, prepared bool) (*execution, error) {
+// request says which message a statement came in, for the errors that
+// differ between them.
+type request uint8
+
+const (
+	fromQuery request = iota
+	fromExecute
+	fromBatch
+)
+
+// newExecution binds a request's values to a statement's variables.
+func (c *conn) newExecution(st *statement, q *queryParams, from request) (*execution, error) {
 	md := st.plan.Meta()
 	e := &execution{c: c, params: q, now: time.Now(), topo: c.srv.cluster.topology(), schema: c.srv.cluster.schema()}
 	e.nowSeconds = int32(e.now.Unix())
@@ -42,8 +51,11 @@ func (c *conn) newExecution(st *statement, q *queryParams, prepared bool) (*exec
 		}
 	}
 	if len(values) != len(md.Variables) {
-		if prepared {
+		switch from {
+		case fromQuery:
 			return nil, invalidf("Invalid amount of bind variables")
+		case fromBatch:
+			return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
 		}
 		return nil, invalidf("there were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
 	}
@@ -107,6 +119,9 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 	case *translate.Write:
 		return e.write(ctx, st.write, p, nil, resp)
 	case *translate.Batch:
+		if conditionalBatch(p.Writes) {
+			return e.conditionalBatch(ctx, st, p, resp)
+		}
 		return e.batch(ctx, st, p, resp)
 	case *translate.Use:
 		return e.use(p, resp)
@@ -220,10 +235,25 @@ func (e *execution) listValues(values []translate.Value, listMarker bool, c *pgs
 func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 	keys := [][][]byte{nil}
 	multi := false
+	partitionColumns := 0
+	for _, r := range rs {
+		if r.Column.Kind == pgschema.PartitionKey {
+			partitionColumns++
+		}
+	}
 	for _, r := range rs {
 		values, err := e.keyValues(r)
 		if err != nil {
 			return nil, err
+		}
+		// A partition key of one column may not be empty; a composite
+		// one never is, holding each part's length.
+		if partitionColumns == 1 && r.Column.Kind == pgschema.PartitionKey {
+			for _, v := range values {
+				if len(v) == 0 {
+					return nil, invalidf("Key may not be empty")
+				}
+			}
 		}
 		multi = multi || len(values) != 1
 		next := make([][][]byte, 0, len(keys)*len(values))

@@ -95,7 +95,23 @@ func (e *execution) readCurrent(ctx context.Context, tx pgx.Tx, read *translate.
 	if _, err := rr.Close(); err != nil {
 		return nil, err
 	}
+	if read.PerPartition && !staticRowLive(read, row) {
+		// Conditions on static columns alone test the static row, which
+		// exists only while one of its cells does.
+		return nil, nil
+	}
 	return row, nil
+}
+
+// staticRowLive reports whether a row read for static conditions holds a
+// static cell.
+func staticRowLive(read *translate.Select, row [][]byte) bool {
+	for i, v := range row {
+		if v != nil && read.Slots[i].Column.Kind == pgschema.Static {
+			return true
+		}
+	}
+	return false
 }
 
 // applyConditional writes every replica: the lock holder inside the
@@ -251,12 +267,25 @@ func equalValues(t *pgschema.Type, a, b []byte) bool {
 }
 
 // appendCASResult writes an LWT's Rows result: [applied] first, then, for
-// a refused write of a row that exists, the columns Cassandra shows.
+// a refused write of a row that exists, the columns Cassandra shows: the
+// row's for IF EXISTS and IF NOT EXISTS, else those of the conditions,
+// regular columns before static ones.
 func appendCASResult(b []byte, t *pgschema.Table, c *translate.Conditions, applied bool, current [][]byte) []byte {
 	specs := []translate.ColumnSpec{{Keyspace: t.Keyspace, Table: t.Name, Name: "[applied]", Type: pgschema.Scalar(pgschema.Boolean)}}
 	values := [][]byte{boolValue(applied)}
 	if !applied && current != nil {
-		for _, col := range c.Result {
+		cols := c.Result
+		if !c.IfExists && !c.IfNotExists {
+			cols = make([]*pgschema.Column, 0, len(c.Result))
+			for _, static := range []bool{false, true} {
+				for _, col := range c.Result {
+					if (col.Kind == pgschema.Static) == static {
+						cols = append(cols, col)
+					}
+				}
+			}
+		}
+		for _, col := range cols {
 			specs = append(specs, translate.ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: col.Name, Type: col.Type})
 			values = append(values, current[slotOf(c.Read, col)])
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -12,32 +14,59 @@ import (
 // binaryParams sends every parameter in binary format.
 var binaryParams = []int16{1}
 
-// selectRows runs a SELECT and appends a Rows result.
+// selectRows runs a SELECT and appends a Rows result: one page of it, with
+// the paging state of the next, when the client asks for pages.
 func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.Select, resp *[]byte) error {
-	limit, err := e.limit(p.Limit, "limit")
+	limit, err := e.limit(p.Limit)
 	if err != nil {
 		return err
 	}
-	perPartition, err := e.limit(p.PerPartitionLimit, "per partition limit")
+	perPartition, err := e.limit(p.PerPartitionLimit)
 	if err != nil {
 		return err
 	}
-	if len(p.SortSlots) > 0 && e.params.pageSize > 0 {
+	if err := e.checkClusteringValues(p); err != nil {
+		return err
+	}
+	// Rows merged from several partitions cannot be paged; aggregates are
+	// always paged internally. Bad keys are reported first.
+	if len(p.SortSlots) > 0 && (e.params.pageSize > 0 || p.Aggregate) {
+		if _, err := e.keyProduct(p.Keys); err != nil {
+			return err
+		}
 		return invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; " +
 			"you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
+	// A query is paged unless it folds all its rows into one (aggregates
+	// without GROUP BY) or reads a virtual table.
+	page := -1
+	if e.params.pageSize > 0 && !(p.Aggregate && len(p.GroupSlots) == 0) && !p.Table.Virtual {
+		page = int(e.params.pageSize)
+	}
+	var from *pageState
+	if page > 0 && e.params.pagingState != nil {
+		if from, err = decodePageState(e.params.pagingState); err != nil {
+			return err
+		}
+		limit = int(from.remaining)
+	}
 	*resp = appendInt(*resp, resultRows)
+	metaAt := len(*resp)
 	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
 	countAt := len(*resp)
 	*resp = appendInt(*resp, 0)
 	w := newRowWriter(e, st, p, resp, limit, perPartition)
+	w.page = page
+	if from != nil {
+		w.resume(from)
+	}
 	switch {
 	case p.Table.Virtual:
 		err = e.virtualRows(p, w)
 	case p.Route == translate.RoutePartitions:
-		err = e.partitionRows(ctx, st, p, w)
+		err = e.partitionRows(ctx, p, w, from)
 	default:
-		err = e.scanRows(ctx, st, p, w)
+		err = e.scanRows(ctx, p, w, from)
 	}
 	if err == nil {
 		err = w.finish()
@@ -46,11 +75,19 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 		return err
 	}
 	binary.BigEndian.PutUint32((*resp)[countAt:], uint32(w.rows))
+	if w.next != nil {
+		// The metadata says there are more pages and carries the state,
+		// after the flags and the column count.
+		flags := binary.BigEndian.Uint32((*resp)[metaAt:])
+		binary.BigEndian.PutUint32((*resp)[metaAt:], flags|uint32(rowsHasMorePages))
+		*resp = slices.Insert(*resp, metaAt+8, appendBytes(nil, w.next.encode())...)
+	}
 	return nil
 }
 
-// limit reads a LIMIT or PER PARTITION LIMIT value; -1 means none.
-func (e *execution) limit(v *translate.Value, what string) (int, error) {
+// limit reads a LIMIT or PER PARTITION LIMIT value, which Cassandra
+// checks alike; -1 means none.
+func (e *execution) limit(v *translate.Value) (int, error) {
 	if v == nil {
 		return -1, nil
 	}
@@ -59,11 +96,13 @@ func (e *execution) limit(v *translate.Value, what string) (int, error) {
 	case unset:
 		return -1, nil
 	case b == nil:
-		return 0, invalidf("Invalid null value of %s", what)
+		return 0, invalidf("Invalid null value of limit")
+	case len(b) != 4 && len(b) != 0:
+		return 0, invalidf("Expected 4 or 0 byte int (%d)", len(b))
 	}
 	n, ok := int32Value(b)
 	if !ok {
-		return 0, invalidf("Invalid %s value", what)
+		return 0, invalidf("Invalid limit value")
 	}
 	if n <= 0 {
 		return 0, invalidf("LIMIT must be strictly positive")
@@ -71,22 +110,66 @@ func (e *execution) limit(v *translate.Value, what string) (int, error) {
 	return int(n), nil
 }
 
-// sqlLimit is the row limit a shard statement can apply itself: the rows
-// of one partition are capped by both limits, those of a token range by
-// LIMIT alone unless PER PARTITION LIMIT must first drop rows.
-func (w *rowWriter) sqlLimit(partition bool) int {
-	if w.plan.Aggregate {
+// checkClusteringValues refuses a null or unset value for a clustering
+// column restricted by = or IN, as Cassandra does when it builds the
+// clusterings a query reads.
+func (e *execution) checkClusteringValues(p *translate.Select) error {
+	for _, f := range p.Filters {
+		if f.Kind != translate.OnColumn || f.Column.Kind != pgschema.Clustering {
+			continue
+		}
+		switch {
+		case f.Op == translate.OpEQ:
+			v, unset := e.bound.Get(f.Values[0])
+			if unset {
+				return invalidf("Invalid unset value for column %s", f.Column.Name)
+			}
+			if v == nil {
+				return invalidf("Invalid null value in condition for column %s", f.Column.Name)
+			}
+		case f.Op == translate.OpIN:
+			if _, err := e.listValues(f.Values, f.ListMarker, f.Column); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sqlLimit is the row limit a shard statement can apply itself, 0 for
+// none: the rows of one partition are capped by what LIMIT and the page
+// still take (and one row more, which tells whether another page follows)
+// and by PER PARTITION LIMIT, those of a token range by LIMIT and the page
+// unless PER PARTITION LIMIT must first drop rows. skip rows that earlier
+// pages read come on top.
+func (w *rowWriter) sqlLimit(partition bool, skip int32) int {
+	if w.plan.Aggregate || !partition && w.perPartition > 0 {
 		return 0
 	}
-	switch {
-	case partition && w.limit > 0 && w.perPartition > 0:
-		return min(w.limit, w.perPartition)
-	case partition && w.perPartition > 0:
-		return w.perPartition
-	case w.perPartition > 0:
+	n := w.limit
+	if n >= 0 {
+		n -= w.rows
+	}
+	if w.page > 0 && (n < 0 || n > w.page-w.rows) {
+		n = w.page - w.rows + 1
+	}
+	if partition && w.perPartition > 0 && (n < 0 || n > w.perPartition) {
+		n = w.perPartition
+	}
+	if n < 0 {
 		return 0
 	}
-	return max(w.limit, 0)
+	return n + int(skip)
+}
+
+// reads returns the shard statements reading one partition and one token
+// range, and their parameters: those capped by a row limit when the query
+// is paged.
+func (w *rowWriter) reads() (read, scan *sharding.Statement, readParams, scanParams []translate.Param) {
+	if w.page > 0 {
+		return w.st.pageRead, w.st.pageScan, w.plan.PageParams, w.plan.PageScanParams
+	}
+	return w.st.read, w.st.scan, w.plan.Params, w.plan.ScanParams
 }
 
 // placement returns the replica sets of a keyspace's partitions.
@@ -98,8 +181,9 @@ func (e *execution) placement(keyspace string) (*sharding.Placement, error) {
 	return e.topo.Placement(k.Replication), nil
 }
 
-// partitionRows reads the partitions the WHERE clause names, in key order.
-func (e *execution) partitionRows(ctx context.Context, st *statement, p *translate.Select, w *rowWriter) error {
+// partitionRows reads the partitions the WHERE clause names, in key order,
+// from the one a paging state names if there is one.
+func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *rowWriter, from *pageState) error {
 	keys, err := e.keyProduct(p.Keys)
 	if err != nil {
 		return err
@@ -108,37 +192,55 @@ func (e *execution) partitionRows(ctx context.Context, st *statement, p *transla
 	if err != nil {
 		return err
 	}
+	first := 0
+	if from != nil {
+		if from.unit < 0 || from.unit >= int64(len(keys)) {
+			return &protocolError{msg: "Invalid value for the paging state"}
+		}
+		first = int(from.unit)
+		keys = keys[first:]
+	}
+	skip := func(i int) int32 {
+		if i == 0 && from != nil {
+			return from.rows
+		}
+		return 0
+	}
 	if len(keys) == 1 {
 		// One partition: rows go straight into the response.
-		return e.readPartition(ctx, st, placement, keys[0], w, w)
+		w.setUnit(first)
+		return e.readPartition(ctx, placement, keys[0], w, w, skip(0))
 	}
 	parts := make([]*rowBuffer, len(keys))
 	errs := make(chan error, len(keys))
 	for i, key := range keys {
 		parts[i] = &rowBuffer{w: w}
-		go func() { errs <- e.readPartition(ctx, st, placement, key, parts[i], w) }()
+		go func() { errs <- e.readPartition(ctx, placement, key, parts[i], w, skip(i)) }()
 	}
 	for range keys {
 		if err := <-errs; err != nil {
 			return err
 		}
 	}
-	return w.replay(parts)
+	return w.replay(parts, first)
 }
 
-// readPartition reads one partition from one of its replicas into sink.
-func (e *execution) readPartition(ctx context.Context, st *statement, placement *sharding.Placement, key [][]byte,
-	sink sharding.RowSink, w *rowWriter) error {
+// readPartition reads one partition from one of its replicas into sink;
+// the shard's row limit counts skip rows more, which an earlier page read
+// and the writer leaves out.
+func (e *execution) readPartition(ctx context.Context, placement *sharding.Placement, key [][]byte,
+	sink sharding.RowSink, w *rowWriter, skip int32) error {
 	token := sharding.KeyToken(key)
 	replicas := placement.Replicas(token)
 	if len(replicas) == 0 {
 		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 	}
+	read, _, params, _ := w.reads()
 	var args argBuffer
-	if err := args.build(e, st.plan.(*translate.Select).Params, &rowArgs{key: key, token: int64(token), limit: w.sqlLimit(true)}); err != nil {
+	if err := args.build(e, params, &rowArgs{key: key, token: int64(token), limit: w.sqlLimit(true, skip)}); err != nil {
 		return err
 	}
-	op := sharding.NewOp(st.read, args.args, binaryParams, sink)
+	op := sharding.NewOp(read, args.args, binaryParams, sink)
 	e.topo.Shards[replicas[0]].Pool.Submit(op)
 	return op.Wait(ctx)
 }
@@ -217,8 +319,10 @@ func (e *execution) tokenBounds(p *translate.Select) (lo, hi int64, err error) {
 }
 
 // scanRows reads every token range in bounds, merging the shards' rows in
-// token order.
-func (e *execution) scanRows(ctx context.Context, st *statement, p *translate.Select, w *rowWriter) error {
+// token order. A paged scan starts at the token its paging state names and
+// reads the ranges in waves of growing size until the page is full; an
+// unpaged one reads them all at once.
+func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWriter, from *pageState) error {
 	placement, err := e.placement(p.Table.Keyspace)
 	if err != nil {
 		return err
@@ -227,6 +331,9 @@ func (e *execution) scanRows(ctx context.Context, st *statement, p *translate.Se
 	if err != nil {
 		return err
 	}
+	if from != nil && from.unit-1 > lo {
+		lo = from.unit - 1
+	}
 	ranges := e.scanRanges(placement, lo, hi)
 	if len(ranges) == 0 {
 		if placement.Factor() == 0 {
@@ -234,21 +341,39 @@ func (e *execution) scanRows(ctx context.Context, st *statement, p *translate.Se
 		}
 		return nil
 	}
-	parts := make([]*rowBuffer, len(ranges))
-	ops := make([]*sharding.Op, len(ranges))
-	argsets := make([]argBuffer, len(ranges))
-	for i, r := range ranges {
-		parts[i] = &rowBuffer{w: w}
-		if err := argsets[i].build(e, p.ScanParams, &rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false)}); err != nil {
+	_, scan, _, params := w.reads()
+	wave := len(ranges)
+	if w.page > 0 {
+		wave = 8
+	}
+	for start := 0; start < len(ranges) && !w.done(); start += wave {
+		if start > 0 && w.page > 0 {
+			wave = min(wave*2, 32)
+		}
+		batch := ranges[start:min(start+wave, len(ranges))]
+		parts := make([]*rowBuffer, len(batch))
+		ops := make([]*sharding.Op, len(batch))
+		argsets := make([]argBuffer, len(batch))
+		for i, r := range batch {
+			skip := int32(0)
+			if start+i == 0 && from != nil {
+				skip = from.rows
+			}
+			parts[i] = &rowBuffer{w: w}
+			if err := argsets[i].build(e, params, &rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false, skip)}); err != nil {
+				return err
+			}
+			ops[i] = sharding.NewOp(scan, argsets[i].args, binaryParams, parts[i])
+			e.topo.Shards[r.shard].Pool.Submit(ops[i])
+		}
+		for _, op := range ops {
+			if err := op.Wait(ctx); err != nil {
+				return err
+			}
+		}
+		if err := w.replay(parts, -1); err != nil {
 			return err
 		}
-		ops[i] = sharding.NewOp(st.scan, argsets[i].args, binaryParams, parts[i])
-		e.topo.Shards[r.shard].Pool.Submit(ops[i])
 	}
-	for _, op := range ops {
-		if err := op.Wait(ctx); err != nil {
-			return err
-		}
-	}
-	return w.replay(parts)
+	return nil
 }

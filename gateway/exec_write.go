@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"strconv"
 
 	"github.com/cqlpg/cqlpg/sharding"
@@ -78,9 +79,13 @@ func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 		case b == nil:
 			return 0, invalidf("Invalid null value of timestamp")
 		case len(b) != 8:
-			return 0, invalidf("Invalid timestamp value")
+			return 0, invalidf("Expected 8 or 0 byte long (%d)", len(b))
 		default:
-			return int64(binary.BigEndian.Uint64(b)), nil
+			ts := int64(binary.BigEndian.Uint64(b))
+			if ts == math.MinInt64 {
+				return 0, invalidf("Out of bound timestamp, must be in [%d, %d]", math.MinInt64+1, math.MaxInt64)
+			}
+			return ts, nil
 		}
 	}
 	if batchTS != nil {
@@ -91,6 +96,10 @@ func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 	}
 	return e.now.UnixMicro(), nil
 }
+
+// maxExpiry is the last second a cell can live to: Cassandra 4.1 keeps
+// expiry times in 32 bits, and so does cqlpg.
+const maxExpiry = math.MaxInt32 - 1
 
 // expiry returns when a write's cells expire, in seconds since the epoch,
 // or 0 when they do not: USING TTL, else the table's default_time_to_live.
@@ -103,6 +112,7 @@ func (e *execution) expiry(p *translate.Write) (int32, error) {
 	if p.Counter {
 		return 0, nil
 	}
+	which := "default ttl"
 	if p.TTL != nil {
 		b, unset := e.bound.Get(*p.TTL)
 		switch {
@@ -112,9 +122,9 @@ func (e *execution) expiry(p *translate.Write) (int32, error) {
 		default:
 			n, ok := int32Value(b)
 			if !ok {
-				return 0, invalidf("Invalid TTL value")
+				return 0, invalidf("Expected 4 or 0 byte int (%d)", len(b))
 			}
-			ttl = int64(n)
+			ttl, which = int64(n), "ttl"
 		}
 	}
 	if ttl < 0 {
@@ -125,6 +135,12 @@ func (e *execution) expiry(p *translate.Write) (int32, error) {
 	}
 	if ttl == 0 {
 		return 0, nil
+	}
+	if int64(e.nowSeconds)+ttl > maxExpiry {
+		return 0, invalidf("Request on table %s.%s with %s of %d seconds exceeds maximum supported expiration date "+
+			"of 2038-01-19T03:14:06+00:00. In order to avoid this use a lower TTL, change the expiration date overflow "+
+			"policy or upgrade to a version where this limitation is fixed. See CASSANDRA-14092 for more details.",
+			p.Table.Keyspace, p.Table.Name, which, ttl)
 	}
 	return e.nowSeconds + int32(ttl), nil
 }

@@ -63,7 +63,7 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	if err != nil {
 		return err
 	}
-	e, err := c.newExecution(st, q, false)
+	e, err := c.newExecution(st, q, fromQuery)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 	if err != nil {
 		return err
 	}
-	e, err := c.newExecution(st, q, true)
+	e, err := c.newExecution(st, q, fromExecute)
 	if err != nil {
 		return err
 	}

@@ -18,11 +18,9 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	if b.kind > byte(translate.CounterBatch) {
 		return &protocolError{msg: fmt.Sprintf("Invalid BATCH message: unknown batch type %d", b.kind)}
 	}
-	type item struct {
-		st *statement
-		e  *execution
-	}
-	items := make([]item, 0, len(b.items))
+	// Cassandra binds every statement before it checks their kinds, then
+	// checks the batch as a whole.
+	items := make([]batchWrite, 0, len(b.items))
 	for _, it := range b.items {
 		var st *statement
 		var err error
@@ -34,26 +32,41 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		if err != nil {
 			return err
 		}
-		if _, ok := st.plan.(*translate.Write); !ok {
-			return invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
-		}
 		q := b.queryParams
 		q.values, q.unset, q.names = it.values, it.unset, nil
-		e, err := c.newExecution(st, &q, it.id != nil)
+		e, err := c.newExecution(st, &q, fromBatch)
 		if err != nil {
 			return err
 		}
-		items = append(items, item{st, e})
+		items = append(items, batchWrite{e: e, stmt: st.write})
+		if w, ok := st.plan.(*translate.Write); ok {
+			items[len(items)-1].w = w
+		}
 	}
-	if len(items) > 0 {
-		ts, err := items[0].e.timestamp(nil, nil)
-		if err != nil {
-			return err
+	writes := make([]*translate.Write, len(items))
+	for i, it := range items {
+		if it.w == nil {
+			return invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 		}
-		for _, it := range items {
-			if err := it.e.write(ctx, it.st.write, it.st.plan.(*translate.Write), &ts, nil); err != nil {
-				return err
-			}
+		writes[i] = it.w
+	}
+	if err := translate.CheckBatch(translate.BatchKind(b.kind), false, false, writes); err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		*resp = appendInt(*resp, resultVoid)
+		return nil
+	}
+	ts, err := items[0].e.timestamp(nil, nil)
+	if err != nil {
+		return err
+	}
+	if conditionalBatch(writes) {
+		return c.conditionalBatch(ctx, items, ts, resp)
+	}
+	for _, it := range items {
+		if err := it.e.write(ctx, it.stmt, it.w, &ts, nil); err != nil {
+			return err
 		}
 	}
 	*resp = appendInt(*resp, resultVoid)

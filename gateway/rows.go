@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -37,20 +38,57 @@ type rowWriter struct {
 	// sorted collects rows to sort before writing (IN with ORDER BY).
 	sorted [][][]byte
 	outs   [][]byte
+
+	// page is the page size, -1 when the query is not paged. Rows are
+	// counted per unit (see pageState): unit is the current one, unitRows
+	// counts its rows read so far, and unitKey is the partition of the
+	// current row in a scan. skip rows of unit skipUnit are left out, as
+	// an earlier page read them. next is set once a row beyond the page
+	// shows that there is more, and says where the next page starts.
+	page     int
+	unit     int64
+	unitSet  bool
+	unitRows int32
+	unitKey  [][]byte
+	skip     int32
+	skipUnit int64
+	next     *pageState
 }
 
 func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte, limit, perPartition int) *rowWriter {
 	return &rowWriter{e: e, st: st, plan: p, out: out, limit: limit, perPartition: perPartition,
-		ctx: translate.EvalContext{Now: e.now}}
+		ctx: translate.EvalContext{Now: e.now}, page: -1}
+}
+
+// resume starts the writer where a paging state says the page starts.
+func (w *rowWriter) resume(s *pageState) {
+	w.skip, w.skipUnit = s.rows, s.unit
+	if w.perPartition > 0 && s.key != nil {
+		w.partition, w.inPartition = s.key, int(s.inPartition)
+	}
+}
+
+// setUnit starts the rows of the partition at index i of the query's keys.
+func (w *rowWriter) setUnit(i int) {
+	w.unit, w.unitSet, w.unitRows = int64(i), true, 0
 }
 
 // full reports whether LIMIT has been reached.
 func (w *rowWriter) full() bool { return w.limit >= 0 && w.rows >= w.limit }
 
+// done reports whether the writer wants no more rows: LIMIT is reached, or
+// the page is and a row beyond it has been seen.
+func (w *rowWriter) done() bool {
+	return w.next != nil || w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate
+}
+
+// pageFull reports whether the page holds all the rows (or groups) it can.
+func (w *rowWriter) pageFull() bool { return w.page > 0 && w.rows >= w.page }
+
 // Row implements sharding.RowSink: it converts one row from Postgres's
 // binary form to CQL's and processes it.
 func (w *rowWriter) Row(values [][]byte) error {
-	if w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate {
+	if w.done() {
 		return nil
 	}
 	if err := convertSlots(w.st, values, &w.vals, &w.conv); err != nil {
@@ -88,20 +126,52 @@ func convertSlots(st *statement, values [][]byte, vals *[][]byte, conv *[]byte) 
 
 // accept processes one row of slot values in CQL form.
 func (w *rowWriter) accept(vals [][]byte) error {
-	p := w.plan
-	if w.perPartition > 0 {
-		if w.partition != nil && sameValues(vals, p.PartitionSlots, w.partition) {
-			if w.inPartition >= w.perPartition {
-				return nil
-			}
-		} else {
-			w.partition, w.inPartition = copyValues(vals, p.PartitionSlots), 0
-		}
-		w.inPartition++
+	if w.done() {
+		return nil
 	}
+	if w.page > 0 || w.skip > 0 {
+		if w.plan.Route == translate.RouteScan {
+			w.scanUnit(vals)
+		}
+		if w.skip > 0 && w.unit == w.skipUnit {
+			w.skip--
+			w.unitRows++
+			return nil
+		}
+		w.skip = 0
+	}
+	err := w.process(vals)
+	w.unitRows++
+	return err
+}
+
+// scanUnit follows the token of a scan's rows, which is its unit.
+func (w *rowWriter) scanUnit(vals [][]byte) {
+	p := w.plan
+	if w.unitKey != nil && sameValues(vals, p.PartitionSlots, w.unitKey) {
+		return
+	}
+	w.unitKey = copyValues(vals, p.PartitionSlots)
+	if token := int64(sharding.KeyToken(w.unitKey)); !w.unitSet || token != w.unit {
+		w.unit, w.unitSet, w.unitRows = token, true, 0
+	}
+}
+
+// process applies PER PARTITION LIMIT to a row, then folds, keeps or
+// writes it. A row that would start the next page ends this one instead.
+func (w *rowWriter) process(vals [][]byte) error {
+	p := w.plan
 	if p.Aggregate {
 		return w.fold(vals)
 	}
+	if w.partitionFull(vals) {
+		return nil
+	}
+	if w.pageFull() && !w.full() {
+		w.next = w.position()
+		return nil
+	}
+	w.countIn(vals)
 	if len(p.SortSlots) > 0 {
 		w.sorted = append(w.sorted, copyValues(vals, nil))
 		return nil
@@ -109,8 +179,36 @@ func (w *rowWriter) accept(vals [][]byte) error {
 	return w.emit(vals)
 }
 
+// partitionFull reports whether the row's partition has had all the rows
+// (or, with GROUP BY, groups) PER PARTITION LIMIT lets through.
+func (w *rowWriter) partitionFull(vals [][]byte) bool {
+	return w.perPartition > 0 && w.partition != nil && w.inPartition >= w.perPartition &&
+		sameValues(vals, w.plan.PartitionSlots, w.partition)
+}
+
+// countIn counts a row (or group) of its partition for PER PARTITION LIMIT.
+func (w *rowWriter) countIn(vals [][]byte) {
+	if w.perPartition <= 0 {
+		return
+	}
+	if w.partition == nil || !sameValues(vals, w.plan.PartitionSlots, w.partition) {
+		w.partition, w.inPartition = copyValues(vals, w.plan.PartitionSlots), 0
+	}
+	w.inPartition++
+}
+
+// position is where the page after the current row starts: at that row.
+func (w *rowWriter) position() *pageState {
+	s := &pageState{unit: w.unit, rows: w.unitRows, remaining: -1, key: w.partition, inPartition: int32(w.inPartition)}
+	if w.limit >= 0 {
+		s.remaining = int32(w.limit - w.rows)
+	}
+	return s
+}
+
 // fold adds a row to its group, writing out the previous group when the
-// row starts a new one.
+// row starts a new one. With GROUP BY, PER PARTITION LIMIT and the page
+// count groups: a group beyond them is left out, or starts the next page.
 func (w *rowWriter) fold(vals [][]byte) error {
 	p := w.plan
 	if w.group != nil && len(p.GroupSlots) > 0 && !sameValues(vals, p.GroupSlots, w.groupKey) {
@@ -119,6 +217,14 @@ func (w *rowWriter) fold(vals [][]byte) error {
 		}
 	}
 	if w.group == nil {
+		if w.partitionFull(vals) {
+			return nil
+		}
+		if w.pageFull() && !w.full() {
+			w.next = w.position()
+			return nil
+		}
+		w.countIn(vals)
 		w.group = p.NewGroup()
 		w.groupKey = copyValues(vals, p.GroupSlots)
 		w.groups++
@@ -249,9 +355,6 @@ type rowBuffer struct {
 // Row implements sharding.RowSink.
 func (b *rowBuffer) Row(values [][]byte) error {
 	w := b.w
-	if w.limit >= 0 && b.rows >= w.limit && !w.plan.Aggregate && len(w.plan.SortSlots) == 0 && w.perPartition < 0 {
-		return nil
-	}
 	if err := convertSlots(w.st, values, &b.vals, &b.conv); err != nil {
 		return err
 	}
@@ -262,10 +365,15 @@ func (b *rowBuffer) Row(values [][]byte) error {
 	return nil
 }
 
-// replay processes the buffered rows of parts, in order.
-func (w *rowWriter) replay(parts []*rowBuffer) error {
+// replay processes the buffered rows of parts, in order. The parts of a
+// partition list are the partitions at index first and after; a scan's
+// (first < 0) are token ranges.
+func (w *rowWriter) replay(parts []*rowBuffer, first int) error {
 	vals := make([][]byte, len(w.plan.Slots))
-	for _, part := range parts {
+	for i, part := range parts {
+		if first >= 0 {
+			w.setUnit(first + i)
+		}
 		d := decoder{b: part.data}
 		for n := 0; n < part.rows; n++ {
 			for i := range vals {

@@ -158,7 +158,8 @@ func (s *countState) Result() ([]byte, error) {
 }
 
 // extremeState keeps the smallest or largest value under the type's
-// comparator.
+// comparator. It copies the value it keeps: a row's values live in buffers
+// the next row reuses.
 type extremeState struct {
 	t   *pgschema.Type
 	max bool
@@ -171,7 +172,7 @@ func (s *extremeState) Add(args [][]byte) error {
 		return nil
 	}
 	if s.v == nil {
-		s.v = v
+		s.v = append([]byte{}, v...)
 		return nil
 	}
 	c, err := compareValues(s.t, s.v, v)
@@ -179,7 +180,7 @@ func (s *extremeState) Add(args [][]byte) error {
 		return err
 	}
 	if (s.max && c < 0) || (!s.max && c > 0) {
-		s.v = v
+		s.v = append(s.v[:0], v...)
 	}
 	return nil
 }

@@ -73,6 +73,9 @@ type Param struct {
 	// Cell marks a ParamWritetime or ParamExpiry that belongs to the
 	// value Value of a cell, and is null when that value is unset.
 	Cell bool
+	// Increment marks a counter increment, which may not be null; an
+	// unset one is sent as null and leaves the counter alone.
+	Increment bool
 }
 
 // ValueType returns the CQL type of the parameter's value.

@@ -95,6 +95,9 @@ func (p *parser) expectPunct(s string) error {
 // expected when that is one thing.
 func (p *parser) unexpected(expecting string) error {
 	t := p.tok
+	if t.kind == tokIllegal && t.msg != "" {
+		return &SyntaxError{Pos: t.pos, Token: t.raw, Msg: t.msg}
+	}
 	if t.kind == tokIllegal {
 		return &SyntaxError{Pos: t.pos, Token: t.raw, Msg: fmt.Sprintf("token recognition error at: '%s'", t.raw)}
 	}

@@ -25,7 +25,7 @@ func (p *parser) deleteStatement() (Statement, error) {
 	if d.Table, err = p.tableName(); err != nil {
 		return nil, err
 	}
-	if d.Using, err = p.using(); err != nil {
+	if d.Using, err = p.usingTimestamp(); err != nil {
 		return nil, err
 	}
 	if err := p.expectKeyword("where"); err != nil {

@@ -30,6 +30,9 @@ func (p *parser) insertStatement() (Statement, error) {
 			}
 		}
 	} else {
+		if !p.isPunct("(") {
+			return nil, p.unexpected("")
+		}
 		if ins.Columns, err = p.identList(); err != nil {
 			return nil, err
 		}
@@ -65,9 +68,9 @@ func (p *parser) using() (Using, error) {
 		var err error
 		switch {
 		case p.acceptKeyword("ttl"):
-			u.TTL, err = p.term()
+			u.TTL, err = p.intValue()
 		case p.acceptKeyword("timestamp"):
-			u.Timestamp, err = p.term()
+			u.Timestamp, err = p.intValue()
 		default:
 			return u, p.unexpected("")
 		}
@@ -78,4 +81,33 @@ func (p *parser) using() (Using, error) {
 			return u, nil
 		}
 	}
+}
+
+// usingTimestamp parses DELETE's USING clause, which takes a timestamp
+// only.
+//
+//	usingTimestamp := USING TIMESTAMP intValue
+func (p *parser) usingTimestamp() (Using, error) {
+	var u Using
+	if !p.acceptKeyword("using") {
+		return u, nil
+	}
+	if !p.acceptKeyword("timestamp") {
+		return u, p.unexpected("K_TIMESTAMP")
+	}
+	var err error
+	u.Timestamp, err = p.intValue()
+	return u, err
+}
+
+// intValue parses the value of a TTL or TIMESTAMP: an integer or a bind
+// marker.
+//
+//	intValue := INTEGER | '?' | ':' name
+func (p *parser) intValue() (Term, error) {
+	switch p.tok.kind {
+	case tokInteger, tokMarker, tokNamedMarker:
+		return p.term()
+	}
+	return nil, p.unexpected("")
 }

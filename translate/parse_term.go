@@ -352,7 +352,12 @@ func (p *parser) relation() (Relation, error) {
 		}
 	}
 	var err error
+	comparing := false
 	switch {
+	case r.Kind == TokenRelation:
+		// token(...) takes only the comparisons; IN, CONTAINS and the
+		// rest are syntax errors.
+		comparing = true
 	case p.acceptKeyword("in"):
 		r.Op = OpIN
 		if p.tok.kind == tokMarker || p.tok.kind == tokNamedMarker {
@@ -381,6 +386,9 @@ func (p *parser) relation() (Relation, error) {
 		r.Op = OpIsNotNull
 		return r, p.expectKeyword("null")
 	default:
+		comparing = true
+	}
+	if comparing {
 		op, ok := comparison[p.tok.text]
 		if p.tok.kind != tokPunct || !ok {
 			return r, p.unexpected("")

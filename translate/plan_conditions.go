@@ -100,20 +100,15 @@ func (p *planner) updateConditions(w *Write, ifExists bool, conds []Condition, v
 	return nil
 }
 
-// planConditions checks Cassandra's rules on conditional writes and plans
-// the read of the current row.
+// planConditions checks that a conditional write names one row (Cassandra
+// checks this when it runs the write, after checkAttributes' rules) and
+// plans the read of the current row.
 func (p *planner) planConditions(w *Write, verb string) error {
 	c := w.Conditions
 	if c == nil {
 		return nil
 	}
 	t := w.Table
-	switch {
-	case w.Timestamp != nil:
-		return invalidf("Cannot provide custom timestamp for conditional updates")
-	case t.IsCounter():
-		return invalidf("Conditional updates are not supported on counter tables")
-	}
 	for _, k := range w.Keys {
 		if k.Op == OpIN {
 			if k.Column.Kind == pgschema.PartitionKey {

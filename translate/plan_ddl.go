@@ -3,6 +3,7 @@ package translate
 import (
 	"errors"
 	"regexp"
+	"strconv"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 )
@@ -70,27 +71,29 @@ func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
 	if err := clusteringOrder(s, byName); err != nil {
 		return nil, err
 	}
-	counters := 0
+	counters, others := 0, 0
 	for _, c := range cols {
-		if c.Kind == pgschema.Static {
-			if len(s.Clustering) == 0 {
-				return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
-			}
-			return nil, invalidf("Static columns are not supported yet")
+		if c.Kind == pgschema.Static && len(s.Clustering) == 0 {
+			return nil, invalidf("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
 		}
-		if c.Type.IsCounter() {
-			if c.IsKey() {
-				return nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", c.Name)
-			}
+		switch {
+		case c.Type.IsCounter() && c.IsKey():
+			return nil, invalidf("counter type is not supported for PRIMARY KEY column '%s'", c.Name)
+		case c.Type.IsCounter():
 			counters++
+		case !c.IsKey():
+			others++
 		}
 	}
-	if counters > 0 {
-		return nil, invalidf("Counter tables are not supported yet")
+	if counters > 0 && others > 0 {
+		return nil, invalidf("Cannot mix counter and non counter columns in the same table")
 	}
 	options, err := tableOptions(s.Properties)
 	if err != nil {
 		return nil, err
+	}
+	if ttl, _ := strconv.Atoi(options[pgschema.OptDefaultTimeToLive]); counters > 0 && ttl > 0 {
+		return nil, invalidf("Cannot set %s on a table with counters", pgschema.OptDefaultTimeToLive)
 	}
 	t := pgschema.NewTable(ks, name, [16]byte{}, cols, options)
 	t.PGSchema = k.PGSchema
@@ -222,11 +225,8 @@ func (p *planner) planDrop(s *DropStmt) (Plan, error) {
 
 func (p *planner) planBatch(s *BatchStmt) (Plan, error) {
 	b := &Batch{Kind: s.Kind}
-	if s.Using.TTL != nil {
-		return nil, invalidf("Global TTL on the BATCH statement is not supported.")
-	}
 	if s.Using.Timestamp != nil {
-		v, err := p.value(s.Using.Timestamp, ColumnSpec{Name: "[timestamp]", Type: pgschema.Scalar(pgschema.Bigint)})
+		v, err := p.value(s.Using.Timestamp, ColumnSpec{Keyspace: "[batch]", Table: "[batch]", Name: "[timestamp]", Type: pgschema.Scalar(pgschema.Bigint)})
 		if err != nil {
 			return nil, err
 		}
@@ -241,11 +241,11 @@ func (p *planner) planBatch(s *BatchStmt) (Plan, error) {
 		if !ok {
 			return nil, invalidf("Only INSERT, UPDATE and DELETE statements are allowed in a BATCH")
 		}
-		if b.Timestamp != nil && w.Timestamp != nil {
-			return nil, invalidf("Timestamp must be set either on BATCH or individual statements")
-		}
 		w.PKIndexes = nil
 		b.Writes = append(b.Writes, w)
 	}
-	return b, nil
+	if err := CheckBatch(s.Kind, s.Using.TTL != nil, b.Timestamp != nil, b.Writes); err != nil {
+		return nil, err
+	}
+	return b, checkTimestamp(b.Timestamp)
 }

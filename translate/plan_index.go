@@ -42,12 +42,18 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	if c == nil {
 		return nil, invalidf("Column '%s' doesn't exist", s.Column)
 	}
-	if err := checkIndexTarget(t, c, s.Target); err != nil {
+	kind := s.Target
+	if kind == IndexSimple && c.Type.IsCollection() {
+		// A collection named alone is indexed on its values, as Cassandra
+		// does for compatibility with the older syntax.
+		kind = IndexValues
+	}
+	if err := checkIndexTarget(t, c, kind); err != nil {
 		return nil, err
 	}
 	target := pgschema.QuoteIdentifier(c.Name)
-	if s.Target != IndexSimple {
-		target = targetNames[s.Target] + "(" + target + ")"
+	if kind != IndexSimple {
+		target = targetNames[kind] + "(" + target + ")"
 	}
 	idx := &pgschema.Index{Name: s.Name, Kind: "COMPOSITES", Options: map[string]string{"target": target}}
 	if s.Class != "" {

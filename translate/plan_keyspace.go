@@ -71,7 +71,7 @@ func keyspaceSettings(k *pgschema.Keyspace, props []Property, requireReplication
 			}
 			k.DurableWrites = b
 		default:
-			return &SyntaxError{Pos: prop.Pos, Msg: "Unknown property '" + prop.Name + "'"}
+			return &SyntaxError{Msg: "Unknown property '" + prop.Name + "'"} // raised after parsing, with no position
 		}
 	}
 	if replication == nil {

@@ -73,13 +73,20 @@ type Select struct {
 	// together, which PER PARTITION LIMIT counts on.
 	PartitionSlots []int
 	// PerPartition says the query returns one row per partition (DISTINCT,
-	// or a selection of static columns only).
+	// or the read of a partition's static row for a conditional write).
 	PerPartition bool
 	// SQL reads one partition; ScanSQL reads one token range.
 	SQL        string
 	Params     []Param
 	ScanSQL    string
 	ScanParams []Param
+	// PageSQL and PageScanSQL are SQL and ScanSQL capped by a row limit
+	// (ParamLimit), which reading a page needs; they are SQL and ScanSQL
+	// themselves when those take a limit already or fold rows.
+	PageSQL        string
+	PageParams     []Param
+	PageScanSQL    string
+	PageScanParams []Param
 	// Limit and PerPartitionLimit cap the rows returned, when set.
 	Limit, PerPartitionLimit *Value
 }
@@ -93,16 +100,19 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	if err := p.planSelectors(plan, s); err != nil {
 		return nil, err
 	}
-	r, err := p.restrict(t, s.Where)
+	r, err := p.restrict(t, s.Where, s.AllowFiltering)
 	if err != nil {
 		return nil, err
 	}
-	shape, err := r.checkSelect(s.AllowFiltering)
+	shape, err := r.checkSelect(s.AllowFiltering, selectsOnlyStatic(plan))
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkStatics(plan, s, r); err != nil {
+	if err := p.checkDistinct(plan, s, r); err != nil {
 		return nil, err
+	}
+	if s.PerPartitionLimit != nil && plan.Aggregate && len(s.GroupBy) == 0 {
+		return nil, invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
 	}
 	plan.Route = shape.route
 	if plan.Route == RoutePartitions {
@@ -133,6 +143,9 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	if err := p.planOrdering(plan, s, r, shape); err != nil {
 		return nil, err
 	}
+	if shape.filtering {
+		return nil, invalidf(requiresFiltering)
+	}
 	if err := p.planGroupBy(plan, s, r); err != nil {
 		return nil, err
 	}
@@ -148,48 +161,46 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	return plan, nil
 }
 
-// checkStatics applies the rules on DISTINCT and on selecting only static
-// columns (reference §1.6): both return one row per partition.
-func (p *planner) checkStatics(plan *Select, s *SelectStmt, r *restrictions) error {
-	t := plan.Table
-	onlyStatic := t.HasStatic()
+// selectsOnlyStatic reports whether a selection holds static columns and
+// no non-key ones besides. Such a query still returns one row per
+// clustering row, as Cassandra does, but may not restrict clustering
+// columns (reference §1.6).
+func selectsOnlyStatic(plan *Select) bool {
+	onlyStatic, anyStatic := true, false
 	for _, sl := range plan.Slots {
 		if sl.Column != nil && sl.Column.Kind != pgschema.PartitionKey && sl.Column.Kind != pgschema.Static {
 			onlyStatic = false
 		}
+		anyStatic = anyStatic || sl.Column != nil && sl.Column.Kind == pgschema.Static
 	}
-	if s.Distinct {
-		for _, sl := range plan.Slots {
-			if sl.Column != nil && sl.Column.Kind != pgschema.PartitionKey && sl.Column.Kind != pgschema.Static {
-				return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", sl.Column.Name)
-			}
-		}
-		if r.hasClustering() || nonStaticFilter(r) {
-			return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
-		}
-		if !r.partitionKeyComplete() || !r.hasPartition() {
-			var missing []string
-			for _, c := range t.PartitionKey {
-				if !selects(plan, c) {
-					missing = append(missing, c.Name)
-				}
-			}
-			if len(missing) > 0 {
-				return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", joinNames(missing))
-			}
-		}
-		if s.PerPartitionLimit != nil {
-			return invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
-		}
-		plan.PerPartition = true
+	return onlyStatic && anyStatic
+}
+
+// checkDistinct applies the rules on DISTINCT (reference §1.6), in
+// Cassandra's order; DISTINCT returns one row per partition.
+func (p *planner) checkDistinct(plan *Select, s *SelectStmt, r *restrictions) error {
+	if !s.Distinct {
 		return nil
 	}
-	if onlyStatic && len(plan.Slots) > 0 {
-		if r.hasClustering() {
-			return invalidf("Cannot restrict clustering columns when selecting only static columns")
-		}
-		plan.PerPartition = true
+	if s.PerPartitionLimit != nil {
+		return invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
 	}
+	if r.hasClustering() || nonStaticFilter(r) {
+		return invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+	}
+	for _, sl := range plan.Slots {
+		if sl.Column != nil && sl.Column.Kind != pgschema.PartitionKey && sl.Column.Kind != pgschema.Static {
+			return invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", sl.Column.Name)
+		}
+	}
+	if !r.partitionKeyComplete() || !r.hasPartition() {
+		for _, c := range plan.Table.PartitionKey {
+			if !selects(plan, c) {
+				return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", c.Name)
+			}
+		}
+	}
+	plan.PerPartition = true
 	return nil
 }
 
@@ -211,17 +222,6 @@ func selects(plan *Select, c *pgschema.Column) bool {
 	return false
 }
 
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
-}
-
 // planLimits plans LIMIT and PER PARTITION LIMIT, whose values are checked
 // at execution.
 func (p *planner) planLimits(plan *Select, s *SelectStmt) error {
@@ -234,9 +234,6 @@ func (p *planner) planLimits(plan *Select, s *SelectStmt) error {
 		return &v, err
 	}
 	var err error
-	if s.PerPartitionLimit != nil && plan.Aggregate {
-		return invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
-	}
 	if plan.PerPartitionLimit, err = limit(s.PerPartitionLimit, "[per_partition_limit]"); err != nil {
 		return err
 	}

@@ -147,10 +147,11 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		case c.Type.IsMultiCell():
 			return nil, "", invalidf("Cannot use selection function %s on non-frozen %s %s", fn, collectionWord(c.Type), c.Name)
 		}
+		// Result column names hold column names unquoted, as Cassandra's.
 		if name == "writetime" {
-			return &SlotRef{Slot: plan.slot(SlotWritetime, c), T: pgschema.Scalar(pgschema.Bigint)}, "writetime(" + pgschema.QuoteIdentifier(c.Name) + ")", nil
+			return &SlotRef{Slot: plan.slot(SlotWritetime, c), T: pgschema.Scalar(pgschema.Bigint)}, "writetime(" + c.Name + ")", nil
 		}
-		return &SlotRef{Slot: plan.slot(SlotTTL, c), T: pgschema.Scalar(pgschema.Int)}, "ttl(" + pgschema.QuoteIdentifier(c.Name) + ")", nil
+		return &SlotRef{Slot: plan.slot(SlotTTL, c), T: pgschema.Scalar(pgschema.Int)}, "ttl(" + c.Name + ")", nil
 	}
 	var args []Expr
 	var fargs []FuncArg
@@ -179,6 +180,10 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		agg, err := ResolveAggregate(e.Name, fargs)
 		if err != nil {
 			return nil, "", err
+		}
+		if agg == CountRows {
+			// count(1) is count(*): the constant is not an argument.
+			return &AggExpr{Agg: agg}, agg.ColumnName(names), nil
 		}
 		if err := p.constantArgs(plan, args, fargs, agg.Args); err != nil {
 			return nil, "", err
@@ -235,7 +240,7 @@ func (p *planner) tokenSelector(plan *Select, e *CallSelector) (Expr, string, er
 			return nil, "", err
 		}
 		cols = append(cols, c)
-		names[i] = pgschema.QuoteIdentifier(c.Name)
+		names[i] = c.Name
 	}
 	name := "system.token(" + strings.Join(names, ", ") + ")"
 	if !t.Virtual && sameColumns(cols, t.PartitionKey) {

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -189,6 +190,7 @@ func (p *planner) planDropType(s *DropStmt, ks string) (Plan, error) {
 			types = append(types, other.Name)
 		}
 	}
+	slices.Sort(types)
 	if len(types) > 0 {
 		return nil, invalidf("Cannot drop user type '%s.%s' as it is still used by user types %s", ks, s.Name, strings.Join(types, ", "))
 	}

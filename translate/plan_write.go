@@ -1,6 +1,9 @@
 package translate
 
 import (
+	"encoding/binary"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -45,6 +48,8 @@ type Write struct {
 	Counter bool
 	// Conditions is set for conditional (LWT) writes.
 	Conditions *Conditions
+	// Deletion is set for DELETE statements.
+	Deletion bool
 	// JSON is set for INSERT JSON: its values come from the JSON object.
 	JSON bool
 }
@@ -95,10 +100,10 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 		return nil, err
 	}
 	if s.IfNotExists {
-		if w.Timestamp != nil {
-			return nil, invalidf("Cannot provide custom timestamp for conditional updates")
-		}
 		w.Conditions = &Conditions{IfNotExists: true}
+	}
+	if err := checkAttributes(w); err != nil {
+		return nil, err
 	}
 	if len(w.Keys) == len(t.PartitionKey) && len(t.Clustering) > 0 {
 		w.SQL, w.Params, err = staticUpsertSQL(t, cells)
@@ -125,15 +130,17 @@ func (p *planner) insertValues(t *pgschema.Table, s *InsertStmt, w *Write) ([]*p
 	if len(s.Columns) != len(s.Values) {
 		return nil, nil, invalidf("Unmatched column names/values")
 	}
+	for i, name := range s.Columns {
+		if slices.Contains(s.Columns[:i], name) {
+			return nil, nil, invalidf("The column names contains duplicates")
+		}
+	}
 	var cols []*pgschema.Column
 	var values []Value
 	for i, name := range s.Columns {
 		c, err := column(t, name)
 		if err != nil {
 			return nil, nil, err
-		}
-		if containsColumn(cols, c) {
-			return nil, nil, invalidf("The column names contains duplicates")
 		}
 		v, err := p.value(s.Values[i], specOf(t, c))
 		if err != nil {
@@ -200,6 +207,9 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	if err := p.updateConditions(w, s.IfExists, s.Conditions, "updates"); err != nil {
 		return nil, err
 	}
+	if err := checkAttributes(w); err != nil {
+		return nil, err
+	}
 	if w.Counter {
 		w.SQL, w.Params, err = counterSQL(t, cells)
 	} else {
@@ -252,10 +262,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
-	if s.Using.TTL != nil {
-		return nil, invalidf("TTL is not allowed in DELETE statements")
-	}
-	w := &Write{Table: t, Kind: WriteDeleteRow}
+	w := &Write{Table: t, Kind: WriteDeleteRow, Deletion: true}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
@@ -288,43 +295,86 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 		return nil, err
 	}
 	w.Keys, w.Slice = r.keys, r.slice
-	conditional := s.IfExists || len(s.Conditions) > 0
+	if err := p.updateConditions(w, s.IfExists, s.Conditions, "deletions"); err != nil {
+		return nil, err
+	}
+	if err := checkAttributes(w); err != nil {
+		return nil, err
+	}
 	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0
+	if err := checkDeleteConditions(w, cells, full); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(cells) > 0 && (full || onlyStatic && len(w.Keys) == len(t.PartitionKey)):
 		w.Kind = WriteUpsert
 		w.SQL, w.Params, err = upsertSQL(t, cells, false)
 	case len(cells) > 0:
-		if len(w.Slice) > 0 || len(w.Keys) > len(t.PartitionKey) {
-			return nil, invalidf("Range deletions are not supported for specific columns")
-		}
-		return nil, invalidf("Some clustering keys are missing: %s", missingNames(t, len(w.Keys)))
+		// Cassandra refuses this when it applies the deletion, after
+		// every check of the statement.
+		return nil, invalidf("Range deletions are not supported for specific columns")
 	case full:
 		w.SQL, w.Params, err = deleteRowSQL(t)
 	default:
-		if conditional {
-			return nil, invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
-		}
 		w.Kind = WriteDeleteRange
 		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := p.updateConditions(w, s.IfExists, s.Conditions, "deletions"); err != nil {
-		return nil, err
-	}
 	w.PKIndexes = pkIndexes(t, p.vars)
 	return w, p.planConditions(w, "deletions")
 }
 
-// missingNames names the key columns from index n on.
-func missingNames(t *pgschema.Table, n int) string {
-	var names []string
-	for _, c := range t.KeyColumns()[n:] {
-		names = append(names, c.Name)
+// checkDeleteConditions refuses a conditional DELETE that does not name
+// whole rows by = or IN when it deletes, or tests, regular columns.
+func checkDeleteConditions(w *Write, cells []cell, full bool) error {
+	c := w.Conditions
+	if c == nil || full {
+		return nil
 	}
-	return strings.Join(names, ", ")
+	// Deleting whole rows deletes their regular columns.
+	regular := len(cells) == 0
+	for _, cl := range cells {
+		regular = regular || cl.column.Kind == pgschema.Regular
+	}
+	if regular {
+		return invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
+	}
+	// IF EXISTS tests no column in particular.
+	for _, cond := range c.Conds {
+		regular = regular || cond.Column.Kind == pgschema.Regular
+	}
+	if regular {
+		return invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
+	}
+	return nil
+}
+
+// checkAttributes applies Cassandra's checks of a write's USING attributes
+// and conditions, in its order.
+func checkAttributes(w *Write) error {
+	t := w.Table
+	switch {
+	case w.Conditions != nil && t.IsCounter():
+		return invalidf("Conditional updates are not supported on counter tables")
+	case w.Conditions != nil && w.Timestamp != nil:
+		return invalidf("Cannot provide custom timestamp for conditional updates")
+	case t.IsCounter() && w.Timestamp != nil:
+		return invalidf("Cannot provide custom timestamp for counter updates")
+	case t.IsCounter() && w.TTL != nil:
+		return invalidf("Cannot provide custom TTL for counter updates")
+	}
+	return checkTimestamp(w.Timestamp)
+}
+
+// checkTimestamp refuses a constant USING TIMESTAMP of math.MinInt64, which
+// Cassandra keeps to mean no timestamp.
+func checkTimestamp(v *Value) error {
+	if v != nil && v.Marker < 0 && len(v.Const) == 8 && int64(binary.BigEndian.Uint64(v.Const)) == math.MinInt64 {
+		return invalidf("Out of bound timestamp, must be in [%d, %d]", int64(math.MinInt64+1), int64(math.MaxInt64))
+	}
+	return nil
 }
 
 // writeKeys checks the WHERE clause of an UPDATE or DELETE of whole rows:
@@ -341,6 +391,9 @@ func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string, on
 			keys[i] = rs[0]
 		}
 	}
+	if onlyStatic && r.hasClustering() {
+		return nil, invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", verb)
+	}
 	for i, rs := range r.cluster {
 		if len(rs) > 0 && rs[0].Op != OpEQ && rs[0].Op != OpIN {
 			return nil, invalidf("Slice restrictions are not supported on the clustering columns in %s statements", verb)
@@ -350,38 +403,23 @@ func (p *planner) writeKeys(t *pgschema.Table, where []Relation, verb string, on
 		}
 	}
 	if onlyStatic {
-		if anyClustering(t, keys) {
-			return nil, invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", verb)
-		}
 		keys = keys[:len(t.PartitionKey)]
 	}
-	return keys, missingKeys(t, keys)
+	if err := missingKeys(t, keys); err != nil {
+		return nil, err
+	}
+	return keys, r.checkKeysOnly()
 }
 
 // keyRestrictions resolves the WHERE clause of a write, refusing what
 // writes may not restrict.
 func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb string) (*restrictions, error) {
-	r, err := p.restrict(t, where)
+	r, err := p.restrict(t, where, false)
 	if err != nil {
 		return nil, err
 	}
 	if len(r.token) > 0 {
 		return nil, invalidf("The token function cannot be used in WHERE clauses for %s statements", verb)
-	}
-	if len(r.others) > 0 {
-		var names []string
-		for _, o := range r.others {
-			names = append(names, o.Column.Name)
-		}
-		return nil, invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
-	}
-	if len(r.tuples) > 0 {
-		return nil, invalidf("Multi-column relations are not supported in %s statements", verb)
-	}
-	for _, rs := range r.partition {
-		if len(rs) > 0 && rs[0].Op != OpEQ && rs[0].Op != OpIN {
-			return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", verb)
-		}
 	}
 	var pk []string
 	for i, rs := range r.partition {
@@ -392,7 +430,30 @@ func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb stri
 	if len(pk) > 0 {
 		return nil, invalidf("Some partition key parts are missing: %s", strings.Join(pk, ", "))
 	}
+	for _, rs := range r.partition {
+		if rs[0].Op != OpEQ && rs[0].Op != OpIN {
+			return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", verb)
+		}
+	}
+	if len(r.tuples) > 0 {
+		return nil, invalidf("Multi-column relations are not supported in %s statements", verb)
+	}
 	return r, nil
+}
+
+// checkKeysOnly refuses a write's restrictions on columns outside the
+// primary key, which Cassandra checks after those on the key.
+func (r *restrictions) checkKeysOnly() error {
+	if len(r.others) == 0 {
+		return nil
+	}
+	var names []string
+	for _, o := range r.others {
+		if !slices.Contains(names, o.Column.Name) {
+			names = append(names, o.Column.Name)
+		}
+	}
+	return invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 }
 
 // deleteKeys is what a DELETE's WHERE clause names: the partition key and
@@ -415,7 +476,10 @@ func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlySt
 	if onlyStatic && r.hasClustering() {
 		return nil, invalidf("Invalid restrictions on clustering columns since the DELETE statement modifies only static columns")
 	}
-	if err := r.checkClusteringPrefix(); err != nil {
+	if err := r.checkClusteringRestricted(); err != nil {
+		return nil, err
+	}
+	if err := r.checkKeysOnly(); err != nil {
 		return nil, err
 	}
 	for _, rs := range r.cluster {
@@ -456,9 +520,6 @@ func missingKeys(t *pgschema.Table, keys []Restriction) error {
 func (p *planner) using(w *Write, u Using) error {
 	t := w.Table
 	if u.Timestamp != nil {
-		if t.IsCounter() {
-			return invalidf("Cannot provide custom timestamp for counter updates")
-		}
 		v, err := p.value(u.Timestamp, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[timestamp]",
 			Type: pgschema.Scalar(pgschema.Bigint)})
 		if err != nil {
@@ -467,9 +528,6 @@ func (p *planner) using(w *Write, u Using) error {
 		w.Timestamp = &v
 	}
 	if u.TTL != nil {
-		if t.IsCounter() {
-			return invalidf("Cannot provide custom TTL for counter updates")
-		}
 		v, err := p.value(u.TTL, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[ttl]",
 			Type: pgschema.Scalar(pgschema.Int)})
 		if err != nil {

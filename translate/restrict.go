@@ -58,12 +58,17 @@ type restrictions struct {
 	tuples    []Restriction   // multi-column, on clustering columns
 	token     []Restriction
 	others    []Restriction // static and regular columns, elements, CONTAINS
-	order     []*pgschema.Column
+	// clusterSeq holds the clustering restrictions, single-column and
+	// tuple, in the order they were written; allowFiltering lifts the
+	// rules on their order (checkSliceOrder).
+	clusterSeq     []Restriction
+	allowFiltering bool
 }
 
-// restrict resolves the relations of a WHERE clause against t.
-func (p *planner) restrict(t *pgschema.Table, where []Relation) (*restrictions, error) {
-	r := &restrictions{table: t,
+// restrict resolves the relations of a WHERE clause against t; writes
+// never allow filtering.
+func (p *planner) restrict(t *pgschema.Table, where []Relation, allowFiltering bool) (*restrictions, error) {
+	r := &restrictions{table: t, allowFiltering: allowFiltering,
 		partition: make([][]Restriction, len(t.PartitionKey)),
 		cluster:   make([][]Restriction, len(t.Clustering))}
 	for _, rel := range where {
@@ -105,6 +110,18 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 			pgschema.QuoteIdentifier(c.Name), termString(rel.Value))
 	case OpContains, OpContainsKey:
 		return p.containsRestriction(r, c, rel)
+	}
+	if c.Type.Kind == pgschema.UDT && c.Type.IsMultiCell() {
+		return invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", c.Name, c.Type)
+	}
+	if c.Type.IsMultiCell() {
+		// Whole non-frozen collections cannot be compared.
+		return invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, rel.Op)
+	}
+	if rel.Op.IsSlice() && c.Type.Kind == pgschema.Duration {
+		return invalidf("Slice restrictions are not supported on duration columns")
+	}
+	switch rel.Op {
 	case OpIN:
 		if rel.Value != nil { // IN ?
 			listSpec := ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "in(" + c.Name + ")",
@@ -123,9 +140,6 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 			res.Values = append(res.Values, v)
 		}
 		return r.add(res)
-	}
-	if c.Type.IsMultiCell() && rel.Op != OpEQ {
-		return invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, rel.Op)
 	}
 	v, err := p.value(rel.Value, spec)
 	if err != nil {
@@ -160,15 +174,20 @@ func (p *planner) containsRestriction(r *restrictions, c *pgschema.Column, rel R
 		return err
 	}
 	r.others = append(r.others, Restriction{Kind: OnColumn, Column: c, Op: rel.Op, Values: []Value{v}})
-	r.order = append(r.order, c)
 	return nil
 }
 
 // elementRestriction resolves m[k] = v.
 func (p *planner) elementRestriction(r *restrictions, c *pgschema.Column, rel Relation) error {
 	t := r.table
+	if c.Type.Kind == pgschema.List {
+		return invalidf("Indexes on list entries (%s[index] = value) are not currently supported.", c.Name)
+	}
 	if c.Type.Kind != pgschema.Map {
 		return invalidf("Column %s cannot be used as a map", c.Name)
+	}
+	if c.Type.Frozen {
+		return invalidf("Map-entry equality predicates on frozen map column %s are not supported", c.Name)
 	}
 	if rel.Op != OpEQ {
 		return invalidf("Only EQ relations are supported on map entries")
@@ -188,7 +207,6 @@ func (p *planner) elementRestriction(r *restrictions, c *pgschema.Column, rel Re
 		return err
 	}
 	r.others = append(r.others, Restriction{Kind: OnElement, Column: c, Op: OpEQ, Key: key, Values: []Value{v}})
-	r.order = append(r.order, c)
 	return nil
 }
 
@@ -217,7 +235,6 @@ func (r *restrictions) add(res Restriction) error {
 		}
 	default:
 		r.others = append(r.others, res)
-		r.order = append(r.order, c)
 		return nil
 	}
 	for _, prev := range *list {
@@ -225,8 +242,12 @@ func (r *restrictions) add(res Restriction) error {
 			return err
 		}
 	}
+	if c.Kind == pgschema.Clustering {
+		if err := r.checkSliceOrder(res); err != nil {
+			return err
+		}
+	}
 	*list = append(*list, res)
-	r.order = append(r.order, c)
 	return nil
 }
 

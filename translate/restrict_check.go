@@ -85,12 +85,16 @@ func indexFor(t *pgschema.Table, res Restriction) *pgschema.Index {
 type selectShape struct {
 	route Route
 	index *pgschema.Index
+	// filtering says the query needs ALLOW FILTERING, which Cassandra
+	// reports only after its checks of DISTINCT and ORDER BY.
+	filtering bool
 }
 
 // checkSelect applies Cassandra's rules to a SELECT's restrictions
-// (reference §1, after StatementRestrictions and SelectStatement) and
-// decides the query's shape.
-func (r *restrictions) checkSelect(allowFiltering bool) (*selectShape, error) {
+// (reference §1, after StatementRestrictions), in its order, and decides
+// the query's shape. onlyStatic says the selection holds static columns
+// and no other non-key ones.
+func (r *restrictions) checkSelect(allowFiltering, onlyStatic bool) (*selectShape, error) {
 	shape := &selectShape{route: RouteScan}
 	complete := r.partitionKeyComplete() && r.hasPartition()
 	// An index on a restricted column that is not a full partition key
@@ -107,26 +111,27 @@ func (r *restrictions) checkSelect(allowFiltering bool) (*selectShape, error) {
 			break
 		}
 	}
-	if r.hasPartition() && !complete && !allowFiltering && shape.index == nil {
+	indexed := shape.index != nil
+	partial := r.hasPartition() && !complete
+	if partial && !allowFiltering && !indexed {
 		return nil, invalidf(requiresFiltering)
 	}
-	if shape.index != nil && r.partitionIN() {
-		return nil, invalidf("Select on indexed columns and with IN clause for the PRIMARY KEY are not supported")
+	if onlyStatic && r.hasClustering() {
+		return nil, invalidf("Cannot restrict clustering columns when selecting only static columns")
 	}
-	if !allowFiltering && shape.index == nil {
-		if err := r.checkClusteringPrefix(); err != nil {
+	if !allowFiltering && !indexed {
+		if err := r.checkClusteringRestricted(); err != nil {
 			return nil, err
 		}
 	}
-	nonKey := len(r.others)
-	var needFiltering bool
-	if shape.index != nil {
-		needFiltering = nonKey > 1 || (nonKey == 0 && r.hasClustering())
-	} else {
-		needFiltering = nonKey != 0 || (!complete && r.hasClustering())
-	}
-	if needFiltering && !allowFiltering {
+	if len(r.others) > 0 && !allowFiltering && !indexed {
 		return nil, invalidf(requiresFiltering)
+	}
+	if indexed && r.partitionIN() {
+		return nil, invalidf("Select on indexed columns and with IN clause for the PRIMARY KEY are not supported")
+	}
+	if !allowFiltering && (!complete || indexed) {
+		shape.filtering = r.needFiltering(indexed && (!r.hasPartition() || partial), partial)
 	}
 	if complete {
 		shape.route = RoutePartitions
@@ -134,71 +139,142 @@ func (r *restrictions) checkSelect(allowFiltering bool) (*selectShape, error) {
 	return shape, nil
 }
 
-// checkClusteringPrefix refuses a clustering column restricted after an
-// unrestricted one, or after a slice; the wording depends on whether the
-// later column's relation was written before the slice.
-func (r *restrictions) checkClusteringPrefix() error {
-	cols := r.table.Clustering
-	restricted := func(i int) (Operator, bool) {
-		if len(r.cluster[i]) > 0 {
-			return r.cluster[i][0].Op, true
-		}
-		for _, tr := range r.tuples {
-			if containsColumn(tr.Columns, cols[i]) {
-				return tr.Op, true
+// needFiltering is Cassandra's test for a key-range or index query: it
+// filters unless exactly one restriction is left for the index or the
+// row filter, or none and no clustering restriction. The partition key and
+// clustering restrictions count when they filter, or when an index was
+// chosen for want of a usable partition key (indexEarly).
+func (r *restrictions) needFiltering(indexEarly, partial bool) bool {
+	n := 0
+	if indexEarly || partial {
+		for _, rs := range r.partition {
+			if len(rs) > 0 {
+				n++
 			}
 		}
-		return 0, false
 	}
-	for i := range cols {
-		op, ok := restricted(i)
-		if !ok {
-			for j := i + 1; j < len(cols); j++ {
-				if _, later := restricted(j); later {
-					return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
-						cols[j].Name, cols[i].Name)
-				}
+	if indexEarly || r.clusteringFilters() {
+		for _, c := range r.table.Clustering {
+			if r.clusteringRestricted(c) {
+				n++
 			}
-			return nil
 		}
-		if !op.IsSlice() {
+	}
+	var cols []*pgschema.Column
+	for _, o := range r.others {
+		if !containsColumn(cols, o.Column) {
+			cols = append(cols, o.Column)
+		}
+	}
+	n += len(cols)
+	return n > 1 || n == 0 && r.hasClustering()
+}
+
+// clusteringRestricted reports whether a clustering column has a
+// restriction, alone or in a tuple.
+func (r *restrictions) clusteringRestricted(c *pgschema.Column) bool {
+	if len(r.cluster[c.Position]) > 0 {
+		return true
+	}
+	for _, tr := range r.tuples {
+		if containsColumn(tr.Columns, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusteringFilters reports whether the clustering restrictions cannot all
+// be read as one slice of the partition: a column restricted after an
+// unrestricted one, or after a slice.
+func (r *restrictions) clusteringFilters() bool {
+	sliced, gap := false, false
+	for _, c := range r.table.Clustering {
+		if !r.clusteringRestricted(c) {
+			gap = true
 			continue
 		}
-		for j := i + 1; j < len(cols); j++ {
-			if _, later := restricted(j); !later || sameTuple(r, cols[i], cols[j]) {
-				continue
+		if gap || sliced {
+			return true
+		}
+		for _, res := range r.cluster[c.Position] {
+			sliced = sliced || res.Op.IsSlice()
+		}
+		for _, tr := range r.tuples {
+			sliced = sliced || tr.Op.IsSlice() && tr.Columns[len(tr.Columns)-1] == c
+		}
+	}
+	return false
+}
+
+// checkClusteringRestricted refuses a clustering column restricted after
+// an unrestricted one.
+func (r *restrictions) checkClusteringRestricted() error {
+	cols := r.table.Clustering
+	for i, c := range cols {
+		if r.clusteringRestricted(c) {
+			continue
+		}
+		for _, later := range cols[i+1:] {
+			if r.clusteringRestricted(later) {
+				return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted",
+					later.Name, c.Name)
 			}
-			if r.writtenBefore(cols[j], cols[i]) {
-				return invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-					cols[j].Name, cols[i].Name)
-			}
-			return invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
-				cols[j].Name, cols[i].Name)
 		}
 		return nil
 	}
 	return nil
 }
 
-// sameTuple reports whether a and b are restricted by one tuple relation.
-func sameTuple(r *restrictions, a, b *pgschema.Column) bool {
-	for _, tr := range r.tuples {
-		if containsColumn(tr.Columns, a) && containsColumn(tr.Columns, b) {
-			return true
+// checkSliceOrder applies, as a clustering restriction joins those written
+// before it, Cassandra's refusal of a restriction after a slice: the
+// wording depends on which of the two was written first. ALLOW FILTERING
+// lifts the rule.
+func (r *restrictions) checkSliceOrder(res Restriction) error {
+	defer func() { r.clusterSeq = append(r.clusterSeq, res) }()
+	if r.allowFiltering || len(r.clusterSeq) == 0 {
+		return nil
+	}
+	first := func(x Restriction) *pgschema.Column {
+		if x.Kind == OnTuple {
+			return x.Columns[0]
+		}
+		return x.Column
+	}
+	lastCol := func(x Restriction) *pgschema.Column {
+		if x.Kind == OnTuple {
+			return x.Columns[len(x.Columns)-1]
+		}
+		return x.Column
+	}
+	// The restriction on the last column restricted so far.
+	last := r.clusterSeq[0]
+	for _, x := range r.clusterSeq[1:] {
+		if lastCol(x).Position >= lastCol(last).Position {
+			last = x
 		}
 	}
-	return false
-}
-
-// writtenBefore reports whether a's first relation precedes b's in WHERE.
-func (r *restrictions) writtenBefore(a, b *pgschema.Column) bool {
-	for _, c := range r.order {
-		switch c {
-		case a:
-			return true
-		case b:
-			return false
-		}
+	start, lastStart := first(res), first(last)
+	if last.Op.IsSlice() && start.Position > lastStart.Position {
+		return invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+			start.Name, lastStart.Name)
 	}
-	return false
+	if start.Position < lastStart.Position && res.Op.IsSlice() {
+		// Name the first column restricted so far after the new one's.
+		var next *pgschema.Column
+		for _, x := range r.clusterSeq {
+			cols := x.Columns
+			if x.Kind != OnTuple {
+				cols = []*pgschema.Column{x.Column}
+			}
+			for _, c := range cols {
+				if c.Position > start.Position && (next == nil || c.Position < next.Position) {
+					next = c
+				}
+			}
+		}
+		return invalidf("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)",
+			next.Name, start.Name)
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"slices"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -14,23 +16,10 @@ func (p *planner) tokenRestriction(r *restrictions, rel Relation) error {
 		if err != nil {
 			return err
 		}
-		if containsColumn(cols, c) {
-			return invalidf("The token() function contains duplicate partition key components")
-		}
 		cols = append(cols, c)
 	}
-	for _, c := range cols {
-		if c.Kind != pgschema.PartitionKey {
-			return invalidf("The token() function must contains only partition key components")
-		}
-	}
-	if len(cols) != len(t.PartitionKey) {
-		return invalidf("The token() function must be applied to all partition key components or none of them")
-	}
-	for i, c := range cols {
-		if c != t.PartitionKey[i] {
-			return invalidf("The token function arguments must be in the partition key order: %s", columnNames(t.PartitionKey))
-		}
+	if err := checkTokenColumns(t, cols); err != nil {
+		return err
 	}
 	name := "token(" + columnNames(cols) + ")"
 	switch rel.Op {
@@ -60,6 +49,31 @@ func (p *planner) tokenRestriction(r *restrictions, rel Relation) error {
 	}
 	r.token = append(r.token, Restriction{Kind: OnToken, Op: rel.Op, Values: []Value{v}})
 	return nil
+}
+
+// checkTokenColumns checks the columns of token(...) in Cassandra's order:
+// every partition key column, then no duplicates, then nothing else, then
+// the key's order.
+func checkTokenColumns(t *pgschema.Table, cols []*pgschema.Column) error {
+	if slices.Equal(cols, t.PartitionKey) {
+		return nil
+	}
+	for _, k := range t.PartitionKey {
+		if !containsColumn(cols, k) {
+			return invalidf("The token() function must be applied to all partition key components or none of them")
+		}
+	}
+	for i, c := range cols {
+		if containsColumn(cols[:i], c) {
+			return invalidf("The token() function contains duplicate partition key components")
+		}
+	}
+	for _, c := range cols {
+		if c.Kind != pgschema.PartitionKey {
+			return invalidf("The token() function must contains only partition key components")
+		}
+	}
+	return invalidf("The token function arguments must be in the partition key order: %s", columnNames(t.PartitionKey))
 }
 
 // tupleRestriction resolves (c1, c2) op (v1, v2) and (c1, c2) IN (...):
@@ -130,8 +144,10 @@ func (p *planner) tupleRestriction(r *restrictions, rel Relation) error {
 			}
 		}
 	}
+	if err := r.checkSliceOrder(res); err != nil {
+		return err
+	}
 	r.tuples = append(r.tuples, res)
-	r.order = append(r.order, cols...)
 	return nil
 }
 

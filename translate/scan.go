@@ -40,6 +40,8 @@ type token struct {
 	text string
 	raw  string
 	pos  Pos
+	// msg, when set, is the syntax error an illegal token reports.
+	msg string
 }
 
 // scanner splits CQL text into tokens. It skips whitespace and the three
@@ -72,9 +74,9 @@ func (s *scanner) peekByte(i int) byte {
 	return 0
 }
 
-// skipSpace skips whitespace and comments; an unterminated /* comment runs
-// to the end of the text.
-func (s *scanner) skipSpace() {
+// skipSpace skips whitespace and comments; it reports false at an
+// unterminated /* comment, which it skips to the end of the text.
+func (s *scanner) skipSpace() bool {
 	for s.off < len(s.src) {
 		c := s.src[s.off]
 		switch {
@@ -88,19 +90,23 @@ func (s *scanner) skipSpace() {
 			end := strings.Index(s.src[s.off+2:], "*/")
 			if end < 0 {
 				s.advance(len(s.src) - s.off)
-			} else {
-				s.advance(end + 4)
+				return false
 			}
+			s.advance(end + 4)
 		default:
-			return
+			return true
 		}
 	}
+	return true
 }
 
 // next returns the next token.
 func (s *scanner) next() token {
-	s.skipSpace()
+	closed := s.skipSpace()
 	pos := Pos{Offset: s.off, Line: s.line, Col: s.col}
+	if !closed {
+		return token{kind: tokIllegal, pos: pos, raw: "<EOF>", msg: "mismatched character '<EOF>' expecting '*'"}
+	}
 	if s.off >= len(s.src) {
 		return token{kind: tokEOF, pos: pos, raw: "<EOF>"}
 	}
@@ -148,7 +154,7 @@ func (s *scanner) scan() token {
 		for n < len(rest) && (isLetter(rest[n]) || isDigit(rest[n]) || rest[n] == '_') {
 			n++
 		}
-		if (rest[0] == 'P' || rest[0] == 'p') && n > 1 && isISODuration(rest[:n]) {
+		if rest[0] == 'P' && n > 1 && isISODuration(rest[:n]) {
 			s.advance(n)
 			return token{kind: tokDuration}
 		}
@@ -281,7 +287,7 @@ func durationEnd(s string, i int) int {
 // isISODuration reports whether word is an ISO 8601 duration (P1Y2M3D,
 // PT4H5M, P2W).
 func isISODuration(word string) bool {
-	w := strings.ToUpper(word[1:])
+	w := word[1:] // the designators are upper case only, as in Cassandra's grammar
 	seenT, digits := false, false
 	for i := 0; i < len(w); i++ {
 		c := w[i]

@@ -165,17 +165,26 @@ func (s *Select) buildSQL() error {
 		if err != nil {
 			return err
 		}
+		limited := b.Suffix("LIMIT ?", Param{Kind: ParamLimit})
 		if s.limited() {
-			b = b.Suffix("LIMIT ?", Param{Kind: ParamLimit})
+			b = limited
 		}
 		sql, params, err := toSQL(b)
 		if err != nil {
 			return err
 		}
+		pageSQL, pageParams := sql, params
+		if !s.limited() && !s.Aggregate {
+			if pageSQL, pageParams, err = toSQL(limited); err != nil {
+				return err
+			}
+		}
 		if scan {
 			s.ScanSQL, s.ScanParams = sql, params
+			s.PageScanSQL, s.PageScanParams = pageSQL, pageParams
 		} else {
 			s.SQL, s.Params = sql, params
+			s.PageSQL, s.PageParams = pageSQL, pageParams
 		}
 	}
 	return nil
@@ -186,15 +195,26 @@ func (s *Select) limited() bool {
 	return !s.Aggregate && (s.Limit != nil || s.PerPartitionLimit != nil)
 }
 
-// usesStatic reports whether the query reads the static table.
+// usesStatic reports whether the query reads the static table: when it
+// selects or restricts static columns, and when it selects no column
+// outside the primary key (a selection such as count(*) or k, c), which
+// Cassandra answers by reading every column, static ones included, so that
+// a partition holding only static data shows as a row.
 func (s *Select) usesStatic() bool {
 	if !s.Table.HasStatic() {
 		return false
 	}
+	keysOnly := true
 	for _, sl := range s.Slots {
 		if sl.Column != nil && sl.Column.Kind == pgschema.Static {
 			return true
 		}
+		if sl.Column != nil && !sl.Column.IsKey() {
+			keysOnly = false
+		}
+	}
+	if keysOnly {
+		return true
 	}
 	for _, f := range s.Filters {
 		if f.Column != nil && f.Column.Kind == pgschema.Static {

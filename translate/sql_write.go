@@ -220,19 +220,21 @@ func sqlOf(b sq.Sqlizer, err error) (string, []Param, error) {
 }
 
 // counterSQL builds a counter update: each counter adds its delta to the
-// stored value, starting from zero.
+// stored value, starting from zero; an unset delta (null) changes nothing.
 func counterSQL(t *pgschema.Table, cells []cell) (string, []Param, error) {
 	cols, vals := keyInsert(t, false)
 	var set []string
 	for _, c := range cells {
 		v, wt := quote(c.column.PGName), quote(c.column.WritetimeColumn())
-		delta := expr("?", valueParam(c.column, c.value))
+		param := valueParam(c.column, c.value)
+		param.Increment = true
+		delta := expr("?", param)
 		if c.op == AssignSub {
-			delta = expr("-?", valueParam(c.column, c.value))
+			delta = expr("-?", param)
 		}
 		cols = append(cols, v, wt)
-		vals = append(vals, delta, Param{Kind: ParamWritetime, Element: -1})
-		set = append(set, fmt.Sprintf("%[1]s = coalesce(t.%[1]s, 0) + excluded.%[1]s", v),
+		vals = append(vals, delta, Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
+		set = append(set, fmt.Sprintf("%[1]s = CASE WHEN excluded.%[1]s IS NULL THEN t.%[1]s ELSE coalesce(t.%[1]s, 0) + excluded.%[1]s END", v),
 			fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", wt))
 	}
 	return toSQL(sq.Insert(tableIdent(t) + " AS t").Columns(cols...).Values(vals...).

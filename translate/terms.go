@@ -84,7 +84,11 @@ func (p *planner) tokenTerm(call *FunctionCall, recv ColumnSpec) (Value, error) 
 	}
 	args := make([]Value, len(call.Args))
 	for i, a := range call.Args {
-		v, err := p.value(a, specOf(t, t.PartitionKey[i]))
+		// The arguments are the function's, not the key columns', so a
+		// marker among them does not count as a partition key variable.
+		spec := ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: fmt.Sprintf("arg%d(system.token)", i),
+			Type: t.PartitionKey[i].Type}
+		v, err := p.value(a, spec)
 		if err != nil {
 			return Value{}, err
 		}
