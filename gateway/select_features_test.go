@@ -272,6 +272,18 @@ func TestSelectFeatures(t *testing.T) {
 			"0x0000000a | 10 | 0x61 | hi | 0x0000000000000007 | 258")
 	})
 
+	t.Run("FunctionOfAMarker", func(t *testing.T) {
+		// A marker takes its type from the function's argument.
+		wantRows(t, q("SELECT blobAsInt(?) FROM sel WHERE k = 1 AND c = 1", []byte{0, 0, 1, 0}), "system.blobasint(?) int", "256")
+	})
+
+	t.Run("AggregateInsideAFunction", func(t *testing.T) {
+		wantRows(t, q("SELECT intAsBlob(max(v)), blobAsInt(intAsBlob(min(v))) FROM sel WHERE k = 1"),
+			"system.intasblob(system.max(v)) blob, system.blobasint(system.intasblob(system.min(v))) int", "0x00000014 | 10")
+		err := q("SELECT max(min(v)) FROM sel").Exec()
+		requireCQLError(t, err, 0x2200, "aggregate functions cannot be used as arguments of aggregate functions")
+	})
+
 	t.Run("JSONFunctions", func(t *testing.T) {
 		wantRows(t, q(`SELECT toJson(v), toJson("Name"), toJson(s), toJson(c) FROM sel WHERE k = 1 AND c = 1`),
 			"system.tojson(v) varchar, system.tojson(Name) varchar, system.tojson(s) varchar, system.tojson(c) varchar",
@@ -515,6 +527,12 @@ func TestSelectFeaturesCollections(t *testing.T) {
 		}
 		return out
 	}
+	// Slices of sets and maps include both bounds; an empty one is null.
+	wantRows(t, q("SELECT tags['a'..'b'], props['x'..], props[..'x'], tags['q'..'z'] FROM coll WHERE k = 1 AND c = 2"),
+		"tags['a'..'b'] set(varchar), props['x'..] map(varchar, int), props[..'x'] map(varchar, int), tags['q'..'z'] set(varchar)",
+		"null | map[x:3 y:2] | map[x:3] | null")
+	wantRows(t, q("SELECT tags['a'..'b'], props[?..?] FROM coll WHERE k = 1 AND c = 1", "w", "y"), "",
+		"[a b] | map[x:1]")
 	// withA lists the rows whose tags contain 'a', in token order.
 	var withA []string
 	for _, k := range byToken(1, 2) {

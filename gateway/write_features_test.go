@@ -185,6 +185,12 @@ func TestWriteFeaturesInsertJSON(t *testing.T) {
 	requireCQLError(t, err, 0x2200, "JSON values map contains unrecognized column: nope")
 	err = q(`INSERT INTO js JSON '{"k": 3, "v": "x"}'`).Exec()
 	requireCQLError(t, err, 0x2200, "Error decoding JSON value for v: Unable to make int from 'x'")
+	err = q(`INSERT INTO js JSON ?`, `{"k": 3, "v": "x"}`).Exec()
+	requireCQLError(t, err, 0x2200, "Error decoding JSON value for v: Unable to make int from 'x'")
+	err = q(`INSERT INTO js JSON '[1]'`).Exec()
+	requireCQLError(t, err, 0x2200, "Could not decode JSON string as a map: the text is not a JSON object. (String was: [1])")
+	err = q(`INSERT INTO js JSON ?`, nil).Exec()
+	requireCQLError(t, err, 0x2200, "Got null for INSERT JSON values")
 }
 
 // TestWriteFeaturesTimestamps checks USING TTL and USING TIMESTAMP: the

@@ -57,6 +57,9 @@ type EvalContext struct {
 	// Now is the request's time; now(), currentTimestamp() and the other
 	// current* functions read it instead of the clock.
 	Now time.Time
+	// aggregates holds the results of a group's aggregates while its
+	// outputs are computed.
+	aggregates map[*AggExpr][]byte
 }
 
 // FunctionFailureError is a function that failed while executing (CQL

@@ -709,12 +709,14 @@ func (r *goldenRenderer) computation(c Computation) string {
 			}
 		}
 		return typeString(x.t) + " of " + strings.Join(parts, ", ")
-	case *jsonField:
-		s := "json " + colName(x.column) + " of " + r.value(x.src, pgschema.Scalar(pgschema.Text))
+	case *jsonRow:
+		s := "json row of " + r.value(x.src, pgschema.Scalar(pgschema.Text))
 		if x.unset {
 			s += " default unset"
 		}
 		return s
+	case *jsonField:
+		return "json field " + strconv.Itoa(x.index) + " of " + r.value(x.row, nil)
 	}
 	return typeName(c)
 }

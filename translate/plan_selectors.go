@@ -153,15 +153,24 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		}
 		return &SlotRef{Slot: plan.slot(SlotTTL, c), T: pgschema.Scalar(pgschema.Int)}, "ttl(" + c.Name + ")", nil
 	}
+	// Literals and markers take their types from the function: their
+	// args stay nil, and terms holds them.
 	var args []Expr
+	var terms []Term
 	var fargs []FuncArg
 	var names []string
 	for _, a := range e.Args {
 		if ts, ok := a.(*TermSelector); ok {
-			if lit, ok := ts.Term.(*Literal); ok {
-				args = append(args, nil)
-				fargs = append(fargs, FuncArg{Literal: lit})
-				names = append(names, termString(lit))
+			switch term := ts.Term.(type) {
+			case *Literal:
+				args, terms = append(args, nil), append(terms, term)
+				fargs = append(fargs, FuncArg{Literal: term})
+				names = append(names, termString(term))
+				continue
+			case *Marker:
+				args, terms = append(args, nil), append(terms, term)
+				fargs = append(fargs, FuncArg{Marker: true})
+				names = append(names, termString(term))
 				continue
 			}
 		}
@@ -169,7 +178,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		if err != nil {
 			return nil, "", err
 		}
-		args = append(args, ae)
+		args, terms = append(args, ae), append(terms, nil)
 		fargs = append(fargs, FuncArg{Type: ae.Type()})
 		names = append(names, an)
 	}
@@ -177,6 +186,11 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		names = []string{"*"}
 	}
 	if IsAggregate(e.Name) {
+		for _, a := range args {
+			if a != nil && isAggregate(a) {
+				return nil, "", invalidf("aggregate functions cannot be used as arguments of aggregate functions")
+			}
+		}
 		agg, err := ResolveAggregate(e.Name, fargs)
 		if err != nil {
 			return nil, "", err
@@ -185,7 +199,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 			// count(1) is count(*): the constant is not an argument.
 			return &AggExpr{Agg: agg}, agg.ColumnName(names), nil
 		}
-		if err := p.constantArgs(plan, args, fargs, agg.Args); err != nil {
+		if err := p.constantArgs(plan, args, terms, agg.Args); err != nil {
 			return nil, "", err
 		}
 		return &AggExpr{Agg: agg, Args: args}, agg.ColumnName(names), nil
@@ -194,7 +208,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 	if err != nil {
 		return nil, "", err
 	}
-	if err := p.constantArgs(plan, args, fargs, fn.Args); err != nil {
+	if err := p.constantArgs(plan, args, terms, fn.Args); err != nil {
 		return nil, "", err
 	}
 	return &CallExpr{Fn: fn, Args: args}, fn.ColumnName(names), nil
@@ -202,13 +216,13 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 
 // constantArgs types the literal arguments of a call by the parameters of
 // the chosen overload.
-func (p *planner) constantArgs(plan *Select, args []Expr, fargs []FuncArg, params []*pgschema.Type) error {
+func (p *planner) constantArgs(plan *Select, args []Expr, terms []Term, params []*pgschema.Type) error {
 	t := plan.Table
 	for i, a := range args {
 		if a != nil {
 			continue
 		}
-		v, err := p.value(fargs[i].Literal, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: termString(fargs[i].Literal), Type: params[i]})
+		v, err := p.value(terms[i], ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: termString(terms[i]), Type: params[i]})
 		if err != nil {
 			return err
 		}
@@ -272,8 +286,8 @@ func or(a, b string) string {
 	return b
 }
 
-// elementSelector resolves m[key] and s[element]; slices are not planned
-// yet.
+// elementSelector resolves m[key] and s[element], and the slices
+// m[from..to] and s[from..to].
 func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, string, error) {
 	t := plan.Table
 	arg, name, err := p.selector(plan, e.Expr)
@@ -284,10 +298,28 @@ func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, strin
 	if ct.Kind != pgschema.Map && ct.Kind != pgschema.Set {
 		return nil, "", invalidf("Element selection is only allowed on sets and maps, but %s is a %s", name, kindWord(ct))
 	}
-	if e.Slice {
-		return nil, "", invalidf("Collection slices in selections are not supported yet")
-	}
 	keyType, resType := ct.Elem[0], ct.Elem[len(ct.Elem)-1]
+	bound := func(term Term) (Expr, string, error) {
+		if term == nil {
+			return nil, "", nil
+		}
+		v, err := p.value(term, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "key(" + name + ")", Type: keyType})
+		if err != nil {
+			return nil, "", err
+		}
+		return &ConstExpr{Value: v, T: keyType}, termString(term), nil
+	}
+	if e.Slice {
+		from, fromText, err := bound(e.From)
+		if err != nil {
+			return nil, "", err
+		}
+		to, toText, err := bound(e.To)
+		if err != nil {
+			return nil, "", err
+		}
+		return &SliceRef{Arg: arg, From: from, To: to}, name + "[" + fromText + ".." + toText + "]", nil
+	}
 	v, err := p.value(e.Key, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "key(" + name + ")", Type: keyType})
 	if err != nil {
 		return nil, "", err

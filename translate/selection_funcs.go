@@ -31,15 +31,41 @@ type ElementRef struct {
 	T   *pgschema.Type
 }
 
+// SliceRef is the elements of a set, or entries of a map, whose keys lie
+// between From and To, both included; a nil bound is open.
+type SliceRef struct {
+	Arg      Expr
+	From, To Expr
+}
+
+func (e *SliceRef) Type() *pgschema.Type   { return e.Arg.Type() }
 func (e *CallExpr) Type() *pgschema.Type   { return e.Fn.Returns }
 func (e *CastExpr) Type() *pgschema.Type   { return e.T }
 func (e *AggExpr) Type() *pgschema.Type    { return e.Agg.Returns }
 func (e *ElementRef) Type() *pgschema.Type { return e.T }
 
-// isAggregate reports whether e folds rows.
-func isAggregate(e Expr) bool {
-	_, ok := e.(*AggExpr)
-	return ok
+// isAggregate reports whether e folds rows: it is, or calls, an aggregate.
+func isAggregate(e Expr) bool { return len(aggregatesIn(e, nil)) > 0 }
+
+// aggregatesIn appends the aggregates e computes, outermost first.
+func aggregatesIn(e Expr, out []*AggExpr) []*AggExpr {
+	switch x := e.(type) {
+	case *AggExpr:
+		return append(out, x)
+	case *CallExpr:
+		for _, a := range x.Args {
+			out = aggregatesIn(a, out)
+		}
+	case *CastExpr:
+		out = aggregatesIn(x.Arg, out)
+	case *FieldRef:
+		out = aggregatesIn(x.Arg, out)
+	case *ElementRef:
+		out = aggregatesIn(x.Key, aggregatesIn(x.Arg, out))
+	case *SliceRef:
+		out = aggregatesIn(x.Arg, out)
+	}
+	return out
 }
 
 // evalFunction evaluates the expressions that call functions.
@@ -61,6 +87,13 @@ func evalFunction(e Expr, slots [][]byte, b *Bound, ctx *EvalContext, dst []byte
 			return nil, err
 		}
 		return x.Conv(v)
+	case *SliceRef:
+		return evalSlice(x, slots, b, ctx, dst)
+	case *AggExpr:
+		// An aggregate inside a function call: its group's result.
+		if v, ok := ctx.aggregates[x]; ok {
+			return v, nil
+		}
 	case *ElementRef:
 		v, err := Eval(x.Arg, slots, b, ctx, dst)
 		if err != nil || v == nil {
@@ -76,51 +109,53 @@ func evalFunction(e Expr, slots [][]byte, b *Bound, ctx *EvalContext, dst []byte
 }
 
 // Group folds the rows of one group for a SELECT with aggregates: each
-// aggregate output keeps its state, and each other output the value of the
-// group's first row, as Cassandra does.
+// aggregate keeps its state, and the other selectors take the group's
+// first row, as Cassandra does. An output calling aggregates, such as
+// intAsBlob(max(v)), is computed from their results.
 type Group struct {
 	sel    *Select
+	aggs   []*AggExpr
 	states []AggregateState
 	first  [][]byte
 	rows   int
+	b      *Bound
+	ctx    *EvalContext
 }
 
 // NewGroup starts a group.
 func (s *Select) NewGroup() *Group {
-	g := &Group{sel: s, states: make([]AggregateState, len(s.Outputs)), first: make([][]byte, len(s.Outputs))}
-	for i, o := range s.Outputs {
-		if a, ok := o.(*AggExpr); ok {
-			g.states[i] = a.Agg.New()
-		}
+	g := &Group{sel: s}
+	for _, o := range s.Outputs {
+		g.aggs = aggregatesIn(o, g.aggs)
+	}
+	g.states = make([]AggregateState, len(g.aggs))
+	for i, a := range g.aggs {
+		g.states[i] = a.Agg.New()
 	}
 	return g
 }
 
 // Add folds one row into the group.
 func (g *Group) Add(slots [][]byte, b *Bound, ctx *EvalContext) error {
-	for i, o := range g.sel.Outputs {
-		if a, ok := o.(*AggExpr); ok {
-			args := make([][]byte, len(a.Args))
-			for j, arg := range a.Args {
-				v, err := Eval(arg, slots, b, ctx, nil)
-				if err != nil {
-					return err
-				}
-				args[j] = v
-			}
-			if err := g.states[i].Add(args); err != nil {
-				return err
-			}
-			continue
-		}
-		if g.rows == 0 {
-			v, err := Eval(o, slots, b, ctx, nil)
+	g.b, g.ctx = b, ctx
+	for i, a := range g.aggs {
+		args := make([][]byte, len(a.Args))
+		for j, arg := range a.Args {
+			v, err := Eval(arg, slots, b, ctx, nil)
 			if err != nil {
 				return err
 			}
-			g.first[i] = append([]byte(nil), v...)
-			if v == nil {
-				g.first[i] = nil
+			args[j] = v
+		}
+		if err := g.states[i].Add(args); err != nil {
+			return err
+		}
+	}
+	if g.rows == 0 {
+		g.first = make([][]byte, len(slots))
+		for i, v := range slots {
+			if v != nil {
+				g.first[i] = append([]byte(nil), v...)
 			}
 		}
 	}
@@ -131,19 +166,85 @@ func (g *Group) Add(slots [][]byte, b *Bound, ctx *EvalContext) error {
 // Rows returns how many rows the group folded.
 func (g *Group) Rows() int { return g.rows }
 
-// Result returns the group's output values.
+// Result returns the group's output values. Over no rows, aggregates give
+// their initial results and other selectors null.
 func (g *Group) Result() ([][]byte, error) {
+	ctx := EvalContext{aggregates: make(map[*AggExpr][]byte, len(g.aggs))}
+	if g.ctx != nil {
+		ctx.Now = g.ctx.Now
+	}
+	for i, a := range g.aggs {
+		v, err := g.states[i].Result()
+		if err != nil {
+			return nil, err
+		}
+		ctx.aggregates[a] = v
+	}
+	b := g.b
+	if b == nil {
+		b = &Bound{}
+	}
+	first := g.first
+	if first == nil {
+		first = make([][]byte, len(g.sel.Slots))
+	}
 	out := make([][]byte, len(g.sel.Outputs))
-	for i := range g.sel.Outputs {
-		if g.states[i] != nil {
-			v, err := g.states[i].Result()
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
+	for i, o := range g.sel.Outputs {
+		if g.rows == 0 && !isAggregate(o) {
 			continue
 		}
-		out[i] = g.first[i]
+		v, err := Eval(o, first, b, &ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
 	}
 	return out, nil
+}
+
+// evalSlice selects the part of a set or map between the slice's bounds.
+// An empty slice of a non-frozen collection is null, as in Cassandra.
+func evalSlice(x *SliceRef, slots [][]byte, b *Bound, ctx *EvalContext, dst []byte) ([]byte, error) {
+	v, err := Eval(x.Arg, slots, b, ctx, dst)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	t := x.Arg.Type()
+	var from, to []byte
+	if x.From != nil {
+		if from, err = Eval(x.From, slots, b, ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	if x.To != nil {
+		if to, err = Eval(x.To, slots, b, ctx, nil); err != nil {
+			return nil, err
+		}
+	}
+	elems, err := pgschema.Elements(t, v)
+	if err != nil {
+		return nil, err
+	}
+	step := 1
+	if t.Kind == pgschema.Map {
+		step = 2
+	}
+	var keys, values [][]byte
+	for i := 0; i+step-1 < len(elems); i += step {
+		k := elems[i]
+		if from != nil && pgschema.Compare(t.Elem[0], k, from) < 0 || to != nil && pgschema.Compare(t.Elem[0], k, to) > 0 {
+			continue
+		}
+		keys = append(keys, k)
+		if step == 2 {
+			values = append(values, elems[i+1])
+		}
+	}
+	switch {
+	case len(keys) == 0 && !t.Frozen:
+		return nil, nil
+	case step == 2:
+		return pgschema.SerializeMap(keys, values), nil
+	}
+	return pgschema.SerializeCollection(keys), nil
 }
