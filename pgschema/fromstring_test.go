@@ -292,7 +292,7 @@ func TestJavaNumberText(t *testing.T) {
 		{math.Copysign(0, -1), "-0.0"}, {0, "0.0"},
 	}
 	for _, d := range doubles {
-		if got := javaFloatString(d.f, 64); got != d.want {
+		if got := JavaFloat(d.f, 64); got != d.want {
 			t.Errorf("Double.toString(%v) = %s, want %s", d.f, got, d.want)
 		}
 	}
@@ -304,7 +304,7 @@ func TestJavaNumberText(t *testing.T) {
 		{1e10, "1.0E10"}, {16777216, "1.6777216E7"},
 	}
 	for _, f := range floats {
-		if got := javaFloatString(float64(f.f), 32); got != f.want {
+		if got := JavaFloat(float64(f.f), 32); got != f.want {
 			t.Errorf("Float.toString(%v) = %s, want %s", f.f, got, f.want)
 		}
 	}

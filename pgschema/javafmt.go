@@ -13,13 +13,13 @@ import (
 // Float.toString, BigDecimal.toString and their parsers. These functions
 // give the same texts.
 
-// javaFloatString formats f as Java's Double.toString (bits 64) or
+// JavaFloat formats f as Java's Double.toString (bits 64) or
 // Float.toString (bits 32): the shortest digits that read back as f, in
 // plain notation when the decimal exponent is in [-3, 7), else as d.dddE±n,
 // always with a digit after the point. Java before version 19 sometimes
 // printed one digit more than needed; this is the shortest form, as Java 19
 // and later print.
-func javaFloatString(f float64, bits int) string {
+func JavaFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"

@@ -158,14 +158,14 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) || (f == 0 && math.Signbit(f)) {
 			if lossless {
-				return appendJSONString(dst, javaFloatString(f, bits)), nil
+				return appendJSONString(dst, JavaFloat(f, bits)), nil
 			}
 			if f != 0 {
 				// JSON has no NaN or infinities: Cassandra writes null.
 				return append(dst, "null"...), nil
 			}
 		}
-		return append(dst, javaFloatString(f, bits)...), nil
+		return append(dst, JavaFloat(f, bits)...), nil
 	case UUID, Timeuuid:
 		return appendJSONString(dst, uuidText(v)), nil
 	case Timestamp:

@@ -349,7 +349,7 @@ func (n *jsonNode) javaString() string {
 	case jsonNumber:
 		if n.float {
 			f, _ := strconv.ParseFloat(n.s, 64)
-			return javaFloatString(f, 64)
+			return JavaFloat(f, 64)
 		}
 		v, _ := new(big.Int).SetString(n.s, 10)
 		return v.String()

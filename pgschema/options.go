@@ -718,35 +718,7 @@ func MapLiteral(m map[string]string) string {
 
 // JavaDouble formats f as Java's Double.toString does: 0.01, 1.0, 100.0,
 // and 1.0E-5 or 1.0E7 outside [10^-3, 10^7).
-func JavaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
-}
+func JavaDouble(f float64) string { return JavaFloat(f, 64) }
 
 // parseOptionLiteral reads a stored option literal: 'text' (quotes doubled), a
 // map {'k': 'v', ...} of such literals or bare constants, or a bare

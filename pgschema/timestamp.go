@@ -12,37 +12,10 @@ import (
 // (SimpleDateFormat), both with java.util's calendar: Julian before
 // 1582-10-15, Gregorian after.
 
-// hybridFields splits milliseconds since the epoch into UTC calendar
-// fields the way java.util.GregorianCalendar does.
-func hybridFields(ms int64) (y int64, mo, d, h, mi, s, milli int) {
-	days := floorDiv(ms, millisPerDay)
-	rest := ms - days*millisPerDay
-	if ms >= gregorianCutover {
-		y, mo, d = civilFromDays(days)
-	} else {
-		y, mo, d = julianFromDays(days)
-	}
-	h = int(rest / 3600000)
-	mi = int(rest / 60000 % 60)
-	s = int(rest / 1000 % 60)
-	milli = int(rest % 1000)
-	return
-}
-
 // formatTimestampJSON formats a timestamp as Cassandra's toJson() does:
 // SimpleDateFormat("yyyy-MM-dd HH:mm:ss.SSSX") in UTC. Like Java it shows a
 // year before 1 AD by its year of era, without an era.
-func formatTimestampJSON(ms int64) string {
-	y, mo, d, h, mi, s, milli := hybridFields(ms)
-	if y <= 0 {
-		y = 1 - y
-	}
-	ys := strconv.FormatInt(y, 10)
-	if len(ys) < 4 {
-		ys = strings.Repeat("0", 4-len(ys)) + ys
-	}
-	return fmt.Sprintf("%s-%02d-%02d %02d:%02d:%02d.%03dZ", ys, mo, d, h, mi, s, milli)
-}
+func formatTimestampJSON(ms int64) string { return FormatTimestamp(ms, ' ') }
 
 // timestampPatterns are TimestampSerializer's date-time patterns: a date,
 // optionally a time (T or space, minutes, seconds, milliseconds), then no

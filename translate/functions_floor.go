@@ -215,19 +215,19 @@ func floorTimestamp(t int64, d cqlDuration, start int64) (int64, error) {
 		}
 		return t - (t-start)%durMillis, nil
 	}
-	now := calendarAt(t)
-	cal := calendarAt(start)
-	months := int32((yearOfEra(now.year)-yearOfEra(cal.year))*12) + int32(now.month-cal.month)
+	now := pgschema.JavaCalendarAt(t)
+	cal := pgschema.JavaCalendarAt(start)
+	months := int32((now.YearOfEra()-cal.YearOfEra())*12) + int32(now.Month-cal.Month)
 	multiplier := months / d.months
-	cal.addMonths(multiplier * d.months)
+	cal.AddMonths(multiplier * d.months)
 	if d.days == 0 && d.nanos == 0 {
-		return cal.millis(), nil
+		return cal.Millis(), nil
 	}
-	floor := cal.millis() + int64(multiplier)*durMillis
+	floor := cal.Millis() + int64(multiplier)*durMillis
 	for floor > t {
 		multiplier--
-		cal.addMonths(-d.months)
-		floor = cal.millis() + int64(multiplier)*durMillis
+		cal.AddMonths(-d.months)
+		floor = cal.Millis() + int64(multiplier)*durMillis
 	}
 	return max(start, floor), nil
 }

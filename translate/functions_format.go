@@ -49,17 +49,17 @@ func cqlLiteralText(t *pgschema.Type, b []byte) (string, error) {
 		if len(b) != 8 {
 			return "", fmt.Errorf("expected 8 bytes for a timestamp, got %d", len(b))
 		}
-		return timestampString(int64(binary.BigEndian.Uint64(b))), nil
+		return pgschema.FormatTimestamp(int64(binary.BigEndian.Uint64(b)), 'T'), nil
 	case pgschema.Date:
 		if len(b) != 4 {
 			return "", fmt.Errorf("expected 4 bytes for a date, got %d", len(b))
 		}
-		return dateString(binary.BigEndian.Uint32(b)), nil
+		return pgschema.FormatDate(binary.BigEndian.Uint32(b)), nil
 	case pgschema.Time:
 		if len(b) != 8 {
 			return "", fmt.Errorf("expected 8 bytes for a time, got %d", len(b))
 		}
-		return timeOfDayString(int64(binary.BigEndian.Uint64(b))), nil
+		return pgschema.FormatTime(int64(binary.BigEndian.Uint64(b))), nil
 	case pgschema.Ascii, pgschema.Text:
 		return string(b), nil
 	}
@@ -94,50 +94,6 @@ func inetString(b []byte) (string, error) {
 		return strings.Join(parts, ":"), nil
 	}
 	return "", fmt.Errorf("expected 4 or 16 bytes for an inet, got %d", len(b))
-}
-
-// javaFloatString is Java's Double.toString (bits 64) or Float.toString
-// (bits 32): plain notation for magnitudes in [1e-3, 1e7), computerized
-// scientific notation ("1.0E10", "1.5E-5") otherwise, at least one digit
-// after the point, and the shortest digits that read back as the value.
-func javaFloatString(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits) // [-]d[.ddd]e±xx
-	sign := ""
-	if s[0] == '-' {
-		sign, s = "-", s[1:]
-	}
-	e := strings.IndexByte(s, 'e')
-	digits := strings.Replace(s[:e], ".", "", 1)
-	exp, _ := strconv.Atoi(s[e+1:])
-	// decExp counts the digits before the point: value = 0.digits × 10^decExp.
-	decExp := exp + 1
-	if decExp > -3 && decExp < 8 {
-		switch {
-		case decExp <= 0:
-			return sign + "0." + strings.Repeat("0", -decExp) + digits
-		case decExp >= len(digits):
-			return sign + digits + strings.Repeat("0", decExp-len(digits)) + ".0"
-		}
-		return sign + digits[:decExp] + "." + digits[decExp:]
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }
 
 // bigDec is a java.math.BigDecimal: unscaled × 10^-scale.
@@ -205,9 +161,9 @@ func parseJavaDecimal(s string) (bigDec, error) {
 // and the infinities have no decimal (Java throws NumberFormatException).
 func decFromFloat(f float64, bits int) (bigDec, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return bigDec{}, fmt.Errorf("java.lang.NumberFormatException: %s has no decimal value", javaFloatString(f, bits))
+		return bigDec{}, fmt.Errorf("java.lang.NumberFormatException: %s has no decimal value", pgschema.JavaFloat(f, bits))
 	}
-	return parseJavaDecimal(javaFloatString(f, bits))
+	return parseJavaDecimal(pgschema.JavaFloat(f, bits))
 }
 
 // pow10 returns 10^n.
@@ -475,9 +431,9 @@ func (n javaNumber) floatValue() float32 {
 func (n javaNumber) String() string {
 	switch n.kind {
 	case pgschema.Float:
-		return javaFloatString(n.f, 32)
+		return pgschema.JavaFloat(n.f, 32)
 	case pgschema.Double:
-		return javaFloatString(n.f, 64)
+		return pgschema.JavaFloat(n.f, 64)
 	case pgschema.Varint:
 		return n.v.String()
 	case pgschema.Decimal:
