@@ -9,11 +9,13 @@ import (
 
 // Postgres OIDs of the parameters the executor fills in itself.
 const (
-	oidInt4      = 23
-	oidInt8      = 20
-	oidText      = 25
-	oidTextArray = 1009
-	oidJSONB     = 3802
+	oidInt4       = 23
+	oidInt8       = 20
+	oidText       = 25
+	oidTextArray  = 1009
+	oidBytea      = 17
+	oidByteaArray = 1001
+	oidJSONB      = 3802
 )
 
 // paramOIDs returns the Postgres types of a plan's parameters, which are
@@ -30,6 +32,10 @@ func paramOIDs(params []translate.Param) []uint32 {
 		case translate.ParamKey, translate.ParamValue:
 			oids[i] = valueOID(p)
 		case translate.ParamList:
+			if p.Form == translate.FormOrderKey {
+				oids[i] = oidByteaArray
+				continue
+			}
 			st, _ := pgschema.StorageOf(elementType(p))
 			oids[i] = st.ArrayOID
 		}
@@ -46,6 +52,8 @@ func valueOID(p translate.Param) uint32 {
 		return oidText
 	case translate.FormJSONKeys:
 		return oidTextArray
+	case translate.FormOrderKey:
+		return oidBytea
 	}
 	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
 	return st.OID
@@ -141,14 +149,30 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 		a.add(append([]byte{1}, j...)) // jsonb's binary form: a version byte, then the text
 		return nil
 	}
-	if p.Form == translate.FormJSONKeys {
+	switch p.Form {
+	case translate.FormJSONKeys:
 		return a.addJSONKeys(t, v)
+	case translate.FormOrderKey:
+		return a.addOrderKey(t, v)
 	}
 	key, err := pgschema.JSONKey(t, v)
 	if err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	a.add([]byte(key))
+	return nil
+}
+
+// addOrderKey appends the order key of a value of type t.
+func (a *argBuffer) addOrderKey(t *pgschema.Type, v []byte) error {
+	if err := pgschema.Validate(t, v); err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	key, err := pgschema.OrderKey(t, v)
+	if err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	a.add(key)
 	return nil
 }
 
@@ -211,7 +235,7 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 		case translate.ParamRangeEnd:
 			a.addInt8(r.rangeEnd)
 		case translate.ParamKey:
-			if err := a.addConverted(p.Column.Type, r.key[p.Key]); err != nil {
+			if err := a.addForm(p, p.Column.Type, r.key[p.Key]); err != nil {
 				return err
 			}
 		case translate.ParamValue:
@@ -311,16 +335,20 @@ func (a *argBuffer) addList(e *execution, p translate.Param) error {
 			}
 			v = elems[p.Element]
 		}
-		if err := tmp.addConverted(t, v); err != nil {
+		if err := tmp.addForm(p, t, v); err != nil {
 			return err
 		}
+	}
+	elemOID := st.OID
+	if p.Form == translate.FormOrderKey {
+		elemOID = oidBytea
 	}
 	// Header: dimensions, has-nulls flag, element type, then the length
 	// and lower bound of the one dimension.
 	start := len(a.arena)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 0)
-	a.arena = binary.BigEndian.AppendUint32(a.arena, st.OID)
+	a.arena = binary.BigEndian.AppendUint32(a.arena, elemOID)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(tmp.args)))
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
 	for _, el := range tmp.args {

@@ -6,17 +6,20 @@ import (
 	"testing"
 )
 
-// TestCompareOrders lists values of each type in Cassandra's order; values
-// in the same group compare equal.
-func TestCompareOrders(t *testing.T) {
+// orderCase lists values of a type in groups, in Cassandra's order;
+// values in the same group compare equal.
+type orderCase struct {
+	typ    string
+	groups [][][]byte
+}
+
+// orderCases are the values TestCompareOrders and TestOrderKey check.
+func orderCases(t *testing.T) []orderCase {
 	u1 := func(timeLow string, lsb string) []byte {
 		return uuidv(timeLow + "-0000-1000-" + lsb[:4] + "-" + lsb[4:])
 	}
 	nan32 := math.Float32frombits(0x7fc00001)
-	tests := []struct {
-		typ    string
-		groups [][][]byte
-	}{
+	return []orderCase{
 		{"int", g(str(""), i32(math.MinInt32), i32(-256), i32(-1), i32(0), i32(1), i32(255), i32(256), i32(math.MaxInt32))},
 		{"bigint", g(i64(math.MinInt64), i64(-1), i64(0), i64(1), i64(math.MaxInt64))},
 		{"counter", g(i64(-2), i64(3))},
@@ -66,7 +69,10 @@ func TestCompareOrders(t *testing.T) {
 		{"vector<text, 2>", g([]byte{1, 'a', 1, 'z'}, []byte{1, 'b', 0})},
 		{"frozen<list<frozen<list<int>>>>", g(list(list()), list(list(i32(1))), list(list(i32(1)), list()))},
 	}
-	for _, tt := range tests {
+}
+
+func TestCompareOrders(t *testing.T) {
+	for _, tt := range orderCases(t) {
 		typ := mustType(t, tt.typ)
 		for i, gi := range tt.groups {
 			for j, gj := range tt.groups {

@@ -182,6 +182,9 @@ func (t *Table) createSQL() []string {
 		if c.Kind != Static {
 			b.WriteString(",\n    " + columnDDL(c))
 		}
+		if o := c.OrderColumn(); o != "" {
+			b.WriteString(",\n    " + Quote(o) + " bytea NOT NULL")
+		}
 	}
 	fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer,\n    %s bigint",
 		Quote(RowWritetimeColumn), Quote(RowExpiryColumn), Quote(DeletedColumn))
@@ -193,12 +196,17 @@ func (t *Table) createSQL() []string {
 	b.WriteString("\n)")
 
 	key := []string{Quote(TokenColumn)}
+	var orderComments []string
 	for _, c := range t.KeyColumns() {
-		col := Quote(c.PGName)
+		col := Quote(c.SortColumn())
 		if c.Desc {
 			col += " DESC"
 		}
 		key = append(key, col)
+		if o := c.OrderColumn(); o != "" {
+			orderComments = append(orderComments, fmt.Sprintf("COMMENT ON COLUMN %s.%s IS %s", t.Ident(), Quote(o),
+				quoteLiteral("order key of "+c.Name+": its bytes sort as Cassandra sorts "+c.Type.String()+" values")))
+		}
 	}
 	index := Quote(t.KeyIndexName())
 	stmts := []string{
@@ -211,6 +219,7 @@ func (t *Table) createSQL() []string {
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'expiry (epoch seconds) of the row marker'", t.Ident(), Quote(RowExpiryColumn)),
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the latest row deletion'", t.Ident(), Quote(DeletedColumn)),
 	}
+	stmts = append(stmts, orderComments...)
 	if t.HasStatic() {
 		stmts = append(stmts, t.createStaticSQL()...)
 	}

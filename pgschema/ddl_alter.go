@@ -159,6 +159,9 @@ func RenameColumns(ctx context.Context, tx Querier, after *Table, renames map[st
 		if c.Kind == PartitionKey && after.HasStatic() {
 			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.StaticIdent(), Quote(pgOld), Quote(c.PGName)))
 		}
+		if o := c.OrderColumn(); o != "" {
+			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.Ident(), Quote(pgOld+suffixOrder), Quote(o)))
+		}
 		if err := execAll(ctx, tx, stmts); err != nil {
 			return err
 		}

@@ -52,11 +52,13 @@ func isPlainIdentifier(s string) bool {
 // maxPGName is the longest Postgres identifier in bytes (NAMEDATALEN - 1).
 const maxPGName = 63
 
-// Bookkeeping suffixes of the companion columns each regular or static
-// column has; the longest decides how long a column's own name may be.
+// Bookkeeping suffixes of the companion columns: the write time and expiry
+// of each regular or static column, the order key of some clustering
+// columns. The longest decides how long a column's own name may be.
 const (
 	suffixWritetime = "$wt"
 	suffixExpiry    = "$exp"
+	suffixOrder     = "$ord"
 )
 
 // PGColumnName turns a CQL column name into a Postgres identifier. Names

@@ -64,6 +64,25 @@ func (c *Column) ClusteringOrder() string {
 	return "asc"
 }
 
+// OrderColumn names the Postgres column holding a clustering column's
+// order key (orderkey.go), or is "" when the value itself sorts as
+// Cassandra sorts it.
+func (c *Column) OrderColumn() string {
+	if c.Kind != Clustering || !NeedsOrderKey(c.Type) {
+		return ""
+	}
+	return c.PGName + suffixOrder
+}
+
+// SortColumn names the Postgres column that identifies and orders a key
+// column's values: its order key if it has one, else its value.
+func (c *Column) SortColumn() string {
+	if o := c.OrderColumn(); o != "" {
+		return o
+	}
+	return c.PGName
+}
+
 // WritetimeColumn names the Postgres column holding c's write time.
 func (c *Column) WritetimeColumn() string { return c.PGName + suffixWritetime }
 

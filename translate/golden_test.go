@@ -159,6 +159,8 @@ var goldenDDL = []string{
 	"CREATE INDEX items_attr_keys ON shop.items (KEYS(attrs))",
 	"CREATE INDEX items_attr_entries ON shop.items (ENTRIES(attrs))",
 	"CREATE INDEX users_email ON shop.users (email)",
+	`CREATE TABLE shop.log (host inet, at timeuuid, tag frozen<list<text>>, msg text,
+		PRIMARY KEY (host, at, tag)) WITH CLUSTERING ORDER BY (at DESC, tag ASC)`,
 }
 
 // goldenSchema returns testSchema's keyspaces plus those of goldenDDL.

@@ -53,6 +53,9 @@ const (
 	FormJSONKey
 	// FormJSONKeys sends a set of map keys as a text[] of those texts.
 	FormJSONKeys
+	// FormOrderKey sends the value's order key (pgschema.OrderKey), to
+	// compare with a clustering column's order key column.
+	FormOrderKey
 )
 
 // Param is one SQL parameter, in placeholder order.
@@ -89,6 +92,28 @@ func (p *Param) ValueType() *pgschema.Type {
 // valueParam is a parameter taking a value of column c.
 func valueParam(c *pgschema.Column, v Value) Param {
 	return Param{Kind: ParamValue, Column: c, Value: v, Element: -1}
+}
+
+// sortParam is a parameter compared with key column c's sort column
+// (pgschema.Column.SortColumn): the value's order key if c has one, else
+// the value.
+func sortParam(c *pgschema.Column, v Value) Param {
+	p := valueParam(c, v)
+	if c.OrderColumn() != "" {
+		p.Form = FormOrderKey
+	}
+	return p
+}
+
+// keyParam is the parameter taking key column i of the row a write or read
+// names, in the form its sort column holds.
+func keyParam(t *pgschema.Table, i int) Param {
+	c := t.KeyColumns()[i]
+	p := Param{Kind: ParamKey, Key: i, Column: c, Element: -1}
+	if c.OrderColumn() != "" {
+		p.Form = FormOrderKey
+	}
+	return p
 }
 
 // expr returns an SQL fragment whose ? placeholders take params in order.

@@ -32,13 +32,24 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	}
 	c := res.Column
 	a := at(c)
+	// Key columns compare on their sort column, which may be an order key.
+	column, param := c.PGName, valueParam(c, Value{})
+	if c.IsKey() {
+		column, param = c.SortColumn(), sortParam(c, Value{})
+	}
 	var cond sq.Sqlizer
 	switch res.Op {
 	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
-		cond = expr(qcol(a, c.PGName)+" "+res.Op.String()+" ?", valueParam(c, res.Values[0]))
+		param.Value = res.Values[0]
+		if fn := orderFunction(c); fn != "" && res.Op.IsSlice() {
+			// Compare as Cassandra orders the type, not as Postgres does.
+			cond = expr(fn+"("+qcol(a, column)+") "+res.Op.String()+" "+fn+"(?)", param)
+			break
+		}
+		cond = expr(qcol(a, column)+" "+res.Op.String()+" ?", param)
 	case OpIN:
-		cond = expr(qcol(a, c.PGName)+" = ANY(?)",
-			Param{Kind: ParamList, Column: c, Values: res.Values, ListMarker: res.ListMarker, Element: -1})
+		param.Kind, param.Values, param.ListMarker = ParamList, res.Values, res.ListMarker
+		cond = expr(qcol(a, column)+" = ANY(?)", param)
 	case OpContains, OpContainsKey:
 		var err error
 		if cond, err = containsSQL(res, qcol(a, c.PGName)); err != nil {
@@ -51,6 +62,24 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 		return cond, nil
 	}
 	return sq.And{cond, expr(fmt.Sprintf("(%[1]s IS NULL OR %[1]s > ?)", qcol(a, c.ExpiryColumn())), Param{Kind: ParamNow})}, nil
+}
+
+// orderFunction names the SQL function (migration 0004) whose result
+// sorts a column's stored values as Cassandra sorts them, when Postgres
+// sorts them otherwise and the column keeps no order key.
+func orderFunction(c *pgschema.Column) string {
+	if c.OrderColumn() != "" {
+		return ""
+	}
+	switch c.Type.Kind {
+	case pgschema.UUID:
+		return "cqlpg.uuid_order"
+	case pgschema.Timeuuid:
+		return "cqlpg.timeuuid_order"
+	case pgschema.Inet:
+		return "cqlpg.inet_order"
+	}
+	return ""
 }
 
 // isJSONStorage reports whether a type is stored as jsonb.
@@ -85,11 +114,11 @@ func containsSQL(res Restriction, column string) (sq.Sqlizer, error) {
 func tupleSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	cols := make([]string, len(res.Columns))
 	for i, c := range res.Columns {
-		cols[i] = qcol(alias, c.PGName)
+		cols[i] = qcol(alias, c.SortColumn())
 	}
 	row := "ROW(" + strings.Join(cols, ", ") + ")"
 	element := func(v Value, i int) Param {
-		p := valueParam(res.Columns[i], v)
+		p := sortParam(res.Columns[i], v)
 		if res.TupleMarker {
 			p.Element = i
 		}
@@ -112,7 +141,8 @@ func tupleSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 			params := make([]Param, len(res.Columns))
 			marks := make([]string, len(res.Columns))
 			for i, c := range res.Columns {
-				params[i] = Param{Kind: ParamList, Column: c, Values: res.Values, ListMarker: true, Element: i}
+				params[i] = sortParam(c, Value{})
+				params[i].Kind, params[i].Values, params[i].ListMarker, params[i].Element = ParamList, res.Values, true, i
 				marks[i] = "?"
 			}
 			return expr(row+" IN (SELECT * FROM unnest("+strings.Join(marks, ", ")+"))", params...), nil
@@ -126,13 +156,13 @@ func tupleSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 				if len(tuple) == len(res.Columns) {
 					v = tuple[i]
 				} else {
-					p := valueParam(res.Columns[i], v)
+					p := sortParam(res.Columns[i], v)
 					p.Element = i
 					params = append(params, p)
 					marks[i] = "?"
 					continue
 				}
-				params = append(params, valueParam(res.Columns[i], v))
+				params = append(params, sortParam(res.Columns[i], v))
 				marks[i] = "?"
 			}
 			tuples = append(tuples, "ROW("+strings.Join(marks, ", ")+")")

@@ -85,7 +85,7 @@ func keyOrder(t *pgschema.Table, alias string, reversed bool, partitionOnly bool
 	}
 	names := []string{pgschema.TokenColumn}
 	for _, c := range cols {
-		names = append(names, c.PGName)
+		names = append(names, c.SortColumn())
 	}
 	out := make([]string, len(names))
 	for i, n := range names {
@@ -266,7 +266,7 @@ func (s *Select) selectSQL(scan bool) (sq.SelectBuilder, error) {
 	}
 	rows = rows.Column(sq.Alias(sq.Expr(qcol(mainAlias, pgschema.TokenColumn)), "k0"))
 	for i, c := range keyCols {
-		rows = rows.Column(sq.Alias(sq.Expr(qcol(mainAlias, c.PGName)), "k"+strconv.Itoa(i+1)))
+		rows = rows.Column(sq.Alias(sq.Expr(qcol(mainAlias, c.SortColumn())), "k"+strconv.Itoa(i+1)))
 	}
 	for i, sl := range s.Slots {
 		rows = rows.Column(sq.Alias(slotSQL(sl, mainAlias), "c"+strconv.Itoa(i)))

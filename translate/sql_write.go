@@ -22,6 +22,10 @@ func keyInsert(t *pgschema.Table, static bool) ([]string, []any) {
 	for i, c := range keys {
 		cols = append(cols, quote(c.PGName))
 		vals = append(vals, Param{Kind: ParamKey, Key: i, Column: c, Element: -1})
+		if o := c.OrderColumn(); o != "" {
+			cols = append(cols, quote(o))
+			vals = append(vals, keyParam(t, i))
+		}
 	}
 	return cols, vals
 }
@@ -34,7 +38,7 @@ func conflictTarget(t *pgschema.Table, static bool) string {
 	}
 	cols := []string{quote(pgschema.TokenColumn)}
 	for _, c := range keys {
-		cols = append(cols, quote(c.PGName))
+		cols = append(cols, quote(c.SortColumn()))
 	}
 	return "ON CONFLICT (" + strings.Join(cols, ", ") + ") DO UPDATE SET "
 }
@@ -284,10 +288,10 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, 
 	del := quote(pgschema.DeletedColumn)
 	where := sq.And{expr("t."+quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
 	for i, c := range t.KeyColumns()[:nkeys] {
-		where = append(where, expr("t."+quote(c.PGName)+" = ?", Param{Kind: ParamKey, Key: i, Column: c, Element: -1}))
+		where = append(where, expr("t."+quote(c.SortColumn())+" = ?", keyParam(t, i)))
 	}
 	for _, s := range slice {
-		where = append(where, expr("t."+quote(s.Column.PGName)+" "+s.Op.String()+" ?", valueParam(s.Column, s.Values[0])))
+		where = append(where, expr("t."+quote(s.Column.SortColumn())+" "+s.Op.String()+" ?", sortParam(s.Column, s.Values[0])))
 	}
 	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
 	for _, item := range clearItems(t, pgschema.Regular, "t", "?") {
