@@ -9,6 +9,7 @@ import (
 
 // Postgres OIDs of the parameters the executor fills in itself.
 const (
+	oidBool       = 16
 	oidInt4       = 23
 	oidInt8       = 20
 	oidText       = 25
@@ -26,6 +27,8 @@ func paramOIDs(params []translate.Param) []uint32 {
 		switch p.Kind {
 		case translate.ParamNow, translate.ParamExpiry:
 			oids[i] = oidInt4
+		case translate.ParamEmptyFlag:
+			oids[i] = oidBool
 		case translate.ParamToken, translate.ParamRangeStart, translate.ParamRangeEnd,
 			translate.ParamLimit, translate.ParamWritetime:
 			oids[i] = oidInt8
@@ -264,6 +267,12 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 				continue
 			}
 			a.addInt4(r.expiry)
+		case translate.ParamEmptyFlag:
+			if v, unset := e.bound.Get(p.Value); !unset && v != nil && len(v) == 0 {
+				a.add([]byte{1})
+				continue
+			}
+			a.add(nil)
 		}
 	}
 	return nil
@@ -274,6 +283,10 @@ func (a *argBuffer) addValue(e *execution, p translate.Param) error {
 	v, unset := e.bound.Get(p.Value)
 	if p.Increment && v == nil && !unset {
 		return invalidf("Invalid null value for counter increment")
+	}
+	if p.EmptyAsNull && v != nil && len(v) == 0 {
+		a.add(nil) // the cell's empty flag records it
+		return nil
 	}
 	if unset {
 		if p.Column != nil && p.Column.IsKey() {

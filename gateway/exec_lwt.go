@@ -81,7 +81,7 @@ func (e *execution) readCurrent(ctx context.Context, tx pgx.Tx, read *translate.
 		}
 		for i, v := range rr.Values() {
 			st, _ := pgschema.StorageOf(read.Slots[i].Column.Type)
-			if v != nil && st.FromPG != nil {
+			if len(v) > 0 && st.FromPG != nil {
 				var err error
 				if v, err = st.FromPG(nil, v); err != nil {
 					return nil, err

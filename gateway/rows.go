@@ -111,7 +111,7 @@ func convertSlots(st *statement, values [][]byte, vals *[][]byte, conv *[]byte) 
 	}
 	*conv, *vals = (*conv)[:0], (*vals)[:0]
 	for i, v := range values {
-		if f := st.slotConv[i]; f != nil && v != nil {
+		if f := st.slotConv[i]; f != nil && len(v) > 0 {
 			start := len(*conv)
 			var err error
 			if *conv, err = f(*conv, v); err != nil {

@@ -124,7 +124,7 @@ func TestLayout(t *testing.T) {
 		"_token bigint NO", "pk1 integer NO", "pk2 text C NO", "ck1 text C NO", "ck2 integer NO",
 		`Odd "name"? text C YES`, "data integer YES",
 		"_row_wt bigint YES", "_row_exp integer YES", "_del_wt bigint YES",
-		`Odd "name"?$wt bigint YES`, `Odd "name"?$exp integer YES`, "data$wt bigint YES", "data$exp integer YES",
+		`Odd "name"?$wt bigint YES`, `Odd "name"?$exp integer YES`, "data$wt bigint YES", "data$exp integer YES", "data$empty boolean YES",
 	}
 	if strings.Join(got, "\n") != strings.Join(wantCols, "\n") {
 		t.Errorf("columns:\n got %q\nwant %q", got, wantCols)

@@ -236,9 +236,14 @@ func columnDDL(c *Column) string {
 	return d
 }
 
-// cellDDL declares a regular or static column's write time and expiry.
+// cellDDL declares a regular or static column's write time and expiry,
+// and its empty-value flag if it has one.
 func cellDDL(c *Column) []string {
-	return []string{Quote(c.WritetimeColumn()) + " bigint", Quote(c.ExpiryColumn()) + " integer"}
+	ddl := []string{Quote(c.WritetimeColumn()) + " bigint", Quote(c.ExpiryColumn()) + " integer"}
+	if e := c.EmptyColumn(); e != "" {
+		ddl = append(ddl, Quote(e)+" boolean")
+	}
+	return ddl
 }
 
 // StaticPGName names the companion table of static columns.

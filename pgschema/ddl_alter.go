@@ -103,6 +103,9 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 	for _, c := range cols {
 		drops := []string{"DROP COLUMN " + Quote(c.PGName), "DROP COLUMN " + Quote(c.WritetimeColumn()),
 			"DROP COLUMN " + Quote(c.ExpiryColumn())}
+		if e := c.EmptyColumn(); e != "" {
+			drops = append(drops, "DROP COLUMN "+Quote(e))
+		}
 		if c.Kind == Static {
 			static = append(static, drops...)
 		} else {

@@ -53,12 +53,14 @@ func isPlainIdentifier(s string) bool {
 const maxPGName = 63
 
 // Bookkeeping suffixes of the companion columns: the write time and expiry
-// of each regular or static column, the order key of some clustering
-// columns. The longest decides how long a column's own name may be.
+// of each regular or static column, the empty-value flag of some of them,
+// the order key of some clustering columns. The longest decides how long
+// a column's own name may be.
 const (
 	suffixWritetime = "$wt"
 	suffixExpiry    = "$exp"
 	suffixOrder     = "$ord"
+	suffixEmpty     = "$empty"
 )
 
 // PGColumnName turns a CQL column name into a Postgres identifier. Names
@@ -66,7 +68,7 @@ const (
 // they are, so psql shows the CQL names; others are cut, stripped of '$'
 // and tagged with a digest of the full name, which keeps them distinct.
 func PGColumnName(cql string) string {
-	limit := maxPGName - len(suffixExpiry)
+	limit := maxPGName - len(suffixEmpty)
 	if len(cql) <= limit && !strings.ContainsRune(cql, '$') && !systemColumns[cql] {
 		return cql
 	}

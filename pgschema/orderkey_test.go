@@ -96,3 +96,20 @@ func TestNeedsOrderKey(t *testing.T) {
 		}
 	}
 }
+
+func TestStorageSend(t *testing.T) {
+	for typ, want := range map[string]string{
+		"int": "int4send(c)", "bigint": "int8send(c)", "uuid": "uuid_send(c)", "timestamp": "timestamptz_send(c)",
+		"decimal": "numeric_send(c)", "inet": "inet_send(c)", "boolean": "boolsend(c)", "double": "float8send(c)",
+		"float": "float4send(c)", "frozen<list<int>>": "array_send(c)", "frozen<set<text>>": "array_send(c)",
+		"map<int, int>": "jsonb_send(c)", "text": "textsend(c)", "blob": "byteasend(c)",
+	} {
+		st, err := StorageOf(mustType(t, typ))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Send("c"); got != want {
+			t.Errorf("%s: Send = %s, want %s", typ, got, want)
+		}
+	}
+}

@@ -37,6 +37,9 @@ const (
 	// ParamExpiry is the write's expiry in seconds since the epoch (int4),
 	// or null when it does not expire or the cell is unset.
 	ParamExpiry
+	// ParamEmptyFlag is true when Value is the empty value (zero bytes,
+	// not null), else null: a cell's empty flag (pgschema.EmptyColumn).
+	ParamEmptyFlag
 )
 
 // ParamForm says how a parameter's CQL value is sent to Postgres.
@@ -79,6 +82,9 @@ type Param struct {
 	// Increment marks a counter increment, which may not be null; an
 	// unset one is sent as null and leaves the counter alone.
 	Increment bool
+	// EmptyAsNull sends an empty value as null: the value of a cell whose
+	// empty flag records it.
+	EmptyAsNull bool
 }
 
 // ValueType returns the CQL type of the parameter's value.
@@ -164,15 +170,28 @@ func liveValue(alias string, c *pgschema.Column) sq.Sqlizer {
 	if c.IsKey() {
 		return sq.Expr(qcol(alias, c.PGName))
 	}
+	value := qcol(alias, c.PGName)
+	if e := c.EmptyColumn(); e != "" {
+		// As bytea, so that the empty value comes back as zero bytes.
+		st, _ := pgschema.StorageOf(c.Type)
+		value = fmt.Sprintf("CASE WHEN %s THEN ''::bytea ELSE %s END", qcol(alias, e), st.Send(value))
+	}
 	return expr(fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[1]s > ? THEN %[2]s END",
-		qcol(alias, c.ExpiryColumn()), qcol(alias, c.PGName)), Param{Kind: ParamNow})
+		qcol(alias, c.ExpiryColumn()), value), Param{Kind: ParamNow})
+}
+
+// cellHolds is the SQL condition that a cell holds a value, empty or not.
+func cellHolds(alias string, c *pgschema.Column) string {
+	if e := c.EmptyColumn(); e != "" {
+		return fmt.Sprintf("(%s IS NOT NULL OR %s)", qcol(alias, c.PGName), qcol(alias, e))
+	}
+	return qcol(alias, c.PGName) + " IS NOT NULL"
 }
 
 // cellLive is the condition for a cell to be live: a value that has not
 // expired.
 func cellLive(alias string, c *pgschema.Column) sq.Sqlizer {
-	return expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
-		qcol(alias, c.PGName), qcol(alias, c.ExpiryColumn())), Param{Kind: ParamNow})
+	return expr(cellLiveText(alias, c), Param{Kind: ParamNow})
 }
 
 // rowLive is the condition for a row to exist: a live row marker, or some

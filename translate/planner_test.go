@@ -884,6 +884,8 @@ func checkSQL(t *testing.T, sql string, params []Param) {
 		t.Fatalf("no SQL")
 	}
 	bare := quotedIdent.ReplaceAllString(sql, `""`)
+	// The one literal the planner writes itself: the empty value.
+	bare = strings.ReplaceAll(bare, "''::bytea", "")
 	ms := regexp.MustCompile(`\$(\d+)`).FindAllStringSubmatch(bare, -1)
 	for i, m := range ms {
 		if m[1] != strconv.Itoa(i+1) {
@@ -996,7 +998,7 @@ func TestPlanSQLQuotesNames(t *testing.T) {
 				// bookkeeping column.
 				for _, id := range quotedIdent.FindAllString(sql, -1) {
 					name := strings.ReplaceAll(id[1:len(id)-1], `""`, `"`)
-					for _, suffix := range []string{"$wt", "$exp"} {
+					for _, suffix := range []string{"$wt", "$exp", "$empty", "$ord"} {
 						name = strings.TrimSuffix(name, suffix)
 					}
 					switch name {

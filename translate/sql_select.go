@@ -48,7 +48,7 @@ func slotSQL(sl Slot, alias string) sq.Sqlizer {
 }
 
 func cellLiveText(alias string, c *pgschema.Column) string {
-	return fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))", qcol(alias, c.PGName), qcol(alias, c.ExpiryColumn()))
+	return fmt.Sprintf("(%[1]s AND (%[2]s IS NULL OR %[2]s > ?))", cellHolds(alias, c), qcol(alias, c.ExpiryColumn()))
 }
 
 // routeSQL is the condition that picks one partition (_token and the

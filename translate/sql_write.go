@@ -61,24 +61,45 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 		return nil
 	}
 	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
-	*cols = append(*cols, v, wt, exp)
-	var value any = valueParam(c.column, c.value)
+	emptyCol := c.column.EmptyColumn()
+	param := valueParam(c.column, c.value)
+	param.EmptyAsNull = emptyCol != ""
+	var value any = param
 	if c.column.Type.IsMultiCell() && c.column.Type.Kind != pgschema.UDT {
 		// A non-frozen collection set to empty is null, as in Cassandra.
 		empty := "'{}'"
 		if st.SQL == "jsonb" && c.column.Type.Kind != pgschema.Map {
 			empty = "'[]'"
 		}
-		value = expr("NULLIF(?, "+empty+")", valueParam(c.column, c.value))
+		value = expr("NULLIF(?, "+empty+")", param)
 	}
+	*cols = append(*cols, v, wt, exp)
 	*vals = append(*vals, value,
 		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
 		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
 	// v is already escaped for squirrel, and sort keys hold no '?'.
 	key := func(alias string) string { return fmt.Sprintf(st.SortKey, alias+"."+v) }
-	wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, excluded.%[1]s IS NULL, %[4]s, "+
-		"t.%[2]s, t.%[3]s, t.%[1]s IS NULL, %[5]s, t.%[6]s)", v, wt, exp, key("excluded"), key("t"), quote(pgschema.DeletedColumn))
+	isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
+	if emptyCol != "" {
+		// The empty value is stored as null beside a true flag: it is no
+		// tombstone, and sorts before every other value.
+		empty := quote(emptyCol)
+		*cols = append(*cols, empty)
+		*vals = append(*vals, Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1})
+		key = func(alias string) string {
+			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, empty, fmt.Sprintf(st.SortKey, alias+"."+v))
+		}
+		isNull = func(alias string) string {
+			return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, empty)
+		}
+	}
+	wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, %[4]s, %[5]s, "+
+		"t.%[2]s, t.%[3]s, %[6]s, %[7]s, t.%[8]s)", v, wt, exp, isNull("excluded"), key("excluded"),
+		isNull("t"), key("t"), quote(pgschema.DeletedColumn))
 	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
+	if emptyCol != "" {
+		*set = append(*set, winner(quote(emptyCol), wins))
+	}
 	return nil
 }
 
@@ -105,6 +126,10 @@ func changeSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 		sq.ConcatExpr(fmt.Sprintf("%s = CASE WHEN %s THEN ", v, applies), applyChanges(c.changes, old), fmt.Sprintf(" ELSE t.%s END", v)),
 		sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, applies)),
 		sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", exp, applies)))
+	if e := c.column.EmptyColumn(); e != "" {
+		// A change leaves a collection or user type that is not empty.
+		*set = append(*set, sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN NULL ELSE t.%[1]s END", quote(e), applies)))
+	}
 }
 
 // applyChanges nests a cell's changes around its old value.
@@ -258,9 +283,14 @@ func clearItems(t *pgschema.Table, kind pgschema.ColumnKind, alias, deletion str
 		clear(quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn))
 	}
 	for _, c := range t.Columns {
-		if c.Kind == kind {
-			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
+		if c.Kind != kind {
+			continue
 		}
+		if e := c.EmptyColumn(); e != "" {
+			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()), quote(e))
+			continue
+		}
+		clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
 	}
 	return set
 }
