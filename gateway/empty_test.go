@@ -25,7 +25,7 @@ func (c *cellBytes) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 func TestEmptyValues(t *testing.T) {
 	sess := session(t, "")
 	types := []string{"int", "bigint", "boolean", "float", "double", "uuid", "timeuuid", "timestamp",
-		"varint", "decimal", "inet", "text", "ascii", "blob", "frozen<map<int, int>>"}
+		"varint", "decimal", "inet", "text", "ascii", "blob"}
 	var cols []string
 	for i, typ := range types {
 		cols = append(cols, fmt.Sprintf("c%d %s", i, typ))

@@ -67,10 +67,7 @@ type typeCase struct {
 	name string
 	cql  string
 	// key says the type may be a partition or clustering key.
-	key bool
-	// scalar gives the type companions in the regular table: a frozen list
-	// of all its values and a map from their index to them.
-	scalar bool
+	key    bool
 	values []typeValue
 }
 
@@ -265,13 +262,13 @@ func scalarCases() []typeCase {
 	long := strings.Repeat("x", 70000)
 	const hms = (4*3600+5*60+6)*1e9 + 7e6 + 8e3 + 9 // 4h5m6s7ms8us9ns
 	const (
-		yearOne    = -62135596800000  // 0001-01-01 00:00 UTC, proleptic Gregorian
+		yearOne    = -62135596800000      // 0001-01-01 00:00 UTC, proleptic Gregorian
 		julianOne  = yearOne - 2*86400000 // 0001-01-01 Julian is 0000-12-30 Gregorian
-		maxYear    = 253402300799999  // 9999-12-31 23:59:59.999 UTC
-		pgMinMilli = -210866803200000 // 4714-11-24 00:00 BC, Postgres's first timestamp
-		pgMaxMilli = 9224318015999999 // 294276-12-31 23:59:59.999, its last
-		pgMinDay   = -2440588         // 4714-11-24 BC, Postgres's first date
-		pgMaxDay   = 2145042905       // 5874897-12-31, its last
+		maxYear    = 253402300799999      // 9999-12-31 23:59:59.999 UTC
+		pgMinMilli = -210866803200000     // 4714-11-24 00:00 BC, Postgres's first timestamp
+		pgMaxMilli = 9224318015999999     // 294276-12-31 23:59:59.999, its last
+		pgMinDay   = -2440588             // 4714-11-24 BC, Postgres's first date
+		pgMaxDay   = 2145042905           // 5874897-12-31, its last
 	)
 	return []typeCase{
 		{name: "ascii", cql: "ascii", values: []typeValue{
@@ -299,7 +296,9 @@ func scalarCases() []typeCase {
 			{in: be32(0), jsonOnly: true}, {in: be32(-1), jsonOnly: true},
 		}},
 		{name: "decimal", cql: "decimal", values: []typeValue{
-			val(decimalOf("0", 0), "0"), val(decimalOf("0", 1), "0.0"), val(decimalOf("150", 2), "1.50"),
+			val(decimalOf("0", 0), "0"),
+			// Equal to 0: one clustering row in Cassandra as in Postgres.
+			{in: decimalOf("0", 1), lit: "0.0", noKey: true}, val(decimalOf("150", 2), "1.50"),
 			val(decimalOf("-15", 1), "-1.5"),
 			val(decimalOf("1234567890123456789012345678901234567890", 20), "12345678901234567890.12345678901234567890"),
 			val(decimalOf("-1234567890123456789012345678901234567890", 20), "-12345678901234567890.12345678901234567890"),
@@ -326,7 +325,8 @@ func scalarCases() []typeCase {
 			litOnly("P1Y2M3DT4H5M6S", durationOf(14, 3, (4*3600+5*60+6)*1e9)),
 			litOnly("P2W", durationOf(0, 14, 0)),
 			litOnly("P0001-02-03T04:05:06", durationOf(14, 3, (4*3600+5*60+6)*1e9)),
-			litOnly("-1h30m", durationOf(0, 0, -5400e9)),
+			litOnly("-1h30m", durationOf(0, 0, -5400e9)), litOnly("-P2W", durationOf(0, -14, 0)),
+			litOnly("-P0001-02-03T04:05:06", durationOf(-14, -3, -(4*3600+5*60+6)*1e9)),
 			// A vint in more bytes than it needs reads back minimal.
 			{in: hexBytes("80000002"), out: durationOf(0, 0, 1)},
 		}},

@@ -192,7 +192,15 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 		s := d.String()
 		if lossless {
 			if d.months == math.MinInt32 || d.days == math.MinInt32 || d.nanos == math.MinInt64 {
-				return dst, fmt.Errorf("duration %s has no text form", s)
+				// No text reads back as these: the magnitude of the
+				// minimum passes the maximum Cassandra's parser takes.
+				dst = append(dst, '[')
+				dst = strconv.AppendInt(dst, d.months, 10)
+				dst = append(dst, ", "...)
+				dst = strconv.AppendInt(dst, d.days, 10)
+				dst = append(dst, ", "...)
+				dst = strconv.AppendInt(dst, d.nanos, 10)
+				return append(dst, ']'), nil
 			}
 			if s == "" {
 				s = "0d"

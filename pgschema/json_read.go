@@ -110,6 +110,9 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 		}
 		return nil, n.expected(what)
 	case UUID, Timeuuid, Date, Inet, Duration:
+		if t.Kind == Duration && lossless && n.kind == jsonArray {
+			return durationFromJSONArray(n)
+		}
 		if n.kind != jsonString {
 			return nil, n.expected(map[Kind]string{UUID: "a string representation of a uuid",
 				Timeuuid: "a string representation of a timeuuid", Date: "a string representation of a date value",
@@ -276,4 +279,26 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 		return SerializeTuple(elems), nil
 	}
 	return nil, fmt.Errorf("type %s has no JSON form", t)
+}
+
+// durationFromJSONArray reads the [months, days, nanoseconds] form jsonb
+// gives a duration that has no text form.
+func durationFromJSONArray(n *jsonNode) ([]byte, error) {
+	if len(n.elems) != 3 {
+		return nil, errors.New("a duration array holds months, days and nanoseconds")
+	}
+	var parts [3]int64
+	for i, e := range n.elems {
+		v, err := strconv.ParseInt(e.s, 10, 64)
+		if e.kind != jsonNumber || e.float || err != nil {
+			return nil, fmt.Errorf("invalid duration part %s", e.javaString())
+		}
+		parts[i] = v
+	}
+	d := duration{parts[0], parts[1], parts[2]}
+	b := d.append(nil)
+	if err := validateDuration(b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

@@ -392,6 +392,9 @@ func TestStorageJSON(t *testing.T) {
 		{"time", i64(nanosPerDay), "86400000000000"},
 		{"inet", unhex(t, "00000000000000000000ffff01020304"), `"::ffff:1.2.3.4"`},
 		{"duration", dur(0, 0, 0), `"0d"`},
+		{"duration", dur(math.MinInt32, 0, 0), `[-2147483648, 0, 0]`},
+		{"duration", dur(-1, math.MinInt32, math.MinInt64), `[-1, -2147483648, -9223372036854775808]`},
+		{"duration", dur(math.MaxInt32, math.MaxInt32, math.MaxInt64), `"178956970y7mo2147483647d2562047h47m16s854ms775us807ns"`},
 		{"int", str(""), `""`},
 		{"map<double, int>", mapv(f64(math.Float64frombits(javaNaN64)), i32(1)), `{"NaN": 1}`},
 		{"map<text, int>", mapv(str("a\"b"), i32(1)), `{"a\"b": 1}`},
@@ -422,10 +425,19 @@ func TestStorageJSON(t *testing.T) {
 		{"text", str("a\x00b")},
 		{"list<text>", list(str("\x00"))},
 		{"boolean", str("")},
-		{"duration", dur(math.MinInt32, 0, 0)},
 	} {
 		if got, err := StorageJSON(mustType(t, bad.typ), bad.v); err == nil {
 			t.Errorf("StorageJSON(%s, %x) = %s, want an error", bad.typ, bad.v, got)
+		}
+	}
+	// The array form of a duration holds three integers of one sign.
+	for _, bad := range []string{`[1, -1, 0]`, `[1, 0]`, `[1.5, 0, 0]`, `["1", 0, 0]`, `[2147483648, 0, 0]`} {
+		n, err := parseJSON([]byte(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := fromJSONNode(mustType(t, "duration"), n, true); err == nil {
+			t.Errorf("stored duration %s reads as %x, want an error", bad, got)
 		}
 	}
 

@@ -37,8 +37,14 @@ func NeedsOrderKey(t *Type) bool {
 }
 
 // OrderKey returns the order key of a serialized value of type t: bytes
-// that compare as Compare compares values.
+// that compare as Compare compares values. Sets and maps, at any depth,
+// are keyed in Cassandra's order without repeats, whatever order a client
+// sent them in.
 func OrderKey(t *Type, v []byte) ([]byte, error) {
+	v, err := Normalize(t, v)
+	if err != nil {
+		return nil, err
+	}
 	return appendOrderKey(nil, t, v)
 }
 

@@ -113,3 +113,23 @@ func TestStorageSend(t *testing.T) {
 		}
 	}
 }
+
+func TestOrderKeyNormalizes(t *testing.T) {
+	// A set or map bound in another order, or with repeats, has the key of
+	// its sorted form, at any depth.
+	set := mustType(t, "frozen<set<int>>")
+	nested := mustType(t, "frozen<tuple<int, frozen<map<int, text>>>>")
+	for _, c := range []struct {
+		typ        *Type
+		sent, sort []byte
+	}{
+		{set, list(i32(3), i32(1), i32(3)), list(i32(1), i32(3))},
+		{nested, tuple(i32(1), mapv(i32(2), str("b"), i32(1), str("a"))), tuple(i32(1), mapv(i32(1), str("a"), i32(2), str("b")))},
+	} {
+		a, err1 := OrderKey(c.typ, c.sent)
+		b, err2 := OrderKey(c.typ, c.sort)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: key of %x is %x, of %x is %x (%v %v)", c.typ, c.sent, a, c.sort, b, err1, err2)
+		}
+	}
+}

@@ -34,9 +34,9 @@ var fixedWidth = map[Kind]struct {
 // Validate checks a bound value of type t as Cassandra's serializers do,
 // returning their error texts, then refuses what Postgres cannot store:
 // empty values of types other than text, ascii and blob (Postgres has no
-// empty integer or uuid), and text holding U+0000 (Postgres text cannot).
-// Collections, tuples, user types and vectors are checked element by
-// element.
+// empty integer or uuid), text holding U+0000 and text that Cassandra
+// takes but is not UTF-8 (Postgres text cannot hold either). Collections,
+// tuples, user types and vectors are checked element by element.
 func Validate(t *Type, v []byte) error {
 	if err := validate(t, v); err != nil {
 		return err
@@ -61,6 +61,74 @@ func errEmpty(t *Type) error {
 // errNUL reports text that Postgres cannot store.
 var errNUL = errors.New("Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)")
 
+// errNotUTF8 reports text that Cassandra's validator accepts and that is
+// not UTF-8, which Postgres text cannot hold.
+var errNotUTF8 = errors.New("Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)")
+
+// cassandraUTF8 reports whether Cassandra's UTF8Serializer accepts b. Its
+// validator is looser than UTF-8: it takes modified UTF-8's 0xc0 0x80,
+// surrogates and lead bytes up to 0xf7, and after a lead byte of 0xe0 or
+// 0xf0 it checks only that the next byte does not make the sequence
+// overlong, not that it continues it.
+func cassandraUTF8(b []byte) bool {
+	const (
+		start   = iota
+		cont1   // one continuation byte (0x80-0xbf) to go
+		cont2   // two
+		cont3   // three
+		afterC0 // 0x80 must follow
+		afterE0 // not 0x80-0x9f, then one continuation byte
+		afterF0 // a byte with bits 0x30 set, then two continuation bytes
+	)
+	state := start
+	for _, c := range b {
+		switch state {
+		case start:
+			switch {
+			case c < 0x80:
+			case c == 0xc0:
+				state = afterC0
+			case c>>5 == 0b110:
+				if c&0x1e == 0 {
+					return false
+				}
+				state = cont1
+			case c == 0xe0:
+				state = afterE0
+			case c>>4 == 0b1110:
+				state = cont2
+			case c == 0xf0:
+				state = afterF0
+			case c>>3 == 0b11110:
+				state = cont3
+			default:
+				return false
+			}
+		case cont1, cont2, cont3:
+			if c&0xc0 != 0x80 {
+				return false
+			}
+			state--
+		case afterC0:
+			if c != 0x80 {
+				return false
+			}
+			state = start
+		case afterE0:
+			if c&0xe0 == 0x80 {
+				return false
+			}
+			state = cont1
+		case afterF0:
+			if c&0x30 == 0 {
+				return false
+			}
+			state = cont2
+		}
+	}
+	return state == start
+}
+
 // validate applies Cassandra's serializer checks (TypeSerializer.validate).
 func validate(t *Type, v []byte) error {
 	if w, ok := fixedWidth[t.Kind]; ok {
@@ -71,14 +139,20 @@ func validate(t *Type, v []byte) error {
 			return fmt.Errorf(w.msg, len(v))
 		}
 		if t.Kind == Timeuuid && v[6]&0xf0 != 0x10 {
-			return fmt.Errorf("Invalid version for TimeUUID type.")
+			// Cassandra prints the high nibble of the first byte, not
+			// the version.
+			return fmt.Errorf("Invalid version for TimeUUID type: 0x%x", v[0]>>4)
 		}
 		return nil
 	}
 	switch t.Kind {
 	case Text:
-		if !utf8.Valid(v) {
+		if !cassandraUTF8(v) {
 			return fmt.Errorf("String didn't validate.")
+		}
+		// What Cassandra takes beyond UTF-8, Postgres cannot hold.
+		if !utf8.Valid(v) {
+			return errNotUTF8
 		}
 	case Ascii:
 		for _, c := range v {
@@ -99,9 +173,6 @@ func validate(t *Type, v []byte) error {
 	case List, Set:
 		return validateCollection(t, v)
 	case Map:
-		if len(v) == 0 {
-			return nil
-		}
 		return validateCollection(t, v)
 	case Tuple, UDT:
 		return validateTuple(t, v)

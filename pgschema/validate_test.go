@@ -63,7 +63,8 @@ func TestValidate(t *testing.T) {
 		{"float", f64(1), "Expected 4 or 0 byte value for a float (8)"},
 		{"double", f32(1), "Expected 8 or 0 byte value for a double (4)"},
 		{"uuid", i64(1), "UUID should be 16 or 0 bytes (8)"},
-		{"timeuuid", uuidv("00000000-0000-4000-8000-000000000000"), "Invalid version for TimeUUID type."},
+		{"timeuuid", uuidv("00000000-0000-4000-8000-000000000000"), "Invalid version for TimeUUID type: 0x0"},
+		{"timeuuid", uuidv("c0000000-0000-0000-8000-000000000000"), "Invalid version for TimeUUID type: 0xc"},
 		{"timestamp", i32(1), "Expected 8 or 0 byte long for date (4)"},
 		{"date", i64(1), "Expected 4 byte long for date (8)"},
 		{"date", str(""), "Expected 4 byte long for date (0)"},
@@ -75,6 +76,12 @@ func TestValidate(t *testing.T) {
 		{"duration", dur(1<<31, 0, 0), "The duration months must be a 32 bits integer but was: 2147483648"},
 		{"duration", dur(0, -1<<31-1, 0), "The duration days must be a 32 bits integer but was: -2147483649"},
 		{"text", []byte{0xff}, "String didn't validate."},
+		{"text", []byte{0xc1, 0xbf}, "String didn't validate."},       // overlong
+		{"text", []byte{0xe0, 0x80, 0x80}, "String didn't validate."}, // overlong
+		{"text", []byte{0xf0, 0x80, 0x80, 0x80}, "String didn't validate."},
+		{"text", []byte{0xf8, 0x80, 0x80, 0x80}, "String didn't validate."},
+		{"text", []byte{'a', 0xc3}, "String didn't validate."},
+		{"text", []byte{0xc0, 0x81}, "String didn't validate."},
 		{"ascii", []byte{'a', 0xc3, 0xa9}, "Invalid byte for ascii: -61"},
 		{"list<int>", []byte{0, 0}, "Not enough bytes to read a list"},
 		{"list<int>", append(list(i32(1)), 0), "Unexpected extraneous bytes after list value"},
@@ -101,9 +108,15 @@ func TestValidate(t *testing.T) {
 		{"int", str(""), "Empty values of type int cannot be stored (PostgreSQL has no empty int)"},
 		{"uuid", str(""), "Empty values of type uuid cannot be stored (PostgreSQL has no empty uuid)"},
 		{"varint", str(""), "Empty values of type varint cannot be stored (PostgreSQL has no empty varint)"},
-		{"map<int, int>", str(""), "Empty values of type map<int, int> cannot be stored (PostgreSQL has no empty map<int, int>)"},
+		{"map<int, int>", str(""), "Not enough bytes to read a map"},
 		{"text", str("a\x00"), "Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)"},
 		{"ascii", str("\x00"), "Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)"},
+		// Cassandra's validator takes these; they are not UTF-8.
+		{"text", []byte{0xc0, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
+		{"text", []byte{0xed, 0xa0, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
+		{"text", []byte{0xf4, 0x90, 0x80, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
+		{"text", []byte{0xe0, 0xc0, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
+		{"list<text>", list([]byte{0xf7, 0xbf, 0xbf, 0xbf}), "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
 	}
 	for _, tt := range invalid {
 		err := Validate(mustType(t, tt.typ), tt.v)

@@ -149,6 +149,13 @@ func (s *scanner) scan() token {
 		return s.number()
 	case c == '.' && isDigit(s.peekByte(1)):
 		return s.number()
+	case c == 'P' && isISOAlternative(rest), c == '-' && isISOAlternative(rest[1:]):
+		// P0001-02-03T04:05:06, which an identifier would stop short of.
+		s.advance(strings.IndexByte(rest, 'P') + len("P0000-00-00T00:00:00"))
+		return token{kind: tokDuration}
+	case c == '-' && s.peekByte(1) == 'P' && isISODuration(rest[1:wordEnd(rest, 1)]):
+		s.advance(wordEnd(rest, 1))
+		return token{kind: tokDuration}
 	case isLetter(c):
 		n := 1
 		for n < len(rest) && (isLetter(rest[n]) || isDigit(rest[n]) || rest[n] == '_') {
@@ -303,6 +310,29 @@ func isISODuration(word string) bool {
 		}
 	}
 	return !digits && len(w) > 0
+}
+
+// wordEnd returns where the identifier-like word that starts at i ends.
+func wordEnd(s string, i int) int {
+	for i < len(s) && (isLetter(s[i]) || isDigit(s[i]) || s[i] == '_') {
+		i++
+	}
+	return i
+}
+
+// isISOAlternative reports whether s starts with a duration in ISO 8601's
+// alternative format, P0001-02-03T04:05:06.
+func isISOAlternative(s string) bool {
+	const form = "P0000-00-00T00:00:00"
+	if len(s) < len(form) {
+		return false
+	}
+	for i := 0; i < len(form); i++ {
+		if form[i] == '0' && !isDigit(s[i]) || form[i] != '0' && s[i] != form[i] {
+			return false
+		}
+	}
+	return len(s) == len(form) || !(isLetter(s[len(form)]) || isDigit(s[len(form)]) || s[len(form)] == '_')
 }
 
 func isUUIDAt(s string) bool {
