@@ -157,7 +157,7 @@ func DropTable(ctx context.Context, tx Querier, keyspace, name string, ifExists 
 		return false, err
 	}
 	_, err = tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{schema, name}.Sanitize()+", "+
-		pgx.Identifier{schema, name + "$static"}.Sanitize())
+		pgx.Identifier{schema, name + "$static"}.Sanitize()+", "+pgx.Identifier{schema, name + deletionsSuffix}.Sanitize())
 	return err == nil, err
 }
 
@@ -220,6 +220,7 @@ func (t *Table) createSQL() []string {
 		fmt.Sprintf("COMMENT ON COLUMN %s.%s IS 'write time (µs) of the latest row deletion'", t.Ident(), Quote(DeletedColumn)),
 	}
 	stmts = append(stmts, orderComments...)
+	stmts = append(stmts, t.createDeletionsSQL()...)
 	if t.HasStatic() {
 		stmts = append(stmts, t.createStaticSQL()...)
 	}

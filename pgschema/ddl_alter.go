@@ -193,6 +193,9 @@ func Truncate(ctx context.Context, tx Querier, t *Table) error {
 	if t.HasStatic() {
 		tables += ", " + t.StaticIdent()
 	}
+	if d := t.DeletionsIdent(); d != "" {
+		tables += ", " + d
+	}
 	_, err := tx.Exec(ctx, "TRUNCATE "+tables)
 	return err
 }

@@ -106,6 +106,7 @@ const (
 
 var systemColumns = map[string]bool{
 	TokenColumn: true, RowWritetimeColumn: true, RowExpiryColumn: true, DeletedColumn: true,
+	PrefixColumn: true, LoInclColumn: true, HiInclColumn: true,
 }
 
 // Table is a CQL table and the Postgres table that stores it. Tables are

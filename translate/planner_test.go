@@ -553,13 +553,16 @@ func TestPlanWrite(t *testing.T) {
 // writtenCells lists the cells a write's SQL sets, from its parameters.
 func writtenCells(w *Write) string {
 	var out []string
-	for _, p := range w.Params {
+	for i, p := range w.Params {
+		// The row marker's write time comes with its expiry; the write's
+		// time alone is compared with recorded deletions.
+		marker := i+1 < len(w.Params) && w.Params[i+1].Kind == ParamExpiry && !w.Params[i+1].Cell
 		switch {
 		case p.Kind == ParamValue:
 			out = append(out, p.Column.Name)
 		case p.Kind == ParamWritetime && !p.Cell && w.Kind == WriteDeleteRow:
 			out = append(out, "[deletion]")
-		case p.Kind == ParamWritetime && !p.Cell:
+		case p.Kind == ParamWritetime && !p.Cell && marker:
 			out = append(out, "[row marker]")
 		}
 	}
@@ -998,12 +1001,13 @@ func TestPlanSQLQuotesNames(t *testing.T) {
 				// bookkeeping column.
 				for _, id := range quotedIdent.FindAllString(sql, -1) {
 					name := strings.ReplaceAll(id[1:len(id)-1], `""`, `"`)
-					for _, suffix := range []string{"$wt", "$exp", "$empty", "$ord"} {
+					for _, suffix := range []string{"$wt", "$exp", "$empty", "$ord", "$deletions", "$lo", "$hi"} {
 						name = strings.TrimSuffix(name, suffix)
 					}
 					switch name {
 					case "testks", "odd", "K?ey", `c"q`, `wh?at "x"`, "v", pgschema.TokenColumn,
-						pgschema.RowWritetimeColumn, pgschema.RowExpiryColumn, pgschema.DeletedColumn:
+						pgschema.RowWritetimeColumn, pgschema.RowExpiryColumn, pgschema.DeletedColumn,
+						pgschema.PrefixColumn, pgschema.LoInclColumn, pgschema.HiInclColumn, pgschema.DeletionColumn(0, ""):
 					default:
 						t.Errorf("unexpected identifier %s in %s", id, sql)
 					}
@@ -1081,7 +1085,9 @@ func TestPlanSQLParams(t *testing.T) {
 			keys = append(keys, fmt.Sprintf("%d:%s", p.Key, p.Column.Name))
 		}
 	}
-	if got := strings.Join(keys, " "); got != "0:pk1 1:pk2 2:ck1 3:ck2" {
+	// The key's columns, then the clustering and partition key again to
+	// look up recorded deletions covering the row.
+	if got := strings.Join(keys, " "); got != "0:pk1 1:pk2 2:ck1 3:ck2 2:ck1 3:ck2 0:pk1 1:pk2" {
 		t.Errorf("key params = %s", got)
 	}
 	if w.TTL == nil || w.TTL.Marker != 0 {

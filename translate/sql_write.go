@@ -202,7 +202,108 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 		// are the project's own constants.
 		suffix = append(suffix, " RETURNING cqlpg.fail_if(xmax = 0, '"+check+"')")
 	}
-	return sq.Insert(table + " AS t").Columns(cols...).Values(vals...).SuffixExpr(sq.ConcatExpr(suffix...)), nil
+	b := sq.Insert(table + " AS t")
+	if !static && t.DeletionsIdent() != "" {
+		b = shadowed(t, b, cols, vals)
+	} else {
+		b = b.Columns(cols...).Values(vals...)
+	}
+	return b.SuffixExpr(sq.ConcatExpr(suffix...)), nil
+}
+
+// shadowed makes a write to a table with clustering columns respect the
+// partition and range deletions recorded for its row: the newest covering
+// deletion is read in the same statement, a write no newer than it writes
+// nothing, and a row the write creates remembers it in _del_wt, which
+// every later write of the row checks.
+func shadowed(t *pgschema.Table, b sq.InsertBuilder, cols []string, vals []any) sq.InsertBuilder {
+	row := sq.Select()
+	for _, v := range vals {
+		switch v := v.(type) {
+		case Param:
+			row = row.Column(expr("?", v))
+		case sq.Sqlizer:
+			row = row.Column(v)
+		}
+	}
+	row = row.Column("d.wt").FromSelect(coveringDeletion(t), "d").
+		Where(expr("d.wt IS NULL OR d.wt < ?", Param{Kind: ParamWritetime, Element: -1}))
+	return b.Columns(append(cols, quote(pgschema.DeletedColumn))...).Select(row)
+}
+
+// coveringDeletion selects, as wt, the timestamp of the newest recorded
+// deletion covering the row a write names (null when there is none): its
+// partition, or a clustering prefix or slice holding the row.
+func coveringDeletion(t *pgschema.Table) sq.SelectBuilder {
+	key := sq.Select()
+	npk := len(t.PartitionKey)
+	for i := range t.Clustering {
+		key = key.Column(sq.Alias(expr("?", keyParam(t, npk+i)), "c"+fmt.Sprint(i+1)))
+	}
+	where := sq.And{expr("x."+quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
+	for i, c := range t.PartitionKey {
+		where = append(where, expr("x."+quote(c.PGName)+" = ?", keyParam(t, i)))
+	}
+	prefix, loIncl, hiIncl := "x."+quote(pgschema.PrefixColumn), "x."+quote(pgschema.LoInclColumn), "x."+quote(pgschema.HiInclColumn)
+	for i := range t.Clustering {
+		v := fmt.Sprintf("k.c%d", i+1)
+		eq, lo, hi := "x."+quote(pgschema.DeletionColumn(i, "")), "x."+quote(pgschema.DeletionColumn(i, "lo")), "x."+quote(pgschema.DeletionColumn(i, "hi"))
+		where = append(where,
+			sq.Expr(fmt.Sprintf("(%s <= %d OR %s = %s)", prefix, i, eq, v)),
+			sq.Expr(fmt.Sprintf("(%[1]s <> %[2]d OR ((%[3]s IS NULL OR %[5]s > %[3]s OR (%[6]s AND %[5]s = %[3]s)) AND "+
+				"(%[4]s IS NULL OR %[5]s < %[4]s OR (%[7]s AND %[5]s = %[4]s))))", prefix, i, lo, hi, v, loIncl, hiIncl)))
+	}
+	return sq.Select("max(x." + quote(pgschema.DeletedColumn) + ") AS wt").
+		From(strings.ReplaceAll(t.DeletionsIdent(), "?", "??") + " AS x").
+		JoinClause(sq.ConcatExpr("CROSS JOIN (", key, ") AS k")).Where(where)
+}
+
+// recordDeletion records a partition or range deletion: the first nkeys
+// key columns fixed, and a slice of the next clustering column. Deleting
+// the same range again keeps the newer timestamp.
+func recordDeletion(t *pgschema.Table, nkeys int, slice []Restriction) sq.Sqlizer {
+	npk := len(t.PartitionKey)
+	cols := []string{quote(pgschema.TokenColumn)}
+	vals := []any{Param{Kind: ParamToken}}
+	for i, c := range t.PartitionKey {
+		cols, vals = append(cols, quote(c.PGName)), append(vals, keyParam(t, i))
+	}
+	cols, vals = append(cols, quote(pgschema.PrefixColumn)), append(vals, sq.Expr(fmt.Sprint(nkeys-npk)))
+	for i := range nkeys - npk {
+		cols, vals = append(cols, quote(pgschema.DeletionColumn(i, ""))), append(vals, keyParam(t, npk+i))
+	}
+	loIncl, hiIncl := "false", "false"
+	for _, r := range slice {
+		i := r.Column.Position
+		switch r.Op {
+		case OpGT, OpGTE:
+			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "lo"))), append(vals, sortParam(r.Column, r.Values[0]))
+			if r.Op == OpGTE {
+				loIncl = "true"
+			}
+		case OpLT, OpLTE:
+			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "hi"))), append(vals, sortParam(r.Column, r.Values[0]))
+			if r.Op == OpLTE {
+				hiIncl = "true"
+			}
+		}
+	}
+	cols = append(cols, quote(pgschema.LoInclColumn), quote(pgschema.HiInclColumn), quote(pgschema.DeletedColumn))
+	vals = append(vals, sq.Expr(loIncl), sq.Expr(hiIncl), Param{Kind: ParamWritetime, Element: -1})
+	del := quote(pgschema.DeletedColumn)
+	target := []string{quote(pgschema.TokenColumn)}
+	for _, c := range t.PartitionKey {
+		target = append(target, quote(c.PGName))
+	}
+	target = append(target, quote(pgschema.PrefixColumn))
+	for i := range t.Clustering {
+		for _, bound := range []string{"", "lo", "hi"} {
+			target = append(target, quote(pgschema.DeletionColumn(i, bound)))
+		}
+	}
+	target = append(target, quote(pgschema.LoInclColumn), quote(pgschema.HiInclColumn))
+	return sq.Insert(strings.ReplaceAll(t.DeletionsIdent(), "?", "??") + " AS x").Columns(cols...).Values(vals...).
+		Suffix(fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %[2]s = GREATEST(x.%[2]s, excluded.%[2]s)", strings.Join(target, ", "), del))
 }
 
 // upsertSQL builds the write of cells (and, for INSERT, the row marker) to
@@ -329,7 +430,8 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, 
 		update = update.Set(name, expr(value, ts))
 	}
 	update = update.Where(where)
-	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, ") "))
+	record := recordDeletion(t, nkeys, slice)
+	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), rd AS (", record, ") "))
 	if nkeys == len(t.PartitionKey) && t.HasStatic() {
 		cols, vals := keyInsert(t, true)
 		cols, vals = append(cols, del), append(vals, ts)
@@ -337,7 +439,7 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, 
 			clearItems(t, pgschema.Static, "t", "excluded."+del)...)
 		st := sq.Insert(staticIdent(t) + " AS t").Columns(cols...).Values(vals...).
 			Suffix(conflictTarget(t, true) + strings.Join(set, ", "))
-		stmt = sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), st AS (", st, ") "))
+		stmt = sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), rd AS (", record, "), st AS (", st, ") "))
 	}
 	return toSQL(stmt)
 }
