@@ -16,6 +16,7 @@ const usage = `cqlpg runs Cassandra applications on PostgreSQL.
 
 Usage:
   cqlpg serve [flags]   serve CQL on PostgreSQL shards (cqlpg serve -h for flags)
+  cqlpg bench WORKLOAD  measure cqlpg against PostgreSQL used directly (cqlpg bench for workloads)
 `
 
 func main() {
@@ -26,6 +27,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		os.Exit(serve(os.Args[2:]))
+	case "bench":
+		os.Exit(bench(os.Args[2:]))
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 	default:

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+const benchUsage = `cqlpg bench measures cqlpg against PostgreSQL used directly.
+
+Usage:
+  cqlpg bench storage [flags]   the cost of cqlpg's table layout: pgx running the
+                                SQL cqlpg generates against pgx on a plain table
+`
+
+func bench(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprint(os.Stderr, benchUsage)
+		return 2
+	}
+	switch args[0] {
+	case "storage":
+		return benchStorage(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "cqlpg bench: unknown workload %q\n\n%s", args[0], benchUsage)
+	return 2
+}
+
+// storageArm is one side of the storage benchmark: how to write and read
+// one row (k, c) with values v and w.
+type storageArm struct {
+	name   string
+	write  func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error
+	read   func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error
+	tables []string // for the size per row
+}
+
+// storageResult is one arm's figures, medians over the repetitions.
+type storageResult struct {
+	Arm         string  `json:"arm"`
+	WriteOpsSec float64 `json:"write_ops_per_sec"`
+	ReadOpsSec  float64 `json:"read_ops_per_sec"`
+	WriteMicros float64 `json:"write_us_per_op"`
+	ReadMicros  float64 `json:"read_us_per_op"`
+	BytesPerRow float64 `json:"bytes_per_row"`
+}
+
+func benchStorage(args []string) int {
+	fs := flag.NewFlagSet("bench storage", flag.ContinueOnError)
+	shardURL := fs.String("shard", "", "PostgreSQL `URL` to measure on; without it a temporary local cluster is started")
+	workers := fs.Int("workers", 16, "concurrent clients per arm")
+	duration := fs.Duration("duration", 5*time.Second, "length of each measured run")
+	reps := fs.Int("reps", 3, "repetitions of each arm, interleaved; medians are reported")
+	rows := fs.Int("rows", 100000, "distinct rows the runs write and read")
+	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	url := *shardURL
+	if url == "" {
+		clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{
+			Settings: map[string]string{"synchronous_commit": "off"}, Log: log})
+		if err != nil {
+			log.Error("cannot start a PostgreSQL cluster", "err", err)
+			return 1
+		}
+		defer stop()
+		url = clusters[0].URL()
+	}
+	results, err := runStorageBench(ctx, log, url, *workers, *duration, *reps, *rows)
+	if err != nil {
+		log.Error("benchmark failed", "err", err)
+		return 1
+	}
+	fmt.Printf("%-8s %12s %10s %12s %10s %12s\n", "arm", "writes/s", "µs/write", "reads/s", "µs/read", "bytes/row")
+	for _, r := range results {
+		fmt.Printf("%-8s %12.0f %10.1f %12.0f %10.1f %12.0f\n", r.Arm, r.WriteOpsSec, r.WriteMicros, r.ReadOpsSec, r.ReadMicros, r.BytesPerRow)
+	}
+	if len(results) == 2 {
+		fmt.Printf("cqlpg/plain: writes %.2f, reads %.2f, size %.2f\n", results[0].WriteOpsSec/results[1].WriteOpsSec,
+			results[0].ReadOpsSec/results[1].ReadOpsSec, results[0].BytesPerRow/results[1].BytesPerRow)
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			log.Error("cannot write the results", "err", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers int, d time.Duration, reps, rows int) ([]storageResult, error) {
+	// A gateway creates the CQL table through its own DDL path.
+	srv, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Shards: []gateway.ShardConfig{{URL: url}}})
+	if err != nil {
+		return nil, err
+	}
+	go srv.Serve()
+	defer srv.Shutdown(context.Background())
+	host, port, _ := net.SplitHostPort(srv.Addr().String())
+	cluster := gocql.NewCluster(host)
+	cluster.Port, _ = strconv.Atoi(port)
+	sess, err := cluster.CreateSession()
+	if err != nil {
+		return nil, err
+	}
+	for _, stmt := range []string{
+		"DROP KEYSPACE IF EXISTS bench",
+		"CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
+	} {
+		if err := sess.Query(stmt).Exec(); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	sess.Close()
+
+	pool, err := pgxpool.New(ctx, url+"&pool_max_conns="+strconv.Itoa(workers))
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	cqlpgArm, err := cqlpgStorageArm(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	plainArm, err := plainStorageArm(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	arms := []*storageArm{cqlpgArm, plainArm}
+
+	type sample struct{ writes, reads []float64 }
+	samples := make([]sample, len(arms))
+	for rep := range reps {
+		for i, arm := range arms {
+			w, err := runOps(ctx, pool, workers, d, rows, arm.write)
+			if err != nil {
+				return nil, fmt.Errorf("%s writes: %w", arm.name, err)
+			}
+			r, err := runOps(ctx, pool, workers, d, rows, arm.read)
+			if err != nil {
+				return nil, fmt.Errorf("%s reads: %w", arm.name, err)
+			}
+			samples[i].writes = append(samples[i].writes, w)
+			samples[i].reads = append(samples[i].reads, r)
+			log.Info("run", "rep", rep+1, "arm", arm.name, "writes/s", int(w), "reads/s", int(r))
+		}
+	}
+	var out []storageResult
+	for i, arm := range arms {
+		var bytes int64
+		for _, table := range arm.tables {
+			var n int64
+			if err := pool.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", table).Scan(&n); err != nil {
+				return nil, err
+			}
+			bytes += n
+		}
+		var count int64
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+arm.tables[0]).Scan(&count); err != nil {
+			return nil, err
+		}
+		w, r := median(samples[i].writes), median(samples[i].reads)
+		out = append(out, storageResult{Arm: arm.name, WriteOpsSec: w, ReadOpsSec: r,
+			WriteMicros: 1e6 * float64(workers) / w, ReadMicros: 1e6 * float64(workers) / r,
+			BytesPerRow: float64(bytes) / float64(max(count, 1))})
+	}
+	return out, nil
+}
+
+// runOps runs op on random rows from workers goroutines for d and returns
+// operations per second.
+func runOps(ctx context.Context, pool *pgxpool.Pool, workers int, d time.Duration, rows int,
+	op func(context.Context, *pgxpool.Conn, int32, int32) error) (float64, error) {
+	var done atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := pool.Acquire(ctx)
+			if err != nil {
+				mu.Lock()
+				firstErr = errors.Join(firstErr, err)
+				mu.Unlock()
+				return
+			}
+			defer conn.Release()
+			seed := uint32(w*7919 + 1)
+			for time.Now().Before(deadline) {
+				seed = seed*1664525 + 1013904223
+				n := int32(seed % uint32(rows))
+				if err := op(ctx, conn, n/10, n%10); err != nil {
+					mu.Lock()
+					firstErr = errors.Join(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(done.Load()) / d.Seconds(), firstErr
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// cqlpgStorageArm runs the SQL cqlpg generates for
+// INSERT INTO bench.kv (k, c, v, w) VALUES (?, ?, ?, ?) and a point SELECT,
+// with the parameters the gateway would send.
+func cqlpgStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := pgschema.Load(ctx, conn)
+	conn.Release()
+	if err != nil {
+		return nil, err
+	}
+	prepare := func(cql string) (translate.Plan, error) {
+		parsed, err := translate.Parse(cql)
+		if err != nil {
+			return nil, err
+		}
+		return translate.Prepare(parsed, "bench", schema)
+	}
+	ins, err := prepare("INSERT INTO bench.kv (k, c, v, w) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return nil, err
+	}
+	sel, err := prepare("SELECT k, c, v, w FROM bench.kv WHERE k = ? AND c = ?")
+	if err != nil {
+		return nil, err
+	}
+	write, read := ins.(*translate.Write), sel.(*translate.Select)
+	writeOIDs, readOIDs := storageOIDs(write.Params), storageOIDs(read.Params)
+	t := write.Table
+	return &storageArm{
+		name: "cqlpg",
+		write: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
+			bound := [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}
+			args := storageArgs(write.Params, bound, k, c)
+			return execParams(ctx, conn.Conn().PgConn(), write.SQL, args, writeOIDs)
+		},
+		read: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
+			args := storageArgs(read.Params, [][]byte{int4(k), int4(c)}, k, c)
+			return execParams(ctx, conn.Conn().PgConn(), read.SQL, args, readOIDs)
+		},
+		tables: []string{t.Ident(), pgx.Identifier{t.PGSchema, t.DeletionsPGName()}.Sanitize()},
+	}, nil
+}
+
+// storageArgs fills in a plan's parameters for the row (k, c) of bench.kv,
+// whose CQL values (int and text) are also their Postgres binary forms.
+func storageArgs(params []translate.Param, bound [][]byte, k, c int32) [][]byte {
+	now := time.Now()
+	args := make([][]byte, len(params))
+	for i, p := range params {
+		switch p.Kind {
+		case translate.ParamNow:
+			args[i] = int4(int32(now.Unix()))
+		case translate.ParamToken:
+			args[i] = binary.BigEndian.AppendUint64(nil, uint64(sharding.KeyToken([][]byte{int4(k)})))
+		case translate.ParamKey:
+			args[i] = [][]byte{int4(k), int4(c)}[p.Key]
+		case translate.ParamValue:
+			args[i] = bound[p.Value.Marker]
+		case translate.ParamWritetime:
+			args[i] = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
+		case translate.ParamLimit:
+			args[i] = binary.BigEndian.AppendUint64(nil, 1<<62)
+		}
+	}
+	return args
+}
+
+func int4(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+
+// storageOIDs declares the types of a plan's parameters for bench.kv,
+// whose columns are int but for w, text.
+func storageOIDs(params []translate.Param) []uint32 {
+	oids := make([]uint32, len(params))
+	for i, p := range params {
+		switch p.Kind {
+		case translate.ParamToken, translate.ParamWritetime, translate.ParamLimit:
+			oids[i] = 20
+		case translate.ParamEmptyFlag:
+			oids[i] = 16
+		case translate.ParamValue:
+			oids[i] = 23
+			if p.Column != nil && p.Column.Name == "w" {
+				oids[i] = 25
+			}
+		default:
+			oids[i] = 23
+		}
+	}
+	return oids
+}
+
+// execParams runs a statement with binary parameters, discarding the rows.
+// Each connection prepares it once, as the gateway does on its shards.
+func execParams(ctx context.Context, conn *pgconn.PgConn, sql string, args [][]byte, oids []uint32) error {
+	name := fmt.Sprintf("bench_%x", sha256.Sum256([]byte(sql)))[:22]
+	if prepared, _ := conn.CustomData()[name].(bool); !prepared {
+		if _, err := conn.Prepare(ctx, name, sql, oids); err != nil {
+			return err
+		}
+		conn.CustomData()[name] = true
+	}
+	formats := make([]int16, len(args))
+	for i := range formats {
+		formats[i] = 1
+	}
+	_, err := conn.ExecPrepared(ctx, name, args, formats, []int16{1}).Close()
+	return err
+}
+
+// plainStorageArm writes and reads the same rows in a plain Postgres table
+// with the same columns and key, and nothing else.
+func plainStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, error) {
+	for _, stmt := range []string{
+		"DROP SCHEMA IF EXISTS bench_plain CASCADE",
+		"CREATE SCHEMA bench_plain",
+		`CREATE TABLE bench_plain.kv (k integer, c integer, v integer, w text COLLATE "C", PRIMARY KEY (k, c))`,
+	} {
+		if _, err := pool.Exec(ctx, stmt); err != nil {
+			return nil, err
+		}
+	}
+	const upsert = "INSERT INTO bench_plain.kv (k, c, v, w) VALUES ($1, $2, $3, $4) " +
+		"ON CONFLICT (k, c) DO UPDATE SET v = excluded.v, w = excluded.w"
+	const point = "SELECT k, c, v, w FROM bench_plain.kv WHERE k = $1 AND c = $2"
+	return &storageArm{
+		name: "plain",
+		write: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
+			return execParams(ctx, conn.Conn().PgConn(), upsert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")},
+				[]uint32{23, 23, 23, 25})
+		},
+		read: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
+			return execParams(ctx, conn.Conn().PgConn(), point, [][]byte{int4(k), int4(c)}, []uint32{23, 23})
+		},
+		tables: []string{"bench_plain.kv"},
+	}, nil
+}
