@@ -54,7 +54,7 @@ func openCluster(ctx context.Context, cfg Config, log *slog.Logger) (*cluster, e
 				errs[i] = fmt.Errorf("shard %d: %w", i, err)
 				return
 			}
-			pc, err := pgxpool.ParseConfig(sc.URL)
+			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(sc.URL))
 			if err == nil {
 				pc.MaxConns = 4
 				c.control[i], err = pgxpool.NewWithConfig(ctx, pc)
@@ -81,18 +81,22 @@ func openCluster(ctx context.Context, cfg Config, log *slog.Logger) (*cluster, e
 	}
 	shards := make([]*sharding.Shard, len(cfg.Shards))
 	for i, sc := range cfg.Shards {
-		pool, err := sharding.NewPool(sharding.PoolConfig{Name: infos[i].Name, URL: sc.URL,
+		pool, err := sharding.NewPool(sharding.PoolConfig{Name: infos[i].Name, URL: pgschema.GatewayConnString(sc.URL),
 			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log})
 		if err != nil {
 			c.close()
 			return nil, err
 		}
-		shards[i] = &sharding.Shard{Info: infos[i], URL: sc.URL, Pool: pool}
+		shards[i] = &sharding.Shard{Info: infos[i], URL: pgschema.GatewayConnString(sc.URL), Pool: pool}
 	}
 	c.topo.Store(sharding.NewTopology(ring, shards))
 	if err := c.reload(ctx); err != nil {
 		c.close()
 		return nil, err
+	}
+	if err := c.onEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error { return pgschema.SyncSQLWrites(ctx, tx) }); err != nil {
+		c.close()
+		return nil, fmt.Errorf("triggers for SQL writes: %w", err)
 	}
 	return c, nil
 }

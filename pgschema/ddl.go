@@ -158,6 +158,9 @@ func DropTable(ctx context.Context, tx Querier, keyspace, name string, ifExists 
 	}
 	_, err = tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{schema, name}.Sanitize()+", "+
 		pgx.Identifier{schema, name + "$static"}.Sanitize()+", "+pgx.Identifier{schema, name + deletionsSuffix}.Sanitize())
+	if err == nil {
+		err = dropSQLWrites(ctx, tx, schema, name)
+	}
 	return err == nil, err
 }
 
@@ -224,6 +227,7 @@ func (t *Table) createSQL() []string {
 	if t.HasStatic() {
 		stmts = append(stmts, t.createStaticSQL()...)
 	}
+	stmts = append(stmts, t.sqlWritesSQL()...) // sqlwrites.go: triggers completing plain SQL writes
 	return stmts
 }
 

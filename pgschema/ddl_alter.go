@@ -81,6 +81,9 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 			return err
 		}
 	}
+	if err := refreshSQLWrites(ctx, tx, after); err != nil { // sqlwrites.go: the trigger names every column
+		return err
+	}
 	return setComment(ctx, tx, after)
 }
 
@@ -134,6 +137,9 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 			return err
 		}
 	}
+	if err := refreshSQLWrites(ctx, tx, after); err != nil { // sqlwrites.go: the trigger names every column
+		return err
+	}
 	return setComment(ctx, tx, after)
 }
 
@@ -168,6 +174,9 @@ func RenameColumns(ctx context.Context, tx Querier, after *Table, renames map[st
 		if err := execAll(ctx, tx, stmts); err != nil {
 			return err
 		}
+	}
+	if err := refreshSQLWrites(ctx, tx, after); err != nil { // sqlwrites.go: the trigger names every column
+		return err
 	}
 	return setComment(ctx, tx, after)
 }

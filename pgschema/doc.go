@@ -16,6 +16,11 @@
 //     time, µs) and "c$exp" (expiry, epoch seconds); rows carry "_row_wt"
 //     and "_row_exp" (the INSERT row marker) and "_del_wt" (the newest row
 //     deletion). A value column holds only the winning, reconciled cell.
+//   - Every table and static table has the trigger cqlpg_sql_write
+//     (sqlwrites.go), regenerated with each change of its columns, which
+//     completes rows written with plain SQL; connections that write the
+//     gateway's SQL set cqlpg.writer = gateway (GatewayConnString), which
+//     it skips.
 //   - Schemas and tables are immutable once built; a new snapshot replaces
 //     an old one.
 package pgschema

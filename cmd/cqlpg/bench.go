@@ -144,7 +144,14 @@ func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers 
 	}
 	sess.Close()
 
-	pool, err := pgxpool.New(ctx, url+"&pool_max_conns="+strconv.Itoa(workers))
+	// The arms write as the gateway does, so the psql-write trigger skips
+	// them.
+	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+	if err != nil {
+		return nil, err
+	}
+	pc.MaxConns = int32(workers)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, err
 	}
