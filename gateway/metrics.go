@@ -12,6 +12,8 @@ type metrics struct {
 	requests    *prometheus.CounterVec
 	errors      *prometheus.CounterVec
 	connections prometheus.Gauge
+	// sweep counts the sweeper's work, by shard.
+	sweep sweepMetrics
 }
 
 func newMetrics(s *Server) *metrics {
@@ -28,5 +30,33 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))
+	m.sweep = newSweepMetrics(m.registry)
+	return m
+}
+
+// sweepMetrics count what the sweeper's passes did on each shard.
+type sweepMetrics struct {
+	rowsPurged, cellsExpired, markersExpired, batches, skipped, errors *prometheus.CounterVec
+	passSeconds                                                        *prometheus.HistogramVec
+}
+
+func newSweepMetrics(r *prometheus.Registry) sweepMetrics {
+	counter := func(name, help string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"shard"})
+		r.MustRegister(c)
+		return c
+	}
+	m := sweepMetrics{
+		rowsPurged:     counter("cqlpg_sweep_rows_purged_total", "Rows deleted by the sweeper: nothing live, nothing newer than gc_grace_seconds."),
+		cellsExpired:   counter("cqlpg_sweep_cells_expired_total", "Expired cells the sweeper turned into tombstones."),
+		markersExpired: counter("cqlpg_sweep_markers_expired_total", "Expired row markers the sweeper dropped after gc_grace_seconds."),
+		batches:        counter("cqlpg_sweep_batches_total", "Sweeper statements run."),
+		skipped:        counter("cqlpg_sweep_skipped_total", "Tables a sweeper pass left for later: dropped, changed or locked."),
+		errors:         counter("cqlpg_sweep_errors_total", "Sweeper passes stopped by an error."),
+		passSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cqlpg_sweep_pass_seconds",
+			Help: "Duration of a sweeper pass on a shard.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)},
+			[]string{"shard"}),
+	}
+	r.MustRegister(m.passSeconds)
 	return m
 }

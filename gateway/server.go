@@ -35,7 +35,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxFrameSize is the largest request frame accepted.
 	MaxFrameSize int64
-	Log          *slog.Logger
+	// Sweep sets the sweeper of expired data (sweeper.go).
+	Sweep SweepConfig
+	Log   *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -80,6 +82,7 @@ type Server struct {
 	cluster *cluster
 	cache   *stmtCache
 	metrics *metrics
+	sweeper *sweeper
 	hostID  [16]byte
 	started time.Time
 
@@ -114,6 +117,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeHTTP()
 		return nil, err
 	}
+	s.sweeper = newSweeper(s)
 	return s, nil
 }
 
@@ -201,6 +205,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}
+	s.sweeper.stop()
 	s.cluster.close()
 	s.closeHTTP()
 	return err

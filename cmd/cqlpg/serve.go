@@ -43,7 +43,8 @@ func serve(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log}
+	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log,
+		Sweep: gateway.SweepConfig{Interval: gateway.DefaultSweepInterval}}
 	for _, url := range shards {
 		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
 	}
