@@ -38,6 +38,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		unprepared  *unpreparedError
 		protocol    *protocolError
 		unavailable *sharding.UnavailableError
+		batchTO     *batchTimeoutError
 		funcFailure *translate.FunctionFailureError
 		pgErr       *pgconn.PgError
 	)
@@ -62,6 +63,9 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.Unavailable{ErrorMessage: unavailable.Error(),
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
+	case errors.As(err, &batchTO):
+		return &message.WriteTimeout{ErrorMessage: batchTO.Error(), Consistency: primitive.ConsistencyLevel(batchTO.consistency),
+			Received: int32(batchTO.received), BlockFor: int32(batchTO.blockFor), WriteType: batchTO.writeType}
 	case errors.As(err, &funcFailure):
 		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
 			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}

@@ -22,6 +22,9 @@ type execution struct {
 	nowSeconds int32
 	topo       *sharding.Topology
 	schema     *pgschema.Schema
+	// mutations, when set, collects the writes instead of sending them:
+	// a batch applies them together.
+	mutations *mutations
 }
 
 func invalidf(format string, args ...any) error {

@@ -50,6 +50,10 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		if err := args.build(e, p.Params, &row); err != nil {
 			return err
 		}
+		if e.mutations != nil {
+			e.mutations.add(p, stmt, args.args, &row, replicas)
+			continue
+		}
 		// Every replica applies the same write; the reconciliation in its
 		// SQL makes the order in which replicas see writes irrelevant.
 		for _, shard := range replicas {
@@ -143,26 +147,4 @@ func (e *execution) expiry(p *translate.Write) (int32, error) {
 			p.Table.Keyspace, p.Table.Name, which, ttl)
 	}
 	return e.nowSeconds + int32(ttl), nil
-}
-
-// batch applies a batch's writes with one timestamp.
-func (e *execution) batch(ctx context.Context, st *statement, p *translate.Batch, resp *[]byte) error {
-	var ts *int64
-	if p.Timestamp != nil {
-		t, err := e.timestamp(p.Timestamp, nil)
-		if err != nil {
-			return err
-		}
-		ts = &t
-	} else if len(p.Writes) > 0 {
-		t, _ := e.timestamp(nil, nil)
-		ts = &t
-	}
-	for i, w := range p.Writes {
-		if err := e.write(ctx, st.batch[i], w, ts, nil); err != nil {
-			return err
-		}
-	}
-	*resp = appendInt(*resp, resultVoid)
-	return nil
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // handleBatch runs a BATCH message: each statement, given as text or as a
-// prepared id, with its own values and the batch's one timestamp.
+// prepared id, with its own values and the batch's one timestamp, applied
+// as applyBatch (or, with conditions, conditionalBatch) describes.
 func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error {
 	var b batchParams
 	d.batch(&b)
@@ -64,11 +65,5 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	if conditionalBatch(writes) {
 		return c.conditionalBatch(ctx, items, ts, resp)
 	}
-	for _, it := range items {
-		if err := it.e.write(ctx, it.stmt, it.w, &ts, nil); err != nil {
-			return err
-		}
-	}
-	*resp = appendInt(*resp, resultVoid)
-	return nil
+	return c.applyBatch(ctx, translate.BatchKind(b.kind), items, ts, resp)
 }

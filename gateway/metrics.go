@@ -14,6 +14,10 @@ type metrics struct {
 	connections prometheus.Gauge
 	// sweep counts the sweeper's work, by shard.
 	sweep sweepMetrics
+	// batchlogWrites counts batches written to the batch log, and
+	// batchlogReplays the records replayed, by result: applied or dropped.
+	batchlogWrites  prometheus.Counter
+	batchlogReplays *prometheus.CounterVec
 }
 
 func newMetrics(s *Server) *metrics {
@@ -25,8 +29,13 @@ func newMetrics(s *Server) *metrics {
 			Name: "cqlpg_errors_total", Help: "CQL error responses, by error code."}, []string{"code"}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "cqlpg_connections", Help: "Open client connections."}),
+		batchlogWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_batchlog_writes_total", Help: "LOGGED batches written to the batch log."}),
+		batchlogReplays: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cqlpg_batchlog_replays_total", Help: "Batch log records replayed, by result (applied or dropped)."},
+			[]string{"result"}),
 	}
-	m.registry.MustRegister(m.requests, m.errors, m.connections,
+	m.registry.MustRegister(m.requests, m.errors, m.connections, m.batchlogWrites, m.batchlogReplays,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))

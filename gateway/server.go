@@ -37,7 +37,12 @@ type Config struct {
 	MaxFrameSize int64
 	// Sweep sets the sweeper of expired data (sweeper.go).
 	Sweep SweepConfig
-	Log   *slog.Logger
+	// BatchlogTimeout is the age after which a batch log record counts as
+	// abandoned by its gateway and is replayed; BatchlogInterval is how
+	// often the shards' batch logs are checked for such records.
+	BatchlogTimeout  time.Duration
+	BatchlogInterval time.Duration
+	Log              *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -61,6 +66,13 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxFrameSize <= 0 {
 		c.MaxFrameSize = 256 << 20
+	}
+	// As Cassandra's: twice the write timeout, checked every ten seconds.
+	if c.BatchlogTimeout <= 0 {
+		c.BatchlogTimeout = 2 * c.RequestTimeout
+	}
+	if c.BatchlogInterval <= 0 {
+		c.BatchlogInterval = 10 * time.Second
 	}
 	if c.Log == nil {
 		c.Log = slog.Default()
@@ -93,6 +105,18 @@ type Server struct {
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
 	wg       sync.WaitGroup
+
+	stopReplay context.CancelFunc
+	replayDone chan struct{}
+	hooks      hooks
+}
+
+// hooks let tests interrupt the gateway where a crash would.
+type hooks struct {
+	// dropBatchPart, when it returns true for a shard, leaves that
+	// shard's part of a logged batch unsent and the batch log record in
+	// place, as a gateway that dies halfway through the batch does.
+	dropBatchPart atomic.Pointer[func(shard int) bool]
 }
 
 // New connects to the shards, prepares their catalogs and joins them to
@@ -118,6 +142,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.sweeper = newSweeper(s)
+	replayCtx, stop := context.WithCancel(context.Background())
+	s.stopReplay, s.replayDone = stop, make(chan struct{})
+	go func() {
+		defer close(s.replayDone)
+		s.replayBatchlog(replayCtx)
+	}()
 	return s, nil
 }
 
@@ -205,6 +235,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}
+	s.stopReplay()
+	<-s.replayDone
 	s.sweeper.stop()
 	s.cluster.close()
 	s.closeHTTP()

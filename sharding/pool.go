@@ -34,22 +34,50 @@ type RowSink interface {
 	Row(values [][]byte) error
 }
 
-// Op is one execution of a statement on one shard. Its Args stay owned by
-// the caller and must not change until Wait returns.
+// Op is one execution of a statement on one shard, or of several in one
+// transaction. Its Args stay owned by the caller and must not change until
+// Wait returns.
 type Op struct {
 	Stmt *Statement
 	Args [][]byte
 	// Formats gives each argument's format (1 = binary); nil means text.
 	Formats []int16
-	// Rows receives the result rows; nil discards them.
+	// Then are statements run after Stmt in the same transaction: the op
+	// applies all of them, or none when one fails.
+	Then []Step
+	// Rows receives the result rows of every statement; nil discards them.
 	Rows RowSink
 
 	done chan error
 }
 
+// Step is one statement of an op that runs several in one transaction.
+type Step struct {
+	Stmt    *Statement
+	Args    [][]byte
+	Formats []int16
+}
+
 // NewOp returns an Op ready to be submitted.
 func NewOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink) *Op {
 	return &Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, done: make(chan error, 1)}
+}
+
+// NewTx returns an Op that runs steps, at least one, in order in one
+// transaction.
+func NewTx(steps []Step, rows RowSink) *Op {
+	op := NewOp(steps[0].Stmt, steps[0].Args, steps[0].Formats, rows)
+	op.Then = steps[1:]
+	return op
+}
+
+// step returns the op's statement j: Stmt, then those of Then.
+func (op *Op) step(j int) (*Statement, [][]byte, []int16) {
+	if j == 0 {
+		return op.Stmt, op.Args, op.Formats
+	}
+	s := &op.Then[j-1]
+	return s.Stmt, s.Args, s.Formats
 }
 
 // Wait blocks until the op has run and returns its error, or returns
@@ -72,8 +100,9 @@ const maxPipeline = 16
 
 // Pool runs statements on one shard over a fixed number of connections.
 // Each connection takes every op queued while it was busy and sends them as
-// one pipeline (each op in its own implicit transaction), so concurrent
-// requests share round trips and Postgres's group commit.
+// one pipeline (each op in its own implicit transaction: one sync point
+// after its statements), so concurrent requests share round trips and
+// Postgres's group commit.
 type Pool struct {
 	name   string
 	config *pgconn.Config
@@ -150,11 +179,14 @@ type worker struct {
 	conn     *pgconn.PgConn
 	prepared map[string]bool
 	batch    []*Op
-	prepare  []bool
+	// parses names the statements the pipeline prepares, in order; op i
+	// prepares parses[parseAt[i]:parseAt[i+1]].
+	parses  []string
+	parseAt []int
 }
 
 func (p *Pool) work() {
-	w := &worker{pool: p, batch: make([]*Op, 0, maxPipeline), prepare: make([]bool, 0, maxPipeline)}
+	w := &worker{pool: p, batch: make([]*Op, 0, maxPipeline), parseAt: make([]int, 0, maxPipeline+1)}
 	defer w.close()
 	for {
 		select {
@@ -205,32 +237,38 @@ func (w *worker) run() {
 		w.conn, w.prepared = conn, map[string]bool{}
 	}
 	pl := w.conn.StartPipeline(ctx)
-	w.prepare = w.prepare[:0]
+	w.parses, w.parseAt = w.parses[:0], w.parseAt[:0]
 	for _, op := range w.batch {
-		prep := !w.prepared[op.Stmt.Name]
-		if prep {
-			pl.SendPrepare(op.Stmt.Name, op.Stmt.SQL, op.Stmt.ParamOIDs)
-			w.prepared[op.Stmt.Name] = true
+		w.parseAt = append(w.parseAt, len(w.parses))
+		for j := range len(op.Then) + 1 {
+			stmt, args, formats := op.step(j)
+			if !w.prepared[stmt.Name] {
+				pl.SendPrepare(stmt.Name, stmt.SQL, stmt.ParamOIDs)
+				w.prepared[stmt.Name] = true
+				w.parses = append(w.parses, stmt.Name)
+			}
+			pl.SendQueryPrepared(stmt.Name, args, formats, binaryResults)
 		}
-		w.prepare = append(w.prepare, prep)
-		pl.SendQueryPrepared(op.Stmt.Name, op.Args, op.Formats, binaryResults)
 		pl.SendPipelineSync()
 	}
+	w.parseAt = append(w.parseAt, len(w.parses))
 	if err := pl.Flush(); err != nil {
 		w.broken(pl, err)
 		return
 	}
 	for i, op := range w.batch {
-		err, fatal := collect(pl, op)
+		parsed, err, fatal := collect(pl, op)
 		if fatal {
 			w.batch = w.batch[i:]
 			w.broken(pl, err)
 			return
 		}
-		if err != nil && w.prepare[i] {
-			// The statement may not have been prepared; prepare it again
-			// next time rather than guess.
-			delete(w.prepared, op.Stmt.Name)
+		if err != nil {
+			// After an error Postgres skips the rest of the op, its
+			// prepares too: those are prepared again next time.
+			for _, name := range w.parses[w.parseAt[i]+parsed : w.parseAt[i+1]] {
+				delete(w.prepared, name)
+			}
 		}
 		op.done <- err
 	}
@@ -248,15 +286,16 @@ func (w *worker) broken(pl *pgconn.Pipeline, err error) {
 	w.fail(&ShardError{Shard: w.pool.name, Err: err})
 }
 
-// collect reads one op's results up to its sync point. It returns the
-// op's error, and whether the connection is unusable.
-func collect(pl *pgconn.Pipeline, op *Op) (err error, fatal bool) {
+// collect reads one op's results up to its sync point. It returns how
+// many of the op's prepares succeeded, the op's error, and whether the
+// connection is unusable.
+func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 	for {
 		res, rerr := pl.GetResults()
 		if rerr != nil {
 			var pgErr *pgconn.PgError
 			if !errors.As(rerr, &pgErr) {
-				return rerr, true
+				return parsed, rerr, true
 			}
 			if err == nil {
 				err = rerr
@@ -264,6 +303,8 @@ func collect(pl *pgconn.Pipeline, op *Op) (err error, fatal bool) {
 			continue
 		}
 		switch r := res.(type) {
+		case *pgconn.StatementDescription:
+			parsed++
 		case *pgconn.ResultReader:
 			for r.NextRow() {
 				if op.Rows != nil && err == nil {
@@ -274,9 +315,9 @@ func collect(pl *pgconn.Pipeline, op *Op) (err error, fatal bool) {
 				err = cerr
 			}
 		case *pgconn.PipelineSync:
-			return err, false
+			return parsed, err, false
 		case nil:
-			return errors.New("pipeline ended before its sync point"), true
+			return parsed, errors.New("pipeline ended before its sync point"), true
 		}
 	}
 }

@@ -1,0 +1,35 @@
+package gateway
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// DropBatchParts makes the gateway leave the parts of logged batches for
+// which drop returns true unapplied, and their records in the batch log,
+// as if it died halfway through them; nil restores normal batches.
+func (s *Server) DropBatchParts(drop func(shard int) bool) {
+	if drop == nil {
+		s.hooks.dropBatchPart.Store(nil)
+		return
+	}
+	s.hooks.dropBatchPart.Store(&drop)
+}
+
+// BatchlogWrites returns how many batches the gateway wrote to the batch
+// log.
+func (s *Server) BatchlogWrites() int { return counterValue(s.metrics.batchlogWrites) }
+
+// BatchlogReplays returns how many batch log records the gateway replayed
+// with a result (applied or dropped).
+func (s *Server) BatchlogReplays(result string) int {
+	return counterValue(s.metrics.batchlogReplays.WithLabelValues(result))
+}
+
+func counterValue(c prometheus.Counter) int {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		panic(err)
+	}
+	return int(m.GetCounter().GetValue())
+}

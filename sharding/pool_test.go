@@ -1,0 +1,111 @@
+package sharding_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+)
+
+// rows collects a statement's rows as text.
+type rows [][]string
+
+func (r *rows) Row(values [][]byte) error {
+	var row []string
+	for _, v := range values {
+		row = append(row, string(v))
+	}
+	*r = append(*r, row)
+	return nil
+}
+
+// TestPoolTransactions runs ops of several statements on a real
+// PostgreSQL: they apply together or not at all, a local setting lasts
+// for the op alone, and a statement whose op failed before it was
+// prepared is prepared again, while one that was prepared is not.
+func TestPoolTransactions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	run := func(op *sharding.Op) error {
+		t.Helper()
+		pool.Submit(op)
+		return op.Wait(ctx)
+	}
+	text := func(sql string, args ...string) sharding.Step {
+		s := sharding.Step{Stmt: sharding.NewStatement(sql, nil)}
+		for _, a := range args {
+			s.Args = append(s.Args, []byte(a))
+		}
+		return s
+	}
+	count := func() string {
+		t.Helper()
+		var r rows
+		if err := run(sharding.NewOp(sharding.NewStatement("SELECT count(*)::text FROM t", nil), nil, nil, &r)); err != nil {
+			t.Fatal(err)
+		}
+		return r[0][0]
+	}
+	if err := run(sharding.NewTx([]sharding.Step{text("CREATE TABLE t (k int PRIMARY KEY)")}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	insert := "INSERT INTO t VALUES ($1::int)"
+
+	// The second insert fails, so the first one does not apply either.
+	err = run(sharding.NewTx([]sharding.Step{text(insert, "1"), text(insert, "1")}, nil))
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Fatalf("duplicate key in one transaction: got %v, want SQLSTATE 23505", err)
+	}
+	if got := count(); got != "0" {
+		t.Fatalf("rows after a failed transaction: %s, want 0", got)
+	}
+	if err := run(sharding.NewTx([]sharding.Step{text(insert, "1"), text(insert, "2")}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != "2" {
+		t.Fatalf("rows after a transaction: %s, want 2", got)
+	}
+
+	// A setting made local to the op holds for its later statements and
+	// is gone afterwards.
+	show := text("SELECT current_setting('synchronous_commit')")
+	var r rows
+	err = run(sharding.NewTx([]sharding.Step{text("SELECT set_config('synchronous_commit', 'on', true)"), show}, &r))
+	if err != nil || len(r) != 2 || r[1][0] != "on" {
+		t.Fatalf("setting inside the op: %v %v", r, err)
+	}
+	r = nil
+	if err := run(sharding.NewTx([]sharding.Step{show}, &r)); err != nil || r[0][0] != "off" {
+		t.Fatalf("setting after the op: %v %v, want off", r, err)
+	}
+
+	// A failing first statement skips the prepare of the next one, which
+	// must be prepared when it runs again; the failed statement itself
+	// was prepared, and must not be prepared twice.
+	fresh := text("INSERT INTO t VALUES ($1::int + 100)", "3")
+	if err := run(sharding.NewTx([]sharding.Step{text(insert, "1"), fresh}, nil)); err == nil {
+		t.Fatal("duplicate key: no error")
+	}
+	if err := run(sharding.NewTx([]sharding.Step{fresh, text(insert, "4")}, nil)); err != nil {
+		t.Fatalf("statements after a failed op: %v", err)
+	}
+	if got := count(); got != "4" {
+		t.Fatalf("rows: %s, want 4", got)
+	}
+}
