@@ -12,7 +12,16 @@
 // the shard pools, and encodes rows straight into the response; one
 // writer goroutine per connection coalesces responses.
 //
+// Beside requests, the sweeper (sweeper.go) removes expired data and old
+// tombstones from the shards in the background, in bounded batches, and
+// the batch log replayer (batchlog.go) finishes LOGGED batches that a
+// gateway left half-applied.
+//
 // Invariants: errorMessage is the only place an error becomes a CQL error
 // message; a panic in a request is answered as a server error and never
-// ends the process; system tables are answered from the catalog snapshot.
+// ends the process; system tables are answered from the catalog snapshot;
+// a batch's writes reach each shard as one transaction; a partition's
+// lightweight transactions and SERIAL reads take one lock on its first
+// replica, and a conditional write reaches every replica before the lock
+// is released (exec_lwt.go).
 package gateway

@@ -1,300 +1,381 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/fnv"
+	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
-// conditional runs a lightweight transaction on one row: under a lock on
-// the partition's first replica it reads the row, checks the conditions,
-// and writes every replica before the lock is released, so that
-// conditional writes to a partition take effect one at a time. It answers
-// with [applied] and, when refused, the values the conditions saw.
+// Lightweight transactions are serialized per partition by a transaction
+// advisory lock on the partition's first replica, which every gateway
+// takes there. Under the lock a conditional write reads the current state
+// from that replica, checks its conditions, and when they hold writes every
+// replica (the first inside the lock's transaction) before committing,
+// which releases the lock. Its timestamp is the partition's next ballot
+// (cqlpg.lwt_ballot), so the partition's conditional writes take effect in
+// the order they apply whatever the clocks say. A SERIAL read takes the
+// same lock and reads the first replica, which holds every committed
+// conditional write.
+//
+// The first replica is the partition's serialization point and there is no
+// failover: while it is down, conditional writes and serial reads of its
+// partitions are unavailable. A write that fails on any replica is answered
+// with an error and leaves the first replica unchanged; replicas it reached
+// keep it.
+
+// lockSQL takes a partition's lock until the transaction ends.
+const lockSQL = "SELECT pg_advisory_xact_lock($1)"
+
+// ballotSQL takes the partition's next write timestamp once the lock is
+// held: the first replica's clock in microseconds, or one more than the
+// last timestamp when the clock is behind it.
+const ballotSQL = "INSERT INTO cqlpg.lwt_ballot AS b (lock_key, ballot) " +
+	"VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) " +
+	"ON CONFLICT (lock_key) DO UPDATE SET ballot = GREATEST(excluded.ballot, b.ballot + 1) RETURNING ballot"
+
+// conditional runs a lightweight transaction on one row and answers with
+// [applied] and, when refused, the values its conditions saw.
 func (e *execution) conditional(ctx context.Context, stmt *sharding.Statement, p *translate.Write, key [][]byte,
 	r *rowArgs, placement *sharding.Placement, resp *[]byte) error {
+	c := p.Conditions
+	if err := e.checkCASConsistency(); err != nil {
+		return err
+	}
+	if err := e.checkConditionValues(c); err != nil {
+		return err
+	}
 	t := p.Table
 	token := sharding.KeyToken(key[:len(t.PartitionKey)])
 	r.key, r.token = key, int64(token)
 	replicas := placement.Replicas(token)
-	if len(replicas) == 0 {
-		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.serialConsistency), Required: 1}
-	}
-	tx, err := e.c.srv.cluster.control[replicas[0]].Begin(ctx)
-	if err != nil {
-		return &sharding.ShardError{Shard: e.topo.Shards[replicas[0]].Info.Name, Err: err}
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey(t, key)); err != nil {
-		return err
-	}
-	current, err := e.readCurrent(ctx, tx, p.Conditions.Read, r)
+	fetch := fetchOf(c)
+	reads := e.casReads(c, r, fetch)
+	tx, found, err := e.beginCAS(ctx, replicas, lockKey(t, key[:len(t.PartitionKey)]), e.serialLevel(), true, reads)
 	if err != nil {
 		return err
 	}
-	applied, err := e.conditionsHold(p.Conditions, current)
+	defer tx.release(ctx)
+	state, err := casStateOf(c, reads, found, fetch)
+	if err != nil {
+		return err
+	}
+	applied, err := e.conditionsHold(c, state.row, state.static)
 	if err != nil {
 		return err
 	}
 	if applied {
-		if err := e.applyConditional(ctx, tx, stmt, p, r, replicas); err != nil {
+		r.timestamp = tx.ballot
+		if err := applyConditional(ctx, tx, []casWrite{{e: e, stmt: stmt, w: p, r: r}}, replicas); err != nil {
 			return err
 		}
-		if err := tx.Commit(ctx); err != nil {
+		if err := tx.commit(ctx); err != nil {
 			return err
 		}
 	}
-	*resp = appendCASResult(*resp, t, p.Conditions, applied, current)
+	*resp = appendCASResult(*resp, t, c, applied, state.shown)
 	return nil
 }
 
+// checkCASConsistency applies Cassandra's checks of a conditional write's
+// consistency levels: a serial level for its reads, another for its commit.
+func (e *execution) checkCASConsistency() error {
+	if s := sharding.Consistency(e.params.serialConsistency); s != 0 && !isSerial(s) {
+		return invalidf("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
+	}
+	if c := sharding.Consistency(e.params.consistency); isSerial(c) {
+		return invalidf("%s is not supported as conditional update commit consistency. "+
+			"Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", c)
+	}
+	return nil
+}
+
+func isSerial(c sharding.Consistency) bool {
+	return c == sharding.Serial || c == sharding.LocalSerial
+}
+
+// serialLevel is the level a conditional write's errors report.
+func (e *execution) serialLevel() sharding.Consistency {
+	if s := sharding.Consistency(e.params.serialConsistency); s != 0 {
+		return s
+	}
+	return sharding.Serial
+}
+
+// casRead is one read of a lightweight transaction, with the execution
+// whose values it binds.
+type casRead struct {
+	e    *execution
+	read *translate.Select
+	args *rowArgs
+}
+
+// casTx is a lightweight transaction's transaction on its partition's
+// first replica, which holds the partition's lock until it ends.
+type casTx struct {
+	conn   *pgxpool.Conn
+	ballot int64
+	// timeout bounds the write and the commit, which go on past the
+	// request's context.
+	timeout time.Duration
+}
+
+// beginCAS begins a transaction on a partition's first replica, takes the
+// partition's lock and, if asked, its next ballot, and runs reads, all in
+// one round trip. It returns the first row of each read (nil for none), as
+// Postgres values. It writes nothing: a first replica that cannot be
+// reached makes the partition unavailable to lightweight transactions.
+func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, level sharding.Consistency,
+	ballot bool, reads []casRead) (*casTx, [][][]byte, error) {
+	unavailable := &sharding.UnavailableError{Consistency: level, Required: 1}
+	if len(replicas) == 0 {
+		return nil, nil, unavailable
+	}
+	argsets := make([]argBuffer, len(reads))
+	for i, rd := range reads {
+		if err := argsets[i].build(rd.e, rd.read.Params, rd.args); err != nil {
+			return nil, nil, err
+		}
+	}
+	conn, err := e.c.srv.cluster.control[replicas[0]].Acquire(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, e.topo.Shards[replicas[0]].Info.Name, err)
+	}
+	tx := &casTx{conn: conn, timeout: e.c.srv.cfg.RequestTimeout}
+	pl := conn.Conn().PgConn().StartPipeline(ctx)
+	pl.SendQueryParams("BEGIN", nil, nil, nil, nil)
+	pl.SendQueryParams(lockSQL, [][]byte{int8Value(lock)}, []uint32{oidInt8}, binaryParams, nil)
+	head := 2
+	if ballot {
+		pl.SendQueryParams(ballotSQL, [][]byte{int8Value(lock)}, []uint32{oidInt8}, binaryParams, binaryParams)
+		head++
+	}
+	for i, rd := range reads {
+		pl.SendQueryParams(rd.read.SQL, argsets[i].args, paramOIDs(rd.read.Params), binaryParams, binaryParams)
+	}
+	pl.SendPipelineSync()
+	found, err := tx.collect(pl)
+	if err != nil {
+		tx.release(ctx)
+		var pgErr *pgconn.PgError
+		switch {
+		case ctx.Err() != nil && ballot:
+			// Waiting for the lock took the request's time, as Paxos
+			// contention does; nothing was written.
+			return nil, nil, &batchTimeoutError{writeType: primitive.WriteTypeCas, consistency: level,
+				blockFor: len(replicas), err: ctx.Err()}
+		case ctx.Err() == nil && !errors.As(err, &pgErr):
+			// The connection failed; what ran on it is rolled back.
+			return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, e.topo.Shards[replicas[0]].Info.Name, err)
+		}
+		return nil, nil, err
+	}
+	if len(found) < head+len(reads) {
+		tx.release(ctx)
+		return nil, nil, fmt.Errorf("lwt transaction: %d results for %d statements", len(found), head+len(reads))
+	}
+	if ballot {
+		b := found[head-1]
+		if len(b) != 1 || len(b[0]) != 8 {
+			tx.release(ctx)
+			return nil, nil, errors.New("lwt transaction: no ballot")
+		}
+		tx.ballot = int64(binary.BigEndian.Uint64(b[0]))
+	}
+	return tx, found[head:], nil
+}
+
+// collect reads a pipeline's results up to its sync point: the first row
+// of each statement, copied, or nil.
+func (x *casTx) collect(pl *pgconn.Pipeline) ([][][]byte, error) {
+	if err := pl.Flush(); err != nil {
+		pl.Close()
+		return nil, err
+	}
+	var found [][][]byte
+	var failed error
+	for {
+		res, err := pl.GetResults()
+		if err != nil {
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) {
+				pl.Close()
+				return nil, err
+			}
+			if failed == nil {
+				failed = err
+			}
+			continue
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			var row [][]byte
+			for r.NextRow() {
+				if row == nil {
+					row = make([][]byte, len(r.Values()))
+					for i, v := range r.Values() {
+						if v != nil {
+							row[i] = append([]byte{}, v...)
+						}
+					}
+				}
+			}
+			if _, err := r.Close(); err != nil && failed == nil {
+				failed = err
+			}
+			found = append(found, row)
+		case *pgconn.PipelineSync:
+			if err := pl.Close(); err != nil && failed == nil {
+				failed = err
+			}
+			return found, failed
+		case nil:
+			pl.Close()
+			return nil, errors.New("pipeline ended before its sync point")
+		}
+	}
+}
+
+// commit commits the transaction, which releases the lock. Once the other
+// replicas hold the write the first must too: ctx ending does not stop it.
+func (x *casTx) commit(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.timeout)
+	defer cancel()
+	_, err := x.conn.Conn().PgConn().Exec(ctx, "COMMIT").ReadAll()
+	return err
+}
+
+// release rolls back the transaction unless it was committed, which
+// releases the lock, and returns the connection to its pool.
+func (x *casTx) release(ctx context.Context) {
+	if x.conn == nil {
+		return
+	}
+	if pg := x.conn.Conn().PgConn(); !pg.IsClosed() && pg.TxStatus() != 'I' {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		pg.Exec(rctx, "ROLLBACK").ReadAll()
+		cancel()
+	}
+	x.conn.Release()
+	x.conn = nil
+}
+
+func int8Value(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
 // lockKey identifies a partition's LWT lock: a digest of the table id and
-// the key. Two partitions sharing a digest only wait for each other.
-func lockKey(t *pgschema.Table, key [][]byte) int64 {
+// the partition key. Two partitions sharing a digest only wait for each
+// other.
+func lockKey(t *pgschema.Table, partition [][]byte) int64 {
 	h := fnv.New64a()
 	h.Write(t.ID[:])
-	for _, k := range key {
+	for _, k := range partition {
 		h.Write(k)
 		h.Write([]byte{0})
 	}
 	return int64(h.Sum64())
 }
 
-// readCurrent reads the row the conditions test, in the lock's
-// transaction; nil when there is none.
-func (e *execution) readCurrent(ctx context.Context, tx pgx.Tx, read *translate.Select, r *rowArgs) ([][]byte, error) {
-	var args argBuffer
-	if err := args.build(e, read.Params, r); err != nil {
-		return nil, err
-	}
-	rr := tx.Conn().PgConn().ExecParams(ctx, read.SQL, args.args, paramOIDs(read.Params), binaryParams, []int16{1})
-	var row [][]byte
-	for rr.NextRow() {
-		if row != nil {
-			continue
+// casWrite is one write of a lightweight transaction.
+type casWrite struct {
+	e    *execution
+	stmt *sharding.Statement
+	w    *translate.Write
+	r    *rowArgs
+}
+
+// applyConditional applies a transaction's writes to every replica: the
+// lock holder inside the transaction, the others through their pools, all
+// at once. Once started it goes on past ctx, and it waits for every
+// replica to answer, so that the lock is not released while a write may
+// still land.
+func applyConditional(ctx context.Context, tx *casTx, writes []casWrite, replicas []int) error {
+	args := make([]argBuffer, len(writes))
+	for i, wr := range writes {
+		if err := args[i].build(wr.e, wr.w.Params, wr.r); err != nil {
+			return err
 		}
-		for i, v := range rr.Values() {
-			st, _ := pgschema.StorageOf(read.Slots[i].Column.Type)
-			if len(v) > 0 && st.FromPG != nil {
-				var err error
-				if v, err = st.FromPG(nil, v); err != nil {
-					return nil, err
-				}
-			} else if v != nil {
-				v = append([]byte{}, v...)
+	}
+	topo := writes[0].e.topo
+	var ops []*sharding.Op
+	for i, wr := range writes {
+		for _, shard := range replicas[1:] {
+			op := sharding.NewOp(wr.stmt, args[i].args, binaryParams, nil)
+			topo.Shards[shard].Pool.Submit(op)
+			ops = append(ops, op)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tx.timeout)
+	defer cancel()
+	var err error
+	for i, wr := range writes {
+		rr := tx.conn.Conn().PgConn().ExecParams(ctx, wr.stmt.SQL, args[i].args, wr.stmt.ParamOIDs, binaryParams, binaryParams)
+		if _, err = rr.Close(); err != nil {
+			break
+		}
+	}
+	// ops holds each write's op for each other replica in turn.
+	failed := make([]bool, len(replicas)-1)
+	var replicaErr error
+	for i, op := range ops {
+		if werr := op.Wait(ctx); werr != nil {
+			failed[i%len(failed)] = true
+			if replicaErr == nil {
+				replicaErr = werr
 			}
-			row = append(row, v)
 		}
 	}
-	if _, err := rr.Close(); err != nil {
-		return nil, err
-	}
-	if read.PerPartition && !staticRowLive(read, row) {
-		// Conditions on static columns alone test the static row, which
-		// exists only while one of its cells does.
-		return nil, nil
-	}
-	return row, nil
-}
-
-// staticRowLive reports whether a row read for static conditions holds a
-// static cell.
-func staticRowLive(read *translate.Select, row [][]byte) bool {
-	for i, v := range row {
-		if v != nil && read.Slots[i].Column.Kind == pgschema.Static {
-			return true
-		}
-	}
-	return false
-}
-
-// applyConditional writes every replica: the lock holder inside the
-// transaction, the others through their pools.
-func (e *execution) applyConditional(ctx context.Context, tx pgx.Tx, stmt *sharding.Statement, p *translate.Write,
-	r *rowArgs, replicas []int) error {
-	var args argBuffer
-	if err := args.build(e, p.Params, r); err != nil {
+	if err != nil {
 		return err
 	}
-	var ops []*sharding.Op
-	for _, shard := range replicas[1:] {
-		op := sharding.NewOp(stmt, args.args, binaryParams, nil)
-		e.topo.Shards[shard].Pool.Submit(op)
-		ops = append(ops, op)
-	}
-	rr := tx.Conn().PgConn().ExecParams(ctx, stmt.SQL, args.args, stmt.ParamOIDs, binaryParams, []int16{1})
-	_, err := rr.Close()
-	for _, op := range ops {
-		if werr := op.Wait(ctx); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return err
-}
-
-// conditionsHold checks IF NOT EXISTS, IF EXISTS or the IF conditions
-// against the current row (nil when there is none).
-func (e *execution) conditionsHold(c *translate.Conditions, current [][]byte) (bool, error) {
-	switch {
-	case c.IfNotExists:
-		return current == nil, nil
-	case c.IfExists:
-		return current != nil, nil
-	}
-	for _, cond := range c.Conds {
-		var v []byte
-		if current != nil {
-			v = current[slotOf(c.Read, cond.Column)]
-		}
-		v, err := e.conditionOperand(cond, v)
-		if err != nil {
-			return false, err
-		}
-		ok, err := e.condition(cond, v)
-		if err != nil || !ok {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-func slotOf(read *translate.Select, c *pgschema.Column) int {
-	for i, sl := range read.Slots {
-		if sl.Column == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// conditionOperand narrows a column's value to the element or field a
-// condition names.
-func (e *execution) conditionOperand(cond translate.Cond, v []byte) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	switch {
-	case cond.Key != nil:
-		key, _ := e.bound.Get(*cond.Key)
-		if key == nil {
-			return nil, invalidf("Invalid null value for %s element access", cond.Column.Name)
-		}
-		return pgschema.Element(cond.Column.Type, v, key)
-	case cond.Field >= 0:
-		fields, err := pgschema.Elements(cond.Column.Type, v)
-		if err != nil || cond.Field >= len(fields) {
-			return nil, err
-		}
-		return fields[cond.Field], nil
-	}
-	return v, nil
-}
-
-// condition applies one condition's operator to the current value.
-func (e *execution) condition(cond translate.Cond, current []byte) (bool, error) {
-	if cond.Op == translate.OpIN {
-		values, err := e.conditionList(cond)
-		if err != nil {
-			return false, err
-		}
-		for _, v := range values {
-			if equalValues(cond.Type, current, v) {
-				return true, nil
+	if replicaErr != nil {
+		// Replicas that answered hold the write and the first one will
+		// not: the outcome is unknown to the client, as after a CAS
+		// timeout.
+		acked := 0
+		for _, f := range failed {
+			if !f {
+				acked++
 			}
 		}
-		return false, nil
+		return &batchTimeoutError{writeType: primitive.WriteTypeCas, consistency: writes[0].e.serialLevel(),
+			received: acked, blockFor: len(replicas), err: replicaErr}
 	}
-	v, _ := e.bound.Get(cond.Values[0])
-	switch cond.Op {
-	case translate.OpEQ:
-		return equalValues(cond.Type, current, v), nil
-	case translate.OpNEQ:
-		return !equalValues(cond.Type, current, v), nil
-	}
-	if v == nil {
-		return false, invalidf("Invalid comparison with null for operator \"%s\"", cond.Op)
-	}
-	if current == nil {
-		return false, nil
-	}
-	c := pgschema.Compare(cond.Type, current, v)
-	switch cond.Op {
-	case translate.OpLT:
-		return c < 0, nil
-	case translate.OpLTE:
-		return c <= 0, nil
-	case translate.OpGT:
-		return c > 0, nil
-	}
-	return c >= 0, nil
+	return nil
 }
 
-// conditionList returns the values of an IF ... IN condition; null is
-// allowed among them.
-func (e *execution) conditionList(cond translate.Cond) ([][]byte, error) {
-	if !cond.ListMarker {
-		out := make([][]byte, len(cond.Values))
-		for i, v := range cond.Values {
-			out[i], _ = e.bound.Get(v)
-		}
-		return out, nil
+// serialRead takes the lock of the partition a SERIAL or LOCAL_SERIAL
+// SELECT reads, so that the read, which goes to the partition's first
+// replica, sees every conditional write applied before it and none half
+// applied. It returns the function that releases the lock.
+func (e *execution) serialRead(ctx context.Context, p *translate.Select) (func(), error) {
+	keys, err := e.keyProduct(p.Keys)
+	if err != nil {
+		return nil, err
 	}
-	list, _ := e.bound.Get(cond.Values[0])
-	if list == nil {
-		return nil, invalidf("Invalid null list in IN condition")
+	if p.Route != translate.RoutePartitions || len(keys) != 1 {
+		return nil, invalidf("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time")
 	}
-	d := decoder{b: list}
-	n := int(d.int())
-	out := make([][]byte, 0, n)
-	for i := 0; i < n && d.err == nil; i++ {
-		v, _ := d.value()
-		out = append(out, v)
+	placement, err := e.placement(p.Table.Keyspace)
+	if err != nil {
+		return nil, err
 	}
-	return out, d.err
-}
-
-func equalValues(t *pgschema.Type, a, b []byte) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+	replicas := placement.Replicas(sharding.KeyToken(keys[0]))
+	tx, _, err := e.beginCAS(ctx, replicas, lockKey(p.Table, keys[0]), sharding.Consistency(e.params.consistency), false, nil)
+	if err != nil {
+		return nil, err
 	}
-	return bytes.Equal(a, b) || pgschema.Compare(t, a, b) == 0
-}
-
-// appendCASResult writes an LWT's Rows result: [applied] first, then, for
-// a refused write of a row that exists, the columns Cassandra shows: the
-// row's for IF EXISTS and IF NOT EXISTS, else those of the conditions,
-// regular columns before static ones.
-func appendCASResult(b []byte, t *pgschema.Table, c *translate.Conditions, applied bool, current [][]byte) []byte {
-	specs := []translate.ColumnSpec{{Keyspace: t.Keyspace, Table: t.Name, Name: "[applied]", Type: pgschema.Scalar(pgschema.Boolean)}}
-	values := [][]byte{boolValue(applied)}
-	if !applied && current != nil {
-		cols := c.Result
-		if !c.IfExists && !c.IfNotExists {
-			cols = make([]*pgschema.Column, 0, len(c.Result))
-			for _, static := range []bool{false, true} {
-				for _, col := range c.Result {
-					if (col.Kind == pgschema.Static) == static {
-						cols = append(cols, col)
-					}
-				}
-			}
-		}
-		for _, col := range cols {
-			specs = append(specs, translate.ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: col.Name, Type: col.Type})
-			values = append(values, current[slotOf(c.Read, col)])
-		}
-	}
-	b = appendInt(b, resultRows)
-	b = appendRowsMetadata(b, specs, false, nil)
-	b = appendInt(b, 1)
-	for _, v := range values {
-		b = appendBytes(b, v)
-	}
-	return b
+	return func() { tx.release(ctx) }, nil
 }

@@ -42,30 +42,26 @@ func (e *execution) conditionalBatch(ctx context.Context, st *statement, p *tran
 	return e.c.conditionalBatch(ctx, items, ts, resp)
 }
 
-// batchRow is a write's row (or, for static columns only, partition) and
-// the values its conditions saw.
-type batchRow struct {
-	args    rowArgs
-	current [][]byte
-}
-
 // conditionalBatch runs a batch with conditions as one lightweight
-// transaction: its writes name rows of one partition of one table; under
-// the locks of those rows, every condition is checked against the rows as
-// they were before the batch, and the writes are applied, all of them,
-// only when every condition holds. It answers [applied] and, when
-// refused, the rows the conditions saw.
+// transaction (BatchStatement.executeWithConditions): its writes name rows
+// of one partition of one table; under the partition's lock every
+// condition is checked against the partition as it was before the batch,
+// and the writes are applied, all of them at the partition's next ballot,
+// only when every condition holds. It answers [applied] and, when refused,
+// the rows the conditions read. ts, the batch's timestamp, is unused: a
+// conditional batch writes at its ballot.
 func (c *conn) conditionalBatch(ctx context.Context, items []batchWrite, ts int64, resp *[]byte) error {
+	first := items[0].e
+	if err := first.checkCASConsistency(); err != nil {
+		return err
+	}
 	t := items[0].w.Table
 	npk := len(t.PartitionKey)
-	rows := make([]batchRow, len(items))
+	rows := make([]rowArgs, len(items))
 	var partition [][]byte
 	for i, it := range items {
-		r := &rows[i].args
+		r := &rows[i]
 		var err error
-		if r.timestamp, err = it.e.timestamp(it.w.Timestamp, &ts); err != nil {
-			return err
-		}
 		if r.expiry, err = it.e.expiry(it.w); err != nil {
 			return err
 		}
@@ -94,68 +90,257 @@ func (c *conn) conditionalBatch(ctx context.Context, items []batchWrite, ts int6
 		}
 		r.key, r.token = keys[0], int64(sharding.KeyToken(partition))
 	}
-	first := items[0].e
+	if err := checkBatchConditions(items, rows); err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.w.Conditions != nil {
+			if err := it.e.checkConditionValues(it.w.Conditions); err != nil {
+				return err
+			}
+		}
+	}
 	placement, err := first.placement(t.Keyspace)
 	if err != nil {
 		return err
 	}
-	replicas := placement.Replicas(sharding.Token(rows[0].args.token))
-	if len(replicas) == 0 {
-		return &sharding.UnavailableError{Consistency: sharding.Consistency(first.params.serialConsistency), Required: 1}
-	}
-	tx, err := c.srv.cluster.control[replicas[0]].Begin(ctx)
+	replicas := placement.Replicas(sharding.Token(rows[0].token))
+	fetch := batchFetch(items)
+	reads, rowReads := batchReads(items, rows, fetch)
+	tx, found, err := first.beginCAS(ctx, replicas, lockKey(t, partition), first.serialLevel(), true, reads)
 	if err != nil {
-		return &sharding.ShardError{Shard: first.topo.Shards[replicas[0]].Info.Name, Err: err}
+		return err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	// Lock every row the batch names, in one order, so that batches and
-	// single conditional writes on these rows take effect one at a time.
-	var locks []int64
-	for _, r := range rows {
-		locks = append(locks, lockKey(t, r.args.key))
-	}
-	slices.Sort(locks)
-	for _, l := range slices.Compact(locks) {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", l); err != nil {
-			return err
-		}
+	defer tx.release(ctx)
+	seen, static, err := batchStateOf(t, reads, rowReads, found, fetch)
+	if err != nil {
+		return err
 	}
 	applied := true
 	for i, it := range items {
 		if it.w.Conditions == nil {
 			continue
 		}
-		if rows[i].current, err = it.e.readCurrent(ctx, tx, it.w.Conditions.Read, &rows[i].args); err != nil {
-			return err
-		}
-		ok, err := it.e.conditionsHold(it.w.Conditions, rows[i].current)
+		ok, err := it.e.conditionsHold(it.w.Conditions, seen.row(rows[i].key), static)
 		if err != nil {
 			return err
 		}
-		applied = applied && ok
+		if !ok {
+			applied = false
+			break
+		}
 	}
 	if applied {
+		writes := make([]casWrite, len(items))
 		for i, it := range items {
-			if err := it.e.applyConditional(ctx, tx, it.stmt, it.w, &rows[i].args, replicas); err != nil {
-				return err
-			}
+			rows[i].timestamp = tx.ballot
+			writes[i] = casWrite{e: it.e, stmt: it.stmt, w: it.w, r: &rows[i]}
 		}
-		if err := tx.Commit(ctx); err != nil {
+		if err := applyConditional(ctx, tx, writes, replicas); err != nil {
+			return err
+		}
+		if err := tx.commit(ctx); err != nil {
 			return err
 		}
 	}
-	*resp = appendBatchCASResult(*resp, t, items, rows, applied)
+	*resp = appendBatchCASResult(*resp, t, items, applied, seen.shown)
 	return nil
 }
 
-// appendBatchCASResult writes a conditional batch's Rows result: [applied],
-// and for a refused batch the rows its conditions saw, in clustering
-// order, each with the primary key and the columns of the conditions, or
-// with every column when a write is IF EXISTS or IF NOT EXISTS.
-func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, rows []batchRow, applied bool) []byte {
-	specs := []translate.ColumnSpec{{Keyspace: t.Keyspace, Table: t.Name, Name: "[applied]", Type: pgschema.Scalar(pgschema.Boolean)}}
-	found := batchRowsSeen(t, items, rows)
-	if applied || len(found) == 0 {
+// casTarget is what a batch's condition tests: a row by its key, or the
+// partition's static row.
+type casTarget struct {
+	static bool
+	key    string
+}
+
+// checkBatchConditions refuses a batch that tests one row both for
+// existence and otherwise (CQL3CasRequest.addExistsCondition and
+// addConditions), in the order Cassandra adds the conditions.
+func checkBatchConditions(items []batchWrite, rows []rowArgs) error {
+	const (
+		columns = iota + 1
+		exists
+		notExists
+	)
+	kinds := map[casTarget]int{}
+	for i, it := range items {
+		c := it.w.Conditions
+		if c == nil {
+			continue
+		}
+		row := casTarget{key: string(bytes.Join(rows[i].key, []byte{0}))}
+		if c.IfExists || c.IfNotExists {
+			target, kind := row, exists
+			if c.OnStatic {
+				target = casTarget{static: true}
+			}
+			if c.IfNotExists {
+				kind = notExists
+			}
+			switch prev := kinds[target]; {
+			case prev == columns && kind == notExists:
+				return invalidf("Cannot mix IF conditions and IF NOT EXISTS for the same row")
+			case prev == columns:
+				return invalidf("Cannot mix IF conditions and IF EXISTS for the same row")
+			case prev != 0 && prev != kind:
+				return invalidf("Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
+			}
+			kinds[target] = kind
+			continue
+		}
+		for _, target := range []casTarget{row, {static: true}} {
+			tested := slices.ContainsFunc(c.Conds, func(cd translate.Cond) bool {
+				return (cd.Column.Kind == pgschema.Static) == target.static
+			})
+			if !tested {
+				continue
+			}
+			if kinds[target] == exists || kinds[target] == notExists {
+				return invalidf("Cannot mix IF conditions and IF NOT EXISTS for the same row")
+			}
+			kinds[target] = columns
+		}
+	}
+	return nil
+}
+
+// batchSeen is what a conditional batch read: the rows its conditions
+// test by key (nil values for a missing row), and the rows a refused
+// batch shows.
+type batchSeen struct {
+	keys  [][][]byte
+	rows  [][][]byte
+	shown [][][]byte
+}
+
+func (s *batchSeen) row(key [][]byte) [][]byte {
+	for i, k := range s.keys {
+		if slices.EqualFunc(k, key, bytes.Equal) {
+			return s.rows[i]
+		}
+	}
+	return nil
+}
+
+// batchReads returns the reads of what a conditional batch's conditions
+// test, as one read of the partition (CQL3CasRequest.readCommand): each
+// row a condition tests, and the static row in case they are all missing
+// when static columns are fetched; or, when only the static row is tested,
+// the partition's first live row joined with it. rowReads counts the reads
+// of rows, which come first; with none, the one read is of the partition.
+func batchReads(items []batchWrite, rows []rowArgs, fetch fetchFunc) (reads []casRead, rowReads int) {
+	t := items[0].w.Table
+	var partition *translate.Select
+	for _, it := range items {
+		if c := it.w.Conditions; c != nil && c.PartitionRead != nil {
+			partition = c.PartitionRead
+		}
+	}
+	for i, it := range items {
+		c := it.w.Conditions
+		if c == nil || !c.TestsRow() || slices.ContainsFunc(reads, func(rd casRead) bool {
+			return slices.EqualFunc(rd.args.key, rows[i].key, bytes.Equal)
+		}) {
+			continue
+		}
+		reads = append(reads, casRead{e: it.e, read: c.Read, args: &rows[i]})
+	}
+	rowReads = len(reads)
+	if partition != nil && (rowReads == 0 || fetchesStatic(t, fetch)) {
+		reads = append(reads, casRead{e: items[0].e, read: partition, args: &rows[0]})
+	}
+	return reads, rowReads
+}
+
+// batchStateOf makes what a conditional batch's reads found: the rows its
+// conditions test, the rows a refused batch shows, in clustering order,
+// and values holding the static row (nil when it is dead).
+func batchStateOf(t *pgschema.Table, reads []casRead, rowReads int, found [][][]byte,
+	fetch fetchFunc) (batchSeen, [][]byte, error) {
+	var seen batchSeen
+	if rowReads == 0 {
+		p, err := stateRow(reads[0].read, found[0], fetch)
+		s := partitionState(t, p)
+		if s.shown != nil {
+			seen.shown = [][][]byte{s.shown}
+		}
+		return seen, s.static, err
+	}
+	var static [][]byte
+	for i, rd := range reads[:rowReads] {
+		row, err := stateRow(rd.read, found[i], fetch)
+		if err != nil {
+			return seen, nil, err
+		}
+		seen.keys, seen.rows = append(seen.keys, rd.args.key), append(seen.rows, row)
+		if row != nil {
+			seen.shown = append(seen.shown, row)
+			if staticLive(t, row) {
+				static = row
+			}
+		}
+	}
+	if len(seen.shown) > 0 || rowReads == len(reads) {
+		slices.SortStableFunc(seen.shown, func(a, b [][]byte) int { return compareRowKeys(t, a, b) })
+		return seen, static, nil
+	}
+	p, err := stateRow(reads[rowReads].read, found[rowReads], fetch)
+	s := staticState(t, p)
+	if s.shown != nil {
+		seen.shown = [][][]byte{s.shown}
+	}
+	return seen, s.static, err
+}
+
+// compareRowKeys orders two rows of a partition by their clustering.
+func compareRowKeys(t *pgschema.Table, a, b [][]byte) int {
+	for _, col := range t.Clustering {
+		i := columnIndex(t, col)
+		if c := pgschema.Compare(col.Type, a[i], b[i]); c != 0 {
+			if col.Desc {
+				return -c
+			}
+			return c
+		}
+	}
+	return 0
+}
+
+// batchFetch returns the columns a conditional batch's read fetches: the
+// static (regular) columns when a write changes the static row (a regular
+// row), else those of the conditions.
+func batchFetch(items []batchWrite) fetchFunc {
+	var updatesStatic, updatesRegular bool
+	var conds []*pgschema.Column
+	for _, it := range items {
+		updatesStatic = updatesStatic || it.w.UpdatesStatic()
+		updatesRegular = updatesRegular || it.w.UpdatesRegular()
+		if c := it.w.Conditions; c != nil {
+			for _, cd := range c.Conds {
+				conds = append(conds, cd.Column)
+			}
+		}
+	}
+	return func(col *pgschema.Column) bool {
+		switch col.Kind {
+		case pgschema.Static:
+			return updatesStatic || slices.Contains(conds, col)
+		case pgschema.Regular:
+			return updatesRegular || slices.Contains(conds, col)
+		}
+		return true
+	}
+}
+
+// appendBatchCASResult writes a conditional batch's Rows result:
+// [applied], and for a refused batch one row per row its read found, in
+// clustering order, with every column when a write is IF EXISTS or IF NOT
+// EXISTS, else with the primary key and the columns of the conditions
+// (ModificationStatement.buildCasFailureResultSet for batches).
+func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, applied bool, shown [][][]byte) []byte {
+	specs := []translate.ColumnSpec{appliedSpec(t)}
+	if applied || len(shown) == 0 {
 		b = appendInt(b, resultRows)
 		b = appendRowsMetadata(b, specs, false, nil)
 		b = appendInt(b, 1)
@@ -169,13 +354,13 @@ func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, rows 
 		}
 	}
 	if len(cols) != len(t.Columns) {
+		cols = slices.Clone(cols)
 		for _, it := range items {
-			if it.w.Conditions == nil {
-				continue
-			}
-			for _, cond := range it.w.Conditions.Conds {
-				if !slices.Contains(cols, cond.Column) {
-					cols = append(cols, cond.Column)
+			if c := it.w.Conditions; c != nil {
+				for _, col := range c.ConditionColumns() {
+					if !slices.Contains(cols, col) {
+						cols = append(cols, col)
+					}
 				}
 			}
 		}
@@ -185,52 +370,12 @@ func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, rows 
 	}
 	b = appendInt(b, resultRows)
 	b = appendRowsMetadata(b, specs, false, nil)
-	b = appendInt(b, int32(len(found)))
-	for _, f := range found {
+	b = appendInt(b, int32(len(shown)))
+	for _, row := range shown {
 		b = appendBytes(b, boolValue(false))
 		for _, col := range cols {
-			var v []byte
-			if i := slotOf(f.read, col); i >= 0 {
-				v = f.current[i]
-			}
-			b = appendBytes(b, v)
+			b = appendBytes(b, row[columnIndex(t, col)])
 		}
 	}
 	return b
-}
-
-// seenRow is a row a conditional batch read.
-type seenRow struct {
-	key     [][]byte
-	read    *translate.Select
-	current [][]byte
-}
-
-// batchRowsSeen returns the rows a refused conditional batch read, once
-// each and in clustering order, or, when it read none, the partition's
-// static row if it read that.
-func batchRowsSeen(t *pgschema.Table, items []batchWrite, rows []batchRow) []seenRow {
-	var found, static []seenRow
-	for i, it := range items {
-		if rows[i].current == nil {
-			continue
-		}
-		s := seenRow{key: rows[i].args.key, read: it.w.Conditions.Read, current: rows[i].current}
-		if s.read.PerPartition {
-			static = []seenRow{s}
-			continue
-		}
-		if !slices.ContainsFunc(found, func(f seenRow) bool { return slices.EqualFunc(f.key, s.key, bytes.Equal) }) {
-			found = append(found, s)
-		}
-	}
-	if len(found) == 0 {
-		return static
-	}
-	types := make([]*pgschema.Type, 0, len(t.KeyColumns()))
-	for _, c := range t.KeyColumns() {
-		types = append(types, c.Type)
-	}
-	slices.SortStableFunc(found, func(a, b seenRow) int { return pgschema.CompareKeys(types, a.key, b.key) })
-	return found
 }

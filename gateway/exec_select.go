@@ -50,6 +50,13 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 		}
 		limit = int(from.remaining)
 	}
+	if isSerial(sharding.Consistency(e.params.consistency)) && !p.Table.Virtual {
+		release, err := e.serialRead(ctx, p)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	*resp = appendInt(*resp, resultRows)
 	metaAt := len(*resp)
 	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
