@@ -37,11 +37,174 @@ func (c Consistency) String() string {
 
 // UnavailableError reports that fewer replicas are alive than the
 // consistency level needs, before anything was written (CQL Unavailable).
+// DC names the datacenter that lacks them, for EACH_QUORUM.
 type UnavailableError struct {
 	Consistency     Consistency
 	Required, Alive int
+	DC              string
 }
 
 func (e *UnavailableError) Error() string {
+	if e.DC != "" {
+		return fmt.Sprintf("Cannot achieve consistency level %s in DC %s", e.Consistency, e.DC)
+	}
 	return fmt.Sprintf("Cannot achieve consistency level %s", e.Consistency)
+}
+
+// maxDCs bounds how many datacenters EACH_QUORUM counts apart; a
+// partition's replicas rarely span more than a few.
+const maxDCs = 8
+
+// Acks counts one partition's replica acknowledgements against what a
+// consistency level needs of them. Counts come from the replicas the
+// partition actually has: a keyspace whose replication factor exceeds the
+// shards of a datacenter asks a quorum of the replicas that exist, so a
+// small cluster serves any keyspace, and a full-size one behaves exactly as
+// Cassandra does.
+type Acks struct {
+	level     Consistency
+	need, got int
+	// local, for the LOCAL_ levels, is the one datacenter whose replicas
+	// count; "" counts every replica.
+	local string
+	// each counts datacenters apart, for EACH_QUORUM.
+	each          bool
+	dcs           [maxDCs]string
+	dcNeed, dcGot [maxDCs]int
+	ndc           int
+}
+
+// Require returns what level needs of the replicas of one partition,
+// given as shard indexes of t. localDC is the gateway's datacenter; when no
+// replica is in it, the LOCAL_ levels count every replica.
+func (t *Topology) Require(level Consistency, replicas []int, localDC string) Acks {
+	a := Acks{level: level}
+	n := len(replicas)
+	switch level {
+	case Any, One:
+		a.need = 1
+	case Two:
+		a.need = 2
+	case Three:
+		a.need = 3
+	case Quorum, Serial:
+		a.need = n/2 + 1
+	case All:
+		a.need = n
+	case LocalOne, LocalQuorum, LocalSerial:
+		local := 0
+		for _, r := range replicas {
+			if t.Shards[r].Info.DC == localDC {
+				local++
+			}
+		}
+		if local > 0 {
+			a.local, n = localDC, local
+		}
+		a.need = 1
+		if level != LocalOne {
+			a.need = n/2 + 1
+		}
+	case EachQuorum:
+		a.each = true
+		for _, r := range replicas {
+			a.countDC(t.Shards[r].Info.DC)
+		}
+		for i := range a.ndc {
+			a.dcNeed[i] = a.dcNeed[i]/2 + 1
+			a.need += a.dcNeed[i]
+		}
+	default:
+		a.need = n
+	}
+	return a
+}
+
+// countDC counts one more replica in datacenter dc.
+func (a *Acks) countDC(dc string) {
+	for i := range a.ndc {
+		if a.dcs[i] == dc {
+			a.dcNeed[i]++
+			return
+		}
+	}
+	if a.ndc < maxDCs {
+		a.dcs[a.ndc], a.dcNeed[a.ndc] = dc, 1
+		a.ndc++
+	}
+}
+
+// Need returns how many acknowledgements the level waits for.
+func (a *Acks) Need() int { return a.need }
+
+// Got returns how many counting acknowledgements arrived.
+func (a *Acks) Got() int { return a.got }
+
+// Available returns an UnavailableError when fewer of the replicas that
+// count are up than the level needs. ANY needs no replica up: a hint
+// stands in for the write.
+func (t *Topology) Available(a *Acks, replicas []int) error {
+	if a.level == Any {
+		return nil
+	}
+	if a.each {
+		var alive [maxDCs]int
+		for _, r := range replicas {
+			if t.Shards[r].Pool.Alive() {
+				for i := range a.ndc {
+					if a.dcs[i] == t.Shards[r].Info.DC {
+						alive[i]++
+					}
+				}
+			}
+		}
+		for i := range a.ndc {
+			if alive[i] < a.dcNeed[i] {
+				return &UnavailableError{Consistency: a.level, Required: a.dcNeed[i], Alive: alive[i], DC: a.dcs[i]}
+			}
+		}
+		return nil
+	}
+	alive := 0
+	for _, r := range replicas {
+		if (a.local == "" || t.Shards[r].Info.DC == a.local) && t.Shards[r].Pool.Alive() {
+			alive++
+		}
+	}
+	if alive < a.need {
+		return &UnavailableError{Consistency: a.level, Required: a.need, Alive: alive}
+	}
+	return nil
+}
+
+// Ack counts an acknowledgement from a replica in datacenter dc and
+// reports whether the level is now met.
+func (a *Acks) Ack(dc string) bool {
+	switch {
+	case a.each:
+		for i := range a.ndc {
+			if a.dcs[i] == dc {
+				if a.dcGot[i] < a.dcNeed[i] {
+					a.got++
+				}
+				a.dcGot[i]++
+			}
+		}
+	case a.local == "" || dc == a.local:
+		a.got++
+	}
+	return a.Met()
+}
+
+// Met reports whether the level has every acknowledgement it needs.
+func (a *Acks) Met() bool {
+	if a.each {
+		for i := range a.ndc {
+			if a.dcGot[i] < a.dcNeed[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return a.got >= a.need
 }

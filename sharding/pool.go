@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -47,8 +48,14 @@ type Op struct {
 	Then []Step
 	// Rows receives the result rows of every statement; nil discards them.
 	Rows RowSink
+	// Tag is the caller's, for telling ops apart on a Notify channel.
+	Tag int
 
 	done chan error
+	// notify, when set, receives the op once it has run, in place of
+	// done; Err then tells its outcome.
+	notify chan<- *Op
+	err    error
 }
 
 // Step is one statement of an op that runs several in one transaction.
@@ -61,6 +68,33 @@ type Step struct {
 // NewOp returns an Op ready to be submitted.
 func NewOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink) *Op {
 	return &Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, done: make(chan error, 1)}
+}
+
+// NewNotifyOp returns an Op that is sent to notify once it has run. The
+// channel must have room for every op sent to it, so that the pool never
+// blocks on a caller that stopped listening.
+func NewNotifyOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink, notify chan<- *Op, tag int) *Op {
+	return &Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, Tag: tag, notify: notify}
+}
+
+// NewNotifyTx is NewTx for an op sent to notify once it has run.
+func NewNotifyTx(steps []Step, notify chan<- *Op, tag int) *Op {
+	op := NewNotifyOp(steps[0].Stmt, steps[0].Args, steps[0].Formats, nil, notify, tag)
+	op.Then = steps[1:]
+	return op
+}
+
+// Err returns the outcome of an op received from its Notify channel.
+func (op *Op) Err() error { return op.err }
+
+// finish hands the op its outcome.
+func (op *Op) finish(err error) {
+	if op.notify != nil {
+		op.err = err
+		op.notify <- op
+		return
+	}
+	op.done <- err
 }
 
 // NewTx returns an Op that runs steps, at least one, in order in one
@@ -103,6 +137,12 @@ const maxPipeline = 16
 // one pipeline (each op in its own implicit transaction: one sync point
 // after its statements), so concurrent requests share round trips and
 // Postgres's group commit.
+//
+// A pool also tells whether its shard is up. A failed connection marks it
+// down; while down, ops fail at once instead of queueing behind
+// connection attempts, and one prober reconnects in the background until
+// the shard answers again. Requests use Alive to refuse work the
+// consistency level cannot get, as Cassandra's failure detector lets it.
 type Pool struct {
 	name   string
 	config *pgconn.Config
@@ -110,8 +150,16 @@ type Pool struct {
 	stop   chan struct{}
 	wg     sync.WaitGroup
 	log    *slog.Logger
-	// StatementTimeout bounds one pipeline's round trip.
+	// timeout bounds one pipeline's round trip.
 	timeout time.Duration
+
+	down    atomic.Bool
+	probing atomic.Bool
+	// downs counts the times the shard went down: a connection opened
+	// before the last one is to a server that has since failed.
+	downs atomic.Uint64
+	// onChange, when set, is called after the shard goes down or up.
+	onChange func(up bool)
 }
 
 // PoolConfig configures a Pool.
@@ -121,6 +169,9 @@ type PoolConfig struct {
 	Conns   int
 	Timeout time.Duration
 	Log     *slog.Logger
+	// OnChange, when set, is called (in the pool's goroutines) each time
+	// the shard goes down or comes back up.
+	OnChange func(up bool)
 }
 
 // NewPool starts a pool's connection workers; connections are opened on
@@ -140,23 +191,86 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		cfg.Log = slog.Default()
 	}
 	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
-		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout}
+		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange}
 	for range cfg.Conns {
 		p.wg.Go(p.work)
 	}
 	return p, nil
 }
 
-// Submit queues op for one of the pool's connections.
+// Submit queues op for one of the pool's connections. It fails the op at
+// once when the shard is down or its queue is full.
 func (p *Pool) Submit(op *Op) {
+	if p.down.Load() {
+		op.finish(&ShardError{Shard: p.name, Err: ErrShardDown, Unsent: true})
+		return
+	}
 	select {
 	case p.queue <- op:
 	case <-p.stop:
-		op.done <- errPoolClosed
+		op.finish(errPoolClosed)
+	default:
+		op.finish(&ShardError{Shard: p.name, Err: errQueueFull, Unsent: true})
 	}
 }
 
-var errPoolClosed = errors.New("shard pool is closed")
+var (
+	errPoolClosed = errors.New("shard pool is closed")
+	errQueueFull  = errors.New("too many statements queued for the shard")
+	// ErrShardDown is the error of ops submitted while the shard is down.
+	ErrShardDown = errors.New("shard is down")
+)
+
+// Alive reports whether the shard is taken to be up: no connection to it
+// has failed since it last answered.
+func (p *Pool) Alive() bool { return !p.down.Load() }
+
+// probeInterval is how often a down shard is tried again.
+const probeInterval = 200 * time.Millisecond
+
+// markDown records that the shard failed and starts the prober.
+func (p *Pool) markDown(err error) {
+	p.downs.Add(1)
+	if p.down.Swap(true) {
+		return
+	}
+	p.log.Warn("shard is down", "err", err)
+	if p.onChange != nil {
+		p.onChange(false)
+	}
+	if !p.probing.Swap(true) {
+		p.wg.Go(p.probe)
+	}
+}
+
+// probe connects to the shard until it answers, then marks it up.
+func (p *Pool) probe() {
+	defer p.probing.Store(false)
+	t := time.NewTicker(probeInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgconn.ConnectConfig(ctx, p.config)
+		if err == nil {
+			err = conn.Exec(ctx, "SELECT 1").Close()
+			conn.Close(ctx)
+		}
+		cancel()
+		if err == nil {
+			p.down.Store(false)
+			p.log.Info("shard is up")
+			if p.onChange != nil {
+				p.onChange(true)
+			}
+			return
+		}
+	}
+}
 
 // Close stops the workers after their current pipelines and closes the
 // connections; queued ops fail.
@@ -166,7 +280,7 @@ func (p *Pool) Close() {
 	for {
 		select {
 		case op := <-p.queue:
-			op.done <- errPoolClosed
+			op.finish(errPoolClosed)
 		default:
 			return
 		}
@@ -177,6 +291,7 @@ func (p *Pool) Close() {
 type worker struct {
 	pool     *Pool
 	conn     *pgconn.PgConn
+	connDown uint64 // the pool's downs when conn was opened
 	prepared map[string]bool
 	batch    []*Op
 	// parses names the statements the pipeline prepares, in order; op i
@@ -219,7 +334,7 @@ func (w *worker) close() {
 // fail finishes every op of the batch with err.
 func (w *worker) fail(err error) {
 	for _, op := range w.batch {
-		op.done <- err
+		op.finish(err)
 	}
 }
 
@@ -227,14 +342,19 @@ func (w *worker) fail(err error) {
 func (w *worker) run() {
 	ctx, cancel := context.WithTimeout(context.Background(), w.pool.timeout)
 	defer cancel()
+	if w.conn != nil && w.connDown != w.pool.downs.Load() {
+		w.conn.Close(ctx)
+		w.conn = nil
+	}
 	if w.conn == nil || w.conn.IsClosed() {
+		downs := w.pool.downs.Load()
 		conn, err := pgconn.ConnectConfig(ctx, w.pool.config)
 		if err != nil {
-			w.pool.log.Warn("cannot connect to shard", "err", err)
-			w.fail(&ShardError{Shard: w.pool.name, Err: err})
+			w.pool.markDown(err)
+			w.fail(&ShardError{Shard: w.pool.name, Err: err, Unsent: true})
 			return
 		}
-		w.conn, w.prepared = conn, map[string]bool{}
+		w.conn, w.connDown, w.prepared = conn, downs, map[string]bool{}
 	}
 	pl := w.conn.StartPipeline(ctx)
 	w.parses, w.parseAt = w.parses[:0], w.parseAt[:0]
@@ -270,7 +390,7 @@ func (w *worker) run() {
 				delete(w.prepared, name)
 			}
 		}
-		op.done <- err
+		op.finish(err)
 	}
 	if err := pl.Close(); err != nil {
 		w.pool.log.Warn("closing pipeline", "err", err)
@@ -282,7 +402,7 @@ func (w *worker) broken(pl *pgconn.Pipeline, err error) {
 	pl.Close()
 	w.conn.Close(context.Background())
 	w.conn = nil
-	w.pool.log.Warn("shard connection failed", "err", err)
+	w.pool.markDown(err)
 	w.fail(&ShardError{Shard: w.pool.name, Err: err})
 }
 
@@ -327,6 +447,15 @@ func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 type ShardError struct {
 	Shard string
 	Err   error
+	// Unsent is set when the statement never left the gateway.
+	Unsent bool
+}
+
+// Unsent reports whether err is a shard failure that kept the statement
+// from being sent at all, so that it certainly did not apply.
+func Unsent(err error) bool {
+	var se *ShardError
+	return errors.As(err, &se) && se.Unsent
 }
 
 func (e *ShardError) Error() string { return fmt.Sprintf("shard %s: %v", e.Shard, e.Err) }

@@ -109,3 +109,59 @@ func TestPoolTransactions(t *testing.T) {
 		t.Fatalf("rows: %s, want 4", got)
 	}
 }
+
+// TestPoolLiveness kills a shard's server: the pool marks it down at the
+// first failure, fails ops at once while it is down, tells its listener,
+// and marks it up again once the server is back.
+func TestPoolLiveness(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	changes := make(chan bool, 4)
+	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 2,
+		OnChange: func(up bool) { changes <- up }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ping := func() error {
+		op := sharding.NewOp(sharding.NewStatement("SELECT 1", nil), nil, nil, nil)
+		pool.Submit(op)
+		return op.Wait(ctx)
+	}
+	if err := ping(); err != nil || !pool.Alive() {
+		t.Fatalf("ping: %v, alive %v", err, pool.Alive())
+	}
+	if err := clusters[0].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping(); err == nil {
+		t.Fatal("ping of a killed server succeeded")
+	}
+	if up := <-changes; up || pool.Alive() {
+		t.Fatal("pool still alive after a failed connection")
+	}
+	start := time.Now()
+	err = ping()
+	if !sharding.Unsent(err) || !errors.Is(err, sharding.ErrShardDown) || time.Since(start) > 50*time.Millisecond {
+		t.Errorf("op on a down shard: %v after %v, want ErrShardDown at once", err, time.Since(start))
+	}
+	if err := clusters[0].Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case up := <-changes:
+		if !up || !pool.Alive() {
+			t.Fatalf("change %v, alive %v", up, pool.Alive())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pool not up 10 s after the server restarted")
+	}
+	if err := ping(); err != nil {
+		t.Errorf("ping after restart: %v", err)
+	}
+}
