@@ -48,15 +48,19 @@ const (
 	GatewayWriter = "gateway"
 )
 
-// GatewayConnString adds WriterSetting = GatewayWriter to a shard's
-// connection string, in URL or keyword/value form. Every connection that
-// writes the gateway's SQL, with all bookkeeping columns set, must use it,
-// or the tables' triggers take its writes for plain SQL ones.
+// GatewayConnString adds the gateway's session settings to a shard's
+// connection string, in URL or keyword/value form. WriterSetting =
+// GatewayWriter: every connection that writes the gateway's SQL, with all
+// bookkeeping columns set, must use it, or the tables' triggers take its
+// writes for plain SQL ones. jit = off: the gateway's statements are short,
+// and their wide upserts look costly enough to the planner that compiling
+// them would take far longer than running them.
 func GatewayConnString(s string) string {
 	param := WriterSetting + "=" + GatewayWriter
 	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
-		return s + " " + param
+		return s + " " + param + " jit=off"
 	}
+	param += "&jit=off"
 	u, err := url.Parse(s)
 	if err != nil {
 		return s // parsing the configuration reports it

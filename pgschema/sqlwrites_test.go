@@ -323,6 +323,9 @@ func TestGatewayConnString(t *testing.T) {
 			t.Errorf("%s: %v", s, err)
 			continue
 		}
+		if cfg.RuntimeParams["jit"] != "off" {
+			t.Errorf("%s: jit = %q, want off", s, cfg.RuntimeParams["jit"])
+		}
 		if got := cfg.RuntimeParams[pgschema.WriterSetting]; got != pgschema.GatewayWriter {
 			t.Errorf("%s: %s = %q, want %q", s, pgschema.WriterSetting, got, pgschema.GatewayWriter)
 		}
