@@ -78,7 +78,7 @@ func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []
 	if len(errs) == len(ops) {
 		// A copy may be durable all the same, its answer lost: the batch
 		// may still apply, as after Cassandra's BATCH_LOG write timeout.
-		return nil, &batchTimeoutError{writeType: primitive.WriteTypeBatchLog, consistency: consistency, blockFor: len(ops),
+		return nil, &writeTimeoutError{writeType: primitive.WriteTypeBatchLog, consistency: consistency, blockFor: len(ops),
 			err: fmt.Errorf("write batch log: %w", errs[0])}
 	}
 	s.metrics.batchlogWrites.Inc()

@@ -34,6 +34,12 @@ type cluster struct {
 	topo     atomic.Pointer[sharding.Topology]
 	current  atomic.Pointer[pgschema.Schema]
 	reloadMu sync.Mutex
+	// changed is signalled when a reload changes the schema version, for
+	// the gateway to publish the version it serves (gateways.go).
+	changed chan struct{}
+	// applying holds the versions of this gateway's schema changes in
+	// progress: notifications of them are no news to it (notify.go).
+	applying sync.Map
 }
 
 func (c *cluster) topology() *sharding.Topology { return c.topo.Load() }
@@ -41,11 +47,11 @@ func (c *cluster) schema() *pgschema.Schema     { return c.current.Load() }
 
 // openCluster migrates every shard's catalog, joins new shards to the ring
 // in the order given, and loads the schema.
-func openCluster(ctx context.Context, cfg Config, log *slog.Logger) (*cluster, error) {
+func openCluster(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard string, up bool)) (*cluster, error) {
 	if len(cfg.Shards) == 0 {
 		return nil, errors.New("no shards configured")
 	}
-	c := &cluster{log: log, control: make([]*pgxpool.Pool, len(cfg.Shards))}
+	c := &cluster{log: log, control: make([]*pgxpool.Pool, len(cfg.Shards)), changed: make(chan struct{}, 1)}
 	errs := make([]error, len(cfg.Shards))
 	var wg sync.WaitGroup
 	for i, sc := range cfg.Shards {
@@ -81,8 +87,10 @@ func openCluster(ctx context.Context, cfg Config, log *slog.Logger) (*cluster, e
 	}
 	shards := make([]*sharding.Shard, len(cfg.Shards))
 	for i, sc := range cfg.Shards {
-		pool, err := sharding.NewPool(sharding.PoolConfig{Name: infos[i].Name, URL: pgschema.GatewayConnString(sc.URL),
-			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log})
+		name := infos[i].Name
+		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(sc.URL),
+			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log,
+			OnChange: func(up bool) { onChange(name, up) }})
 		if err != nil {
 			c.close()
 			return nil, err
@@ -136,25 +144,42 @@ func (c *cluster) join(ctx context.Context, cfg Config) ([]sharding.ShardInfo, e
 // reload reads the schema from the first shard that answers and makes it
 // the current snapshot.
 func (c *cluster) reload(ctx context.Context) error {
+	_, _, err := c.swapSchema(ctx)
+	return err
+}
+
+// swapSchema reloads the schema and returns the snapshots before and
+// after, which reloads made one at a time make consecutive.
+func (c *cluster) swapSchema(ctx context.Context) (old, cur *pgschema.Schema, err error) {
 	c.reloadMu.Lock()
 	defer c.reloadMu.Unlock()
+	old = c.current.Load()
 	var errs []error
 	for i, pool := range c.control {
 		s, err := pgschema.Load(ctx, pool)
 		if err == nil {
 			c.current.Store(s)
-			return nil
+			if old != nil && old.Version != s.Version {
+				select {
+				case c.changed <- struct{}{}:
+				default:
+				}
+			}
+			return old, s, nil
 		}
 		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
 	}
-	return fmt.Errorf("cannot read the schema from any shard: %w", errors.Join(errs...))
+	return nil, nil, fmt.Errorf("cannot read the schema from any shard: %w", errors.Join(errs...))
 }
 
 // applySchema runs a schema change on every shard, each in a transaction
 // holding the shard's schema lock, and records version as the new schema
-// version where it applied. It reports whether the change applied.
+// version where it applied. It reports whether the change applied. Once
+// the change has applied everywhere, the other gateways are notified.
 func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 	change func(ctx context.Context, tx pgx.Tx) (bool, error)) (bool, error) {
+	c.applying.Store(version, struct{}{})
+	defer c.applying.Delete(version)
 	applied := make([]bool, len(c.control))
 	errs := make([]error, len(c.control))
 	var wg sync.WaitGroup
@@ -186,7 +211,9 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 		return any, err
 	}
 	if any {
-		return true, c.reload(ctx)
+		err := c.reload(ctx)
+		c.notifySchema(ctx, version)
+		return true, err
 	}
 	return false, nil
 }

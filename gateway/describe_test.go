@@ -186,6 +186,7 @@ func describeHasRow(rows []string, row string) bool {
 }
 
 func TestDescribeCluster(t *testing.T) {
+	waitAlone(t)
 	sess := session(t, "")
 	var cluster, partitioner, snitch string
 	if err := sess.Query("DESCRIBE CLUSTER").Scan(&cluster, &partitioner, &snitch); err != nil {

@@ -38,7 +38,8 @@ func (c *conn) errorMessage(err error) message.Error {
 		unprepared  *unpreparedError
 		protocol    *protocolError
 		unavailable *sharding.UnavailableError
-		batchTO     *batchTimeoutError
+		writeTO     *writeTimeoutError
+		readTO      *readTimeoutError
 		funcFailure *translate.FunctionFailureError
 		pgErr       *pgconn.PgError
 	)
@@ -63,9 +64,12 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.Unavailable{ErrorMessage: unavailable.Error(),
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
-	case errors.As(err, &batchTO):
-		return &message.WriteTimeout{ErrorMessage: batchTO.Error(), Consistency: primitive.ConsistencyLevel(batchTO.consistency),
-			Received: int32(batchTO.received), BlockFor: int32(batchTO.blockFor), WriteType: batchTO.writeType}
+	case errors.As(err, &writeTO):
+		return &message.WriteTimeout{ErrorMessage: writeTO.Error(), Consistency: primitive.ConsistencyLevel(writeTO.consistency),
+			Received: int32(writeTO.received), BlockFor: int32(writeTO.blockFor), WriteType: writeTO.writeType}
+	case errors.As(err, &readTO):
+		return &message.ReadTimeout{ErrorMessage: readTO.Error(), Consistency: primitive.ConsistencyLevel(readTO.consistency),
+			Received: int32(readTO.received), BlockFor: int32(readTO.blockFor), DataPresent: readTO.dataPresent}
 	case errors.As(err, &funcFailure):
 		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
 			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}

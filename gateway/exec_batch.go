@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -46,6 +45,15 @@ type mutations struct {
 	spread bool
 	// gcGrace is the smallest gc_grace_seconds of the tables written.
 	gcGrace int64
+	// replicaSets are the replicas of each partition written, by keyspace
+	// and token: what the consistency level counts.
+	replicaSets map[partitionID][]int
+}
+
+// partitionID names a partition's replicas: one keyspace, one token.
+type partitionID struct {
+	keyspace string
+	token    int64
 }
 
 // mutation is one write of one row, range or partition on one shard.
@@ -76,6 +84,25 @@ func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]b
 	for _, shard := range replicas {
 		m.byShard[shard] = append(m.byShard[shard], mu)
 	}
+	if m.replicaSets == nil {
+		m.replicaSets = map[partitionID][]int{}
+	}
+	m.replicaSets[partitionID{p.Table.Keyspace, r.token}] = replicas
+}
+
+// require returns what level needs of each partition's replicas, or an
+// UnavailableError when too few of some partition's are up.
+func (m *mutations) require(level sharding.Consistency, localDC string) ([]sharding.Acks, [][]int, error) {
+	acks := make([]sharding.Acks, 0, len(m.replicaSets))
+	sets := make([][]int, 0, len(m.replicaSets))
+	for _, replicas := range m.replicaSets {
+		a := m.topo.Require(level, replicas, localDC)
+		if err := m.topo.Available(&a, replicas); err != nil {
+			return nil, nil, err
+		}
+		acks, sets = append(acks, a), append(sets, replicas)
+	}
+	return acks, sets, nil
 }
 
 // samePartition reports whether two writes fall in one partition: one
@@ -146,46 +173,97 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 			return err
 		}
 	}
-	parts := m.parts()
-	if kind != translate.LoggedBatch || !m.spread || len(parts) < 2 {
-		if errs := applyParts(ctx, m.topo, parts, nil); errs != nil {
-			return firstError(errs)
-		}
-		*resp = appendInt(*resp, resultVoid)
-		return nil
-	}
 	srv := c.srv
-	consistency := sharding.Consistency(items[0].e.params.consistency)
-	entry, err := srv.logBatch(ctx, m.topo, parts, m.gcGrace, consistency)
+	level := sharding.Consistency(items[0].e.params.consistency)
+	acks, sets, err := m.require(level, srv.cfg.Datacenter)
 	if err != nil {
 		return err
 	}
+	parts := m.parts()
+	logged := kind == translate.LoggedBatch && m.spread && len(parts) > 1
+	writeType := primitive.WriteTypeUnloggedBatch
+	if kind == translate.CounterBatch {
+		writeType = primitive.WriteTypeCounter
+	}
+	var entry *logEntry
+	if logged {
+		writeType = primitive.WriteTypeBatch
+		if entry, err = srv.logBatch(ctx, m.topo, parts, m.gcGrace, level); err != nil {
+			return err
+		}
+	}
 	var skip func(int) bool
-	if h := srv.hooks.dropBatchPart.Load(); h != nil {
+	if h := srv.hooks.dropBatchPart.Load(); h != nil && logged {
 		skip = *h
 	}
-	errs := applyParts(ctx, m.topo, parts, skip)
+	wctx, cancel := context.WithTimeout(ctx, srv.cfg.WriteTimeout)
+	errs := applyParts(wctx, m.topo, parts, skip)
+	cancel()
 	if errs == nil {
-		srv.forgetBatch(m.topo, entry)
+		if logged {
+			srv.forgetBatch(m.topo, entry)
+		}
 		*resp = appendInt(*resp, resultVoid)
 		return nil
 	}
-	// The batch log holds the batch: replaying it will finish the parts
-	// that did not apply.
-	applied := 0
-	for _, err := range errs {
+	applied := map[int]bool{}
+	for i, err := range errs {
 		if err == nil {
-			applied++
+			applied[parts[i].shard] = true
+		} else if permanent(err) {
+			return err
 		}
 	}
-	err = firstError(errs)
-	srv.log.Warn("logged batch applied on some shards only; the batch log will replay it",
-		"batch", uuidString(entry.id), "applied", applied, "shards", len(parts), "err", err)
-	if permanent(err) {
-		return err
+	if logged {
+		// The batch log holds the batch: replaying it will finish the
+		// parts that did not apply.
+		srv.log.Warn("logged batch applied on some shards only; the batch log will replay it",
+			"batch", uuidString(entry.id), "applied", len(applied), "shards", len(parts), "err", firstError(errs))
+	} else {
+		c.hintParts(m, parts, errs, kind == translate.CounterBatch)
 	}
-	return &batchTimeoutError{writeType: primitive.WriteTypeBatch, consistency: consistency,
-		received: applied, blockFor: len(parts), err: err}
+	for i, replicas := range sets {
+		for _, r := range replicas {
+			if applied[r] {
+				acks[i].Ack(m.topo.Shards[r].Info.DC)
+			}
+		}
+		if !acks[i].Met() {
+			return &writeTimeoutError{writeType: writeType, consistency: level, received: acks[i].Got(), blockFor: acks[i].Need(),
+				err: firstError(errs)}
+		}
+	}
+	*resp = appendInt(*resp, resultVoid)
+	return nil
+}
+
+// hintParts stores hints for the parts of an unlogged batch that did not
+// apply, each on another shard that is up. It does not wait for them. A
+// counter batch's part is hinted only if it certainly did not apply:
+// counter updates are not safe to apply twice.
+func (c *conn) hintParts(m *mutations, parts []shardPart, errs []error, counter bool) {
+	for i, err := range errs {
+		if err == nil || counter && !sharding.Unsent(err) {
+			continue
+		}
+		target := parts[i].shard
+		holder := -1
+		for r, sh := range m.topo.Shards {
+			if r != target && sh.Pool.Alive() {
+				holder = r
+				break
+			}
+		}
+		if holder < 0 {
+			continue
+		}
+		step, err := hintStep(m.topo.Shards[target].Info.HostID, parts[i].steps, m.gcGrace)
+		if err != nil {
+			continue
+		}
+		m.topo.Shards[holder].Pool.Submit(sharding.NewOp(step.Stmt, step.Args, step.Formats, nil))
+		c.srv.metrics.hintsWritten.Inc()
+	}
 }
 
 // maxTxAttempts bounds how many times a shard's part of a batch runs when
@@ -253,21 +331,3 @@ func permanent(err error) bool {
 	}
 	return true
 }
-
-// batchTimeoutError reports a logged batch that did not apply on every
-// shard, which Cassandra answers with a write timeout: of type BATCH when
-// the batch log holds the batch, and a replay will finish it; of type
-// BATCH_LOG when no copy of the log record is known to be durable, and
-// the batch may or may not apply.
-type batchTimeoutError struct {
-	writeType          primitive.WriteType
-	consistency        sharding.Consistency
-	received, blockFor int
-	err                error
-}
-
-func (e *batchTimeoutError) Error() string {
-	return fmt.Sprintf("Operation timed out - received only %d responses.", e.received)
-}
-
-func (e *batchTimeoutError) Unwrap() error { return e.err }

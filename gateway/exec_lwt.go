@@ -175,7 +175,7 @@ func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 		case ctx.Err() != nil && ballot:
 			// Waiting for the lock took the request's time, as Paxos
 			// contention does; nothing was written.
-			return nil, nil, &batchTimeoutError{writeType: primitive.WriteTypeCas, consistency: level,
+			return nil, nil, &writeTimeoutError{writeType: primitive.WriteTypeCas, consistency: level,
 				blockFor: len(replicas), err: ctx.Err()}
 		case ctx.Err() == nil && !errors.As(err, &pgErr):
 			// The connection failed; what ran on it is rolled back.
@@ -350,7 +350,7 @@ func applyConditional(ctx context.Context, tx *casTx, writes []casWrite, replica
 				acked++
 			}
 		}
-		return &batchTimeoutError{writeType: primitive.WriteTypeCas, consistency: writes[0].e.serialLevel(),
+		return &writeTimeoutError{writeType: primitive.WriteTypeCas, consistency: writes[0].e.serialLevel(),
 			received: acked, blockFor: len(replicas), err: replicaErr}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -247,21 +248,26 @@ func (e *execution) readPartition(ctx context.Context, placement *sharding.Place
 	if err := args.build(e, params, &rowArgs{key: key, token: int64(token), limit: w.sqlLimit(true, skip)}); err != nil {
 		return err
 	}
-	op := sharding.NewOp(read, args.args, binaryParams, sink)
-	e.topo.Shards[replicas[0]].Pool.Submit(op)
-	return op.Wait(ctx)
+	fresh := func() *rowBuffer { return &rowBuffer{w: w} }
+	repair := func(ctx context.Context, replicas []int) error {
+		return e.c.srv.repairPartition(ctx, w.plan.Table, int64(token), replicas)
+	}
+	return e.readReplicas(ctx, read, args.args, replicas, sink, fresh, e.c.srv.cfg.ReadTimeout, repair)
 }
 
-// scanRange is a run of token ranges read from one shard: (start, end].
+// scanRange is a run of token ranges, (start, end], with one list of
+// replicas: the one to read first leads.
 type scanRange struct {
 	start, end int64
-	shard      int
+	replicas   []int
 }
 
 // scanRanges splits the tokens in (lo, hi] into ranges read from one
-// replica each, in token order. A range's replica is the previous range's
-// when it holds the range too, so that runs of ranges merge into one query.
-func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64) []scanRange {
+// replica set each, in token order. A read of one replica reads a range
+// from the previous range's replica when that one holds it too and is up,
+// so that runs of ranges merge into one query; a read of several merges
+// runs of ranges with the same replicas.
+func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64, single bool) []scanRange {
 	var out []scanRange
 	add := func(start, end int64, rangeIndex int) {
 		start, end = max(start, lo), min(end, hi)
@@ -269,19 +275,26 @@ func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64) []sc
 		if start >= end || len(replicas) == 0 {
 			return
 		}
-		shard := replicas[0]
-		if n := len(out); n > 0 {
+		n := len(out)
+		if single {
+			first := -1
 			for _, r := range replicas {
-				if r == out[n-1].shard {
-					shard = r
+				if e.topo.Shards[r].Pool.Alive() && (first < 0 || n > 0 && r == out[n-1].replicas[0]) {
+					first = r
 				}
 			}
-			if out[n-1].shard == shard && out[n-1].end == start {
+			if first >= 0 && first != replicas[0] {
+				replicas = append([]int{first}, slices.DeleteFunc(slices.Clone(replicas), func(r int) bool { return r == first })...)
+			}
+			if n > 0 && out[n-1].end == start && out[n-1].replicas[0] == replicas[0] {
 				out[n-1].end = end
 				return
 			}
+		} else if n > 0 && out[n-1].end == start && sameSet(out[n-1].replicas, replicas) {
+			out[n-1].end = end
+			return
 		}
-		out = append(out, scanRange{start: start, end: end, shard: shard})
+		out = append(out, scanRange{start: start, end: end, replicas: replicas})
 	}
 	prev := int64(math.MinInt64)
 	for i, t := range e.topo.Ring.Tokens() {
@@ -290,6 +303,19 @@ func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64) []sc
 	}
 	add(prev, math.MaxInt64, 0) // the wrap-around part of range 0
 	return out
+}
+
+// sameSet reports whether two replica lists hold the same shards.
+func sameSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenBounds turns a query's token restrictions into the range (lo, hi]
@@ -341,10 +367,12 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 	if from != nil && from.unit-1 > lo {
 		lo = from.unit - 1
 	}
-	ranges := e.scanRanges(placement, lo, hi)
+	level := sharding.Consistency(e.params.consistency)
+	single := level == sharding.One || level == sharding.LocalOne || placement.Factor() <= 1
+	ranges := e.scanRanges(placement, lo, hi, single)
 	if len(ranges) == 0 {
 		if placement.Factor() == 0 {
-			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
+			return &sharding.UnavailableError{Consistency: level, Required: 1}
 		}
 		return nil
 	}
@@ -353,30 +381,37 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 	if w.page > 0 {
 		wave = 8
 	}
+	fresh := func() *rowBuffer { return &rowBuffer{w: w} }
 	for start := 0; start < len(ranges) && !w.done(); start += wave {
 		if start > 0 && w.page > 0 {
 			wave = min(wave*2, 32)
 		}
 		batch := ranges[start:min(start+wave, len(ranges))]
 		parts := make([]*rowBuffer, len(batch))
-		ops := make([]*sharding.Op, len(batch))
 		argsets := make([]argBuffer, len(batch))
 		for i, r := range batch {
 			skip := int32(0)
 			if start+i == 0 && from != nil {
 				skip = from.rows
 			}
-			parts[i] = &rowBuffer{w: w}
+			parts[i] = fresh()
 			if err := argsets[i].build(e, params, &rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false, skip)}); err != nil {
 				return err
 			}
-			ops[i] = sharding.NewOp(scan, argsets[i].args, binaryParams, parts[i])
-			e.topo.Shards[r.shard].Pool.Submit(ops[i])
 		}
-		for _, op := range ops {
-			if err := op.Wait(ctx); err != nil {
-				return err
+		errs := make([]error, len(batch))
+		var reads sync.WaitGroup
+		for i, r := range batch {
+			repair := func(ctx context.Context, replicas []int) error {
+				return e.c.srv.repairRange(ctx, p.Table, r.start, r.end, replicas)
 			}
+			reads.Go(func() {
+				errs[i] = e.readReplicas(ctx, scan, argsets[i].args, r.replicas, parts[i], fresh, e.c.srv.cfg.RangeTimeout, repair)
+			})
+		}
+		reads.Wait()
+		if err := firstError(errs); err != nil {
+			return err
 		}
 		if err := w.replay(parts, -1); err != nil {
 			return err

@@ -6,6 +6,9 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -35,8 +38,15 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 	if p.Conditions != nil {
 		return e.conditional(ctx, stmt, p, keys[0], &r, placement, resp)
 	}
+	if err := e.checkWriteConsistency(p.Table.Name, p.Counter); err != nil {
+		return err
+	}
 	npk := len(p.Table.PartitionKey)
-	var ops []*sharding.Op
+	var w *replicaWrites
+	if e.mutations == nil {
+		w = e.newReplicaWrites(p.Counter)
+	}
+	gcGrace := tableGCGrace(p.Table)
 	for _, key := range keys {
 		row := r
 		row.key = key
@@ -56,21 +66,34 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		}
 		// Every replica applies the same write; the reconciliation in its
 		// SQL makes the order in which replicas see writes irrelevant.
-		for _, shard := range replicas {
-			op := sharding.NewOp(stmt, args.args, binaryParams, nil)
-			e.topo.Shards[shard].Pool.Submit(op)
-			ops = append(ops, op)
+		steps := []sharding.Step{{Stmt: stmt, Args: args.args, Formats: binaryParams}}
+		if err := w.add(replicas, steps, gcGrace); err != nil {
+			return err
 		}
 	}
-	for _, op := range ops {
-		if werr := op.Wait(ctx); werr != nil && err == nil {
-			err = werr
-		}
+	if w == nil {
+		return nil
 	}
-	if err == nil && resp != nil {
+	w.send()
+	timeout, writeType := e.c.srv.cfg.WriteTimeout, primitive.WriteTypeSimple
+	if p.Counter {
+		timeout, writeType = e.c.srv.cfg.CounterWriteTimeout, primitive.WriteTypeCounter
+	}
+	if err := w.wait(ctx, timeout, writeType); err != nil {
+		return err
+	}
+	if resp != nil {
 		*resp = appendInt(*resp, resultVoid)
 	}
-	return err
+	return nil
+}
+
+// tableGCGrace returns a table's gc_grace_seconds.
+func tableGCGrace(t *pgschema.Table) int64 {
+	if g, err := strconv.ParseInt(t.Options[pgschema.OptGCGraceSeconds], 10, 64); err == nil {
+		return g
+	}
+	return defaultGCGrace
 }
 
 // timestamp returns a write's timestamp in microseconds: USING TIMESTAMP,

@@ -33,3 +33,9 @@ func counterValue(c prometheus.Counter) int {
 	}
 	return int(m.GetCounter().GetValue())
 }
+
+// HintsWritten returns how many hints the gateway stored.
+func (s *Server) HintsWritten() int { return counterValue(s.metrics.hintsWritten) }
+
+// ReadRepairs returns how many reads found their replicas disagreeing.
+func (s *Server) ReadRepairs() int { return counterValue(s.metrics.readRepairs) }

@@ -18,6 +18,14 @@ type metrics struct {
 	// batchlogReplays the records replayed, by result: applied or dropped.
 	batchlogWrites  prometheus.Counter
 	batchlogReplays *prometheus.CounterVec
+	// hintsWritten counts hints stored for replicas that missed a write,
+	// hintsReplayed those replayed, by result; shardUp is 1 per shard
+	// taken to be up, 0 while it is down.
+	hintsWritten  prometheus.Counter
+	hintsReplayed *prometheus.CounterVec
+	shardUp       *prometheus.GaugeVec
+	// readRepairs counts reads whose replicas disagreed and were repaired.
+	readRepairs prometheus.Counter
 }
 
 func newMetrics(s *Server) *metrics {
@@ -34,8 +42,19 @@ func newMetrics(s *Server) *metrics {
 		batchlogReplays: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "cqlpg_batchlog_replays_total", Help: "Batch log records replayed, by result (applied or dropped)."},
 			[]string{"result"}),
+		hintsWritten: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_hints_written_total", Help: "Hints stored for replicas that missed a write."}),
+		hintsReplayed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cqlpg_hints_replayed_total", Help: "Hints replayed, by result (applied or dropped)."},
+			[]string{"result"}),
+		readRepairs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_read_repairs_total", Help: "Reads whose replicas disagreed and were repaired before the answer."}),
+		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "cqlpg_shard_up", Help: "1 while the shard is taken to be up, 0 while it is down."},
+			[]string{"shard"}),
 	}
 	m.registry.MustRegister(m.requests, m.errors, m.connections, m.batchlogWrites, m.batchlogReplays,
+		m.hintsWritten, m.hintsReplayed, m.shardUp, m.readRepairs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))

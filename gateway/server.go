@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,14 @@ type Config struct {
 	ShardConns int
 	// RequestTimeout bounds every request.
 	RequestTimeout time.Duration
+	// The times replicas have to meet a consistency level, Cassandra's
+	// write_request_timeout, counter_write_request_timeout,
+	// read_request_timeout and range_request_timeout; past them the client
+	// gets a write or read timeout.
+	WriteTimeout        time.Duration
+	CounterWriteTimeout time.Duration
+	ReadTimeout         time.Duration
+	RangeTimeout        time.Duration
 	// MaxFrameSize is the largest request frame accepted.
 	MaxFrameSize int64
 	// Sweep sets the sweeper of expired data (sweeper.go).
@@ -42,7 +51,10 @@ type Config struct {
 	// often the shards' batch logs are checked for such records.
 	BatchlogTimeout  time.Duration
 	BatchlogInterval time.Duration
-	Log              *slog.Logger
+	// Gateways sets how gateways on the same shards find each other
+	// (gateways.go).
+	Gateways GatewaysConfig
+	Log      *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -67,6 +79,16 @@ func (c *Config) setDefaults() {
 	if c.MaxFrameSize <= 0 {
 		c.MaxFrameSize = 256 << 20
 	}
+	// Cassandra's defaults.
+	for _, d := range []struct {
+		t   *time.Duration
+		def time.Duration
+	}{{&c.WriteTimeout, 2 * time.Second}, {&c.CounterWriteTimeout, 5 * time.Second},
+		{&c.ReadTimeout, 5 * time.Second}, {&c.RangeTimeout, 10 * time.Second}} {
+		if *d.t <= 0 {
+			*d.t = d.def
+		}
+	}
 	// As Cassandra's: twice the write timeout, checked every ten seconds.
 	if c.BatchlogTimeout <= 0 {
 		c.BatchlogTimeout = 2 * c.RequestTimeout
@@ -74,6 +96,7 @@ func (c *Config) setDefaults() {
 	if c.BatchlogInterval <= 0 {
 		c.BatchlogInterval = 10 * time.Second
 	}
+	c.Gateways.setDefaults()
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
@@ -95,8 +118,10 @@ type Server struct {
 	cache   *stmtCache
 	metrics *metrics
 	sweeper *sweeper
-	hostID  [16]byte
-	started time.Time
+	// gateways registers this gateway with the others on the shards.
+	gateways *registry
+	hostID   [16]byte
+	started  time.Time
 
 	listener net.Listener
 	httpSrv  *http.Server
@@ -108,7 +133,9 @@ type Server struct {
 
 	stopReplay context.CancelFunc
 	replayDone chan struct{}
-	hooks      hooks
+	// shardUp wakes the hint replayer when a shard comes back up.
+	shardUp chan struct{}
+	hooks   hooks
 }
 
 // hooks let tests interrupt the gateway where a crash would.
@@ -123,7 +150,8 @@ type hooks struct {
 // the ring, and opens the listeners; Serve then accepts clients.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
+	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now(),
+		shardUp: make(chan struct{}, 1)}
 	s.metrics = newMetrics(s)
 	if cfg.HTTP != "" {
 		if err := s.startHTTP(); err != nil {
@@ -131,34 +159,62 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	var err error
-	if s.cluster, err = openCluster(ctx, cfg, s.log); err != nil {
+	if s.cluster, err = openCluster(ctx, cfg, s.log, s.shardChanged); err != nil {
 		s.closeHTTP()
 		return nil, err
 	}
-	s.hostID = s.identity()
+	for _, sh := range s.cluster.topology().Shards {
+		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
+	}
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.close()
 		s.closeHTTP()
 		return nil, err
 	}
+	s.hostID = s.identity()
 	s.sweeper = newSweeper(s)
 	replayCtx, stop := context.WithCancel(context.Background())
 	s.stopReplay, s.replayDone = stop, make(chan struct{})
+	var replayers sync.WaitGroup
+	replayers.Go(func() { s.replayBatchlog(replayCtx) })
+	replayers.Go(func() { s.replayHints(replayCtx) })
 	go func() {
-		defer close(s.replayDone)
-		s.replayBatchlog(replayCtx)
+		replayers.Wait()
+		close(s.replayDone)
 	}()
+	s.startGateways(ctx)
 	return s, nil
 }
 
-// identity derives the gateway's host id from its shards and address, so
-// that it stays the same across restarts.
+// shardChanged records a shard going down or up, and on up wakes the
+// hint replayer.
+func (s *Server) shardChanged(name string, up bool) {
+	v := 0.0
+	if up {
+		v = 1
+		select {
+		case s.shardUp <- struct{}{}:
+		default:
+		}
+	}
+	s.metrics.shardUp.WithLabelValues(name).Set(v)
+}
+
+// identity derives the gateway's host id from its shards and the address
+// it listens on, so that it stays the same across restarts and differs
+// between the gateways on the same shards: the port a listener on port 0
+// got, and the host's name for a wildcard address, which every host has.
 func (s *Server) identity() [16]byte {
 	h := sha256.New()
 	for _, sh := range s.cluster.topology().Shards {
 		h.Write(sh.Info.HostID[:])
 	}
-	h.Write([]byte(s.cfg.Listen))
+	addr := s.listener.Addr()
+	h.Write([]byte(addr.String()))
+	if a, ok := addr.(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		name, _ := os.Hostname()
+		h.Write([]byte(name))
+	}
 	var id [16]byte
 	copy(id[:], h.Sum(nil))
 	id[6] = id[6]&0x0f | 0x40
@@ -210,6 +266,9 @@ func (s *Server) Serve() error {
 // ctx ends, then closes every connection and shard pool.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
+	// Leave the other gateways' peers first, so that drivers stop opening
+	// connections to this one.
+	s.gateways.stop()
 	s.listener.Close()
 	s.mu.Lock()
 	for c := range s.conns {

@@ -27,6 +27,10 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 	switch p.Table.Keyspace + "." + p.Table.Name {
 	case "system.local":
 		rows = []virtualRow{e.localRow()}
+	case "system.peers":
+		rows = e.peerRows(false)
+	case "system.peers_v2":
+		rows = e.peerRows(true)
 	case "system_schema.keyspaces":
 		rows = e.keyspaceRows()
 	case "system_schema.tables":
@@ -100,17 +104,16 @@ func (e *execution) matches(row virtualRow, rs []translate.Restriction) (bool, e
 
 // localRow describes this gateway as the node a driver is connected to.
 // The addresses are those the client reached, so drivers connect back to
-// them.
+// them. Its tokens are its share of the ring among the alive gateways
+// (gateways.go).
 func (e *execution) localRow() virtualRow {
 	s := e.c.srv
 	ip, port := net.IPv4(127, 0, 0, 1), 9042
 	if addr, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
 		ip, port = addr.IP, addr.Port
 	}
-	var tokens []string
-	for _, t := range e.topo.Ring.Tokens() {
-		tokens = append(tokens, t.String())
-	}
+	set := s.gateways.current()
+	tokens := set.tokens(e.topo.Ring.Tokens(), set.self)
 	return virtualRow{
 		"key":                     textValue("local"),
 		"bootstrapped":            textValue("COMPLETED"),
@@ -132,6 +135,40 @@ func (e *execution) localRow() virtualRow {
 		"schema_version":          uuidValue(e.schema.Version),
 		"tokens":                  textSetValue(tokens),
 	}
+}
+
+// peerRows describes the other alive gateways, as system.peers_v2 with v2
+// and as the legacy system.peers without, each with its share of the
+// ring. The legacy table has no port: drivers reading it connect to every
+// peer on the port they were given.
+func (e *execution) peerRows(v2 bool) []virtualRow {
+	set := e.c.srv.gateways.current()
+	ring := e.topo.Ring.Tokens()
+	var rows []virtualRow
+	for i, g := range set.all {
+		if i == set.self {
+			continue
+		}
+		addr := g.addr.AsSlice()
+		row := virtualRow{
+			"peer":            addr,
+			"data_center":     textValue(g.datacenter),
+			"host_id":         uuidValue(g.hostID),
+			"preferred_ip":    addr,
+			"rack":            textValue(g.rack),
+			"release_version": textValue(g.release),
+			"schema_version":  uuidValue(g.schemaVersion),
+			"tokens":          textSetValue(set.tokens(ring, i)),
+		}
+		if v2 {
+			row["peer_port"], row["preferred_port"] = intValue(7000), intValue(7000)
+			row["native_address"], row["native_port"] = addr, intValue(int32(g.port))
+		} else {
+			row["rpc_address"] = addr
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // schemaKeyspaces lists the keyspaces system_schema shows: the user's and

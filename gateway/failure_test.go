@@ -1,0 +1,415 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+)
+
+// The failure tests run a gateway on three PostgreSQL servers of their
+// own, with RF=3 keyspaces, and kill, pause and restart those servers
+// under load.
+
+// failureCluster is a gateway on three shards a test may break.
+type failureCluster struct {
+	clusters []*localpg.Cluster
+	gw       *gateway.Server
+}
+
+func startFailureCluster(t *testing.T) *failureCluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(stop)
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), RequestTimeout: 4 * time.Second,
+		WriteTimeout: time.Second, ReadTimeout: time.Second, RangeTimeout: 2 * time.Second}
+	for _, c := range clusters {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+	}
+	s, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(func() {
+		for _, c := range clusters {
+			c.Resume()
+		}
+		s.Shutdown(context.Background())
+	})
+	return &failureCluster{clusters: clusters, gw: s}
+}
+
+// shardDigest returns a digest of every row of a table as one shard holds
+// it, bookkeeping columns included.
+func (fc *failureCluster) shardDigest(t *testing.T, shard int, table string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, fc.clusters[shard].URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	var sum *string
+	if err := conn.QueryRow(ctx, "SELECT count(*), md5(string_agg(t::text, ',' ORDER BY t::text)) FROM "+table+" t").
+		Scan(&n, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum == nil {
+		return "0 rows"
+	}
+	return fmt.Sprintf("%d rows %s", n, *sum)
+}
+
+// pendingHints counts the hints every shard holds.
+func (fc *failureCluster) pendingHints(t *testing.T) int {
+	t.Helper()
+	ctx := context.Background()
+	total := 0
+	for _, c := range fc.clusters {
+		conn, err := pgx.Connect(ctx, c.URL())
+		if err != nil {
+			return -1
+		}
+		var n int
+		err = conn.QueryRow(ctx, "SELECT count(*) FROM cqlpg.hints").Scan(&n)
+		conn.Close(ctx)
+		if err != nil {
+			return -1
+		}
+		total += n
+	}
+	return total
+}
+
+// ack is a write a client had acknowledged.
+type ack struct{ k, c, v int }
+
+// TestFailureShardKilledUnderQuorum kills one shard's server during a
+// mixed QUORUM load: every QUORUM operation succeeds and reads what was
+// acknowledged, ALL gets Unavailable once the gateway sees the shard
+// down, and after a restart, hints and repair the three shards hold the
+// same data, with every acknowledged write.
+func TestFailureShardKilledUnderQuorum(t *testing.T) {
+	fc := startFailureCluster(t)
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE fk.t (k int, c int, v int, PRIMARY KEY (k, c))")
+
+	var (
+		mu      sync.Mutex
+		acked   []ack
+		stop    atomic.Bool
+		ops     atomic.Int64
+		workers sync.WaitGroup
+	)
+	for w := range 6 {
+		workers.Go(func() {
+			for seq := 0; !stop.Load(); seq++ {
+				a := ack{k: rand.IntN(40), c: w*1_000_000 + seq, v: seq}
+				if err := sess.Query("INSERT INTO fk.t (k, c, v) VALUES (?, ?, ?)", a.k, a.c, a.v).Exec(); err != nil {
+					t.Errorf("QUORUM write: %v", err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, a)
+				prev := acked[rand.IntN(len(acked))]
+				mu.Unlock()
+				var v int
+				if err := sess.Query("SELECT v FROM fk.t WHERE k = ? AND c = ?", prev.k, prev.c).Scan(&v); err != nil || v != prev.v {
+					t.Errorf("QUORUM read of an acknowledged write %v: %d, %v", prev, v, err)
+					return
+				}
+				ops.Add(2)
+			}
+		})
+	}
+	time.Sleep(time.Second)
+	const victim = 1
+	if err := fc.clusters[victim].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := ops.Load()
+	time.Sleep(2 * time.Second)
+
+	// ALL: Unavailable, once a failure has shown the shard down.
+	all := gocql.All
+	deadline := time.Now().Add(5 * time.Second)
+	var unavailable *gocql.RequestErrUnavailable
+	for {
+		err := sess.Query("INSERT INTO fk.t (k, c, v) VALUES (1, -1, 0)").Consistency(all).Exec()
+		if errors.As(err, &unavailable) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ALL write with a shard down: %v, want Unavailable", err)
+		}
+	}
+	for range 5 {
+		err := sess.Query("INSERT INTO fk.t (k, c, v) VALUES (1, -1, 0)").Consistency(all).Exec()
+		if !errors.As(err, &unavailable) || unavailable.Required != 3 || unavailable.Alive != 2 || unavailable.Consistency != all {
+			t.Fatalf("ALL write: %v, want Unavailable required 3 alive 2", err)
+		}
+		var v int
+		err = sess.Query("SELECT v FROM fk.t WHERE k = 1 AND c = -1").Consistency(all).Scan(&v)
+		if !errors.As(err, &unavailable) || unavailable.Required != 3 || unavailable.Alive != 2 {
+			t.Fatalf("ALL read: %v, want Unavailable required 3 alive 2", err)
+		}
+	}
+	stop.Store(true)
+	workers.Wait()
+	if t.Failed() {
+		return
+	}
+	t.Logf("%d QUORUM operations, %d after the kill; %d hints, %d read repairs",
+		ops.Load(), ops.Load()-killedAt, fc.gw.HintsWritten(), fc.gw.ReadRepairs())
+	if fc.gw.HintsWritten() == 0 {
+		t.Error("no hint stored for the writes the killed shard missed")
+	}
+
+	// Back up: hints replay, repair finishes, the shards agree.
+	ctx := context.Background()
+	restarted := time.Now()
+	if err := fc.clusters[victim].Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for fc.pendingHints(t) != 0 {
+		if time.Since(restarted) > 30*time.Second {
+			t.Fatalf("hints not replayed after 30 s: %d left", fc.pendingHints(t))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	hinted := time.Since(restarted)
+	if _, err := fc.gw.Repair(ctx, gateway.RepairOptions{Keyspace: "fk", Table: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	agreed := time.Since(restarted)
+	want := fc.shardDigest(t, 0, "fk.t")
+	for shard := 1; shard < 3; shard++ {
+		if got := fc.shardDigest(t, shard, "fk.t"); got != want {
+			t.Errorf("shard %d holds %s, shard 0 %s", shard, got, want)
+		}
+	}
+	t.Logf("restart to hints replayed %v, to full agreement %v", hinted.Round(time.Millisecond), agreed.Round(time.Millisecond))
+
+	// Every acknowledged write, on every shard.
+	for shard := range 3 {
+		conn, err := pgx.Connect(ctx, fc.clusters[shard].URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := map[[2]int]int{}
+		rows, _ := conn.Query(ctx, "SELECT k, c, v FROM fk.t")
+		var k, c, v int
+		_, err = pgx.ForEachRow(rows, []any{&k, &c, &v}, func() error { stored[[2]int{k, c}] = v; return nil })
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range acked {
+			if got, ok := stored[[2]int{a.k, a.c}]; !ok || got != a.v {
+				t.Fatalf("shard %d lost acknowledged write %v", shard, a)
+			}
+		}
+	}
+}
+
+// TestFailureTwoShardsKilled: with two of three replicas down, QUORUM is
+// refused promptly as Unavailable, and ONE still reads and writes.
+func TestFailureTwoShardsKilled(t *testing.T) {
+	fc := startFailureCluster(t)
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE f2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE f2.t (k int PRIMARY KEY, v int)",
+		"INSERT INTO f2.t (k, v) VALUES (1, 1)")
+	for _, shard := range []int{0, 2} {
+		if err := fc.clusters[shard].Kill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var unavailable *gocql.RequestErrUnavailable
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		err := sess.Query("INSERT INTO f2.t (k, v) VALUES (2, 2)").Exec()
+		if took := time.Since(start); took > 1500*time.Millisecond {
+			t.Fatalf("QUORUM write took %v with two shards down: %v", took, err)
+		}
+		if errors.As(err, &unavailable) {
+			break
+		}
+		// The first write may meet the dead shards before they are
+		// known down: a write timeout, at once.
+		if attempt == 2 {
+			t.Fatalf("QUORUM write with two shards down: %v, want Unavailable", err)
+		}
+	}
+	if unavailable.Required != 2 || unavailable.Alive != 1 {
+		t.Errorf("Unavailable: required %d alive %d, want 2 and 1", unavailable.Required, unavailable.Alive)
+	}
+	start := time.Now()
+	var v int
+	err := sess.Query("SELECT v FROM f2.t WHERE k = 1").Scan(&v)
+	if !errors.As(err, &unavailable) || time.Since(start) > time.Second {
+		t.Errorf("QUORUM read with two shards down: %v after %v, want Unavailable at once", err, time.Since(start))
+	}
+	one := gocql.One
+	if err := sess.Query("INSERT INTO f2.t (k, v) VALUES (3, 3)").Consistency(one).Exec(); err != nil {
+		t.Fatalf("ONE write: %v", err)
+	}
+	for k, want := range map[int]int{1: 1, 3: 3} {
+		if err := sess.Query("SELECT v FROM f2.t WHERE k = ?", k).Consistency(one).Scan(&v); err != nil || v != want {
+			t.Errorf("ONE read of %d: %d, %v", k, v, err)
+		}
+	}
+	// A QUORUM write refused with a timeout may have applied on the live
+	// replica, as in Cassandra: k = 2 may be there.
+	got := readText(t, sess.Query("SELECT k, v FROM f2.t").Consistency(one))
+	if !slices.Contains(got.rows, "1 | 1") || !slices.Contains(got.rows, "3 | 3") {
+		t.Errorf("ONE scan: %q", got.rows)
+	}
+}
+
+// TestFailureSlowShard: a shard that stops answering makes ALL time out
+// with Cassandra's fields, after the configured timeout and no later.
+func TestFailureSlowShard(t *testing.T) {
+	fc := startFailureCluster(t)
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE fs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE fs.t (k int PRIMARY KEY, v int)",
+		"INSERT INTO fs.t (k, v) VALUES (1, 1)")
+	if err := fc.clusters[1].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	all := gocql.All
+	start := time.Now()
+	err := sess.Query("INSERT INTO fs.t (k, v) VALUES (1, 2)").Consistency(all).Exec()
+	took := time.Since(start)
+	var wto *gocql.RequestErrWriteTimeout
+	if !errors.As(err, &wto) || wto.Received != 2 || wto.BlockFor != 3 || wto.WriteType != "SIMPLE" || wto.Consistency != all {
+		t.Errorf("ALL write to a paused shard: %v, want a SIMPLE write timeout, received 2 of 3", err)
+	}
+	if took < 900*time.Millisecond || took > 2500*time.Millisecond {
+		t.Errorf("ALL write timed out after %v, want the 1 s write timeout", took)
+	}
+	start = time.Now()
+	var v int
+	err = sess.Query("SELECT v FROM fs.t WHERE k = 1").Consistency(all).Scan(&v)
+	took = time.Since(start)
+	var rto *gocql.RequestErrReadTimeout
+	if !errors.As(err, &rto) || rto.Received != 2 || rto.BlockFor != 3 || rto.Consistency != all {
+		t.Errorf("ALL read from a paused shard: %v, want a read timeout, received 2 of 3", err)
+	}
+	if took > 2500*time.Millisecond {
+		t.Errorf("ALL read timed out after %v, want the 1 s read timeout", took)
+	}
+	if err := fc.clusters[1].Resume(); err != nil {
+		t.Fatal(err)
+	}
+	// Back: ALL works again, and sees the write that timed out, which
+	// applied on the replicas that were up and reached the slow one late.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err = sess.Query("SELECT v FROM fs.t WHERE k = 1").Consistency(all).Scan(&v)
+		if err == nil && v == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ALL read after the shard resumed: %d, %v", v, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// BenchmarkReplicatedWrites measures writes through gocql on the shared
+// three-shard gateway at RF=1 and at RF=3 with QUORUM, from parallel
+// clients: the price of replication on one machine, where the three
+// servers share its cores.
+func BenchmarkReplicatedWrites(b *testing.B) {
+	sess := sessionOn(b, gw, "")
+	for _, rf := range []int{1, 3} {
+		ks := fmt.Sprintf("repl_bench_%d", rf)
+		exec(b, sess, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = "+
+			"{'class': 'SimpleStrategy', 'replication_factor': %d}", ks, rf),
+			"CREATE TABLE IF NOT EXISTS "+ks+".t (k int PRIMARY KEY, v text)")
+		var i atomic.Int64
+		b.Run(fmt.Sprintf("rf%d-quorum", rf), func(b *testing.B) {
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := sess.Query("INSERT INTO "+ks+".t (k, v) VALUES (?, 'value')", i.Add(1)).Exec(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestReadRepair makes one replica newer than the others behind the
+// gateway's back: a read at ALL answers the newest value and leaves the
+// replicas equal, for a partition read and for a range scan.
+func TestReadRepair(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE rr WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE rr.t (k int PRIMARY KEY, v int)",
+		"INSERT INTO rr.t (k, v) VALUES (1, 1)",
+		"INSERT INTO rr.t (k, v) VALUES (2, 2)")
+	ctx := context.Background()
+	onShard := func(shard int, sql string) []string {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, shardURLs[shard])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		rows, _ := conn.Query(ctx, sql)
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	replicas, _, err := gw.PartitionReplicas("rr", "t", []byte{0, 0, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A plain SQL write is a new cell, newer than the gateway's.
+	onShard(replicas[2], "UPDATE rr.t SET v = 10 WHERE k = 1 RETURNING ''")
+	onShard(replicas[1], "UPDATE rr.t SET v = 20 WHERE k = 2 RETURNING ''")
+	before := gw.ReadRepairs()
+	all := gocql.All
+	var v int
+	if err := sess.Query("SELECT v FROM rr.t WHERE k = 1").Consistency(all).Scan(&v); err != nil || v != 10 {
+		t.Fatalf("ALL read of a partition one replica has newer: %d, %v", v, err)
+	}
+	got := readText(t, sess.Query("SELECT k, v FROM rr.t").Consistency(all))
+	if !slices.Equal(got.rows, []string{"1 | 10", "2 | 20"}) && !slices.Equal(got.rows, []string{"2 | 20", "1 | 10"}) {
+		t.Fatalf("ALL scan: %q", got.rows)
+	}
+	if gw.ReadRepairs() < before+2 {
+		t.Errorf("%d read repairs, want 2", gw.ReadRepairs()-before)
+	}
+	want := onShard(0, `SELECT k || ':' || v || ':' || "v$wt" FROM rr.t ORDER BY k`)
+	for shard := 1; shard < 3; shard++ {
+		if got := onShard(shard, `SELECT k || ':' || v || ':' || "v$wt" FROM rr.t ORDER BY k`); !slices.Equal(got, want) {
+			t.Errorf("after read repair shard %d holds %q, shard 0 %q", shard, got, want)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Hints (the catalog's cqlpg.hints table) keep the writes a replica
+// missed. replicas.go writes one, on a shard that is up, for each replica
+// that was down, failed, or had not answered when the client was answered;
+// every gateway replays the hints of replicas that are up, oldest first,
+// and deletes them. A hint is the write's SQL and parameters in the batch
+// log's record format, so replaying needs neither the parser nor the
+// schema, and repeats the write exactly. Hints older than their table's
+// gc_grace_seconds are dropped instead: the tombstones they would meet may
+// be purged, and only a repair can then bring the replica up to date.
+
+var (
+	stmtHintInsert = sharding.NewStatement("INSERT INTO cqlpg.hints (target, replay_until, mutation) "+
+		"VALUES ($1, now() + $2 * interval '1 second', $3)", []uint32{oidUUID, oidInt8, oidBytea})
+)
+
+// hintStep returns the statement that stores a hint of steps for the
+// shard with host id target.
+func hintStep(target [16]byte, steps []sharding.Step, gcGrace int64) (sharding.Step, error) {
+	rec := batchRecord{parts: []batchPart{{shard: target, steps: steps}}}
+	mutation := appendBatchRecord(nil, &rec)
+	var grace [8]byte
+	putInt64(grace[:], gcGrace)
+	return sharding.Step{Stmt: stmtHintInsert, Args: [][]byte{target[:], grace[:], mutation}, Formats: binaryParams}, nil
+}
+
+func putInt64(b []byte, v int64) {
+	for i := range 8 {
+		b[i] = byte(v >> (56 - 8*i))
+	}
+}
+
+// hintReplayInterval is how often the shards are checked for hints of
+// replicas that are up; a shard coming back up triggers a check at once.
+const hintReplayInterval = time.Second
+
+// hintReplayLimit is how many hints one replay transaction takes.
+const hintReplayLimit = 256
+
+// replayHints replays hints until ctx ends.
+func (s *Server) replayHints(ctx context.Context) {
+	tick := time.NewTicker(hintReplayInterval)
+	defer tick.Stop()
+	for {
+		s.replayAllHints(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.shardUp:
+		}
+	}
+}
+
+// replayAllHints replays every hint held by a shard that is up for a
+// replica that is up.
+func (s *Server) replayAllHints(ctx context.Context) {
+	topo := s.cluster.topology()
+	for holder, sh := range topo.Shards {
+		if !sh.Pool.Alive() || ctx.Err() != nil {
+			continue
+		}
+		hctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		var targets [][16]byte
+		rows, err := s.cluster.control[holder].Query(hctx, "SELECT DISTINCT target FROM cqlpg.hints")
+		if err == nil {
+			targets, err = pgx.CollectRows(rows, pgx.RowTo[[16]byte])
+		}
+		for _, target := range targets {
+			t := shardOf(topo, target)
+			if t < 0 || !topo.Shards[t].Pool.Alive() {
+				continue
+			}
+			for err == nil {
+				var n int
+				if n, err = s.replayHintBatch(hctx, topo, holder, t); n < hintReplayLimit {
+					break
+				}
+			}
+		}
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("cannot replay hints", "shard", sh.Info.Name, "err", err)
+		}
+	}
+}
+
+// storedHint is a hint read for replay.
+type storedHint struct {
+	id       int64
+	expired  bool
+	mutation []byte
+}
+
+// replayHintBatch replays up to hintReplayLimit hints for target held by
+// holder, each under a row lock that keeps other gateways from replaying
+// it at the same time, and deletes those applied or dropped. It returns
+// how many it read.
+func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, error) {
+	n := 0
+	err := pgx.BeginFunc(ctx, s.cluster.control[holder], func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, "SELECT id, replay_until < now(), mutation FROM cqlpg.hints "+
+			"WHERE target = $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED", topo.Shards[target].Info.HostID, hintReplayLimit)
+		hints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storedHint, error) {
+			var h storedHint
+			err := row.Scan(&h.id, &h.expired, &h.mutation)
+			return h, err
+		})
+		if err != nil {
+			return err
+		}
+		n = len(hints)
+		var parts []shardPart
+		var ids, done []int64
+		for _, h := range hints {
+			rec, err := decodeBatchRecord(h.mutation)
+			if h.expired || err != nil || len(rec.parts) != 1 {
+				s.log.Error("hint dropped: older than gc_grace_seconds or unreadable; repair the replica",
+					"shard", topo.Shards[target].Info.Name, "err", err)
+				s.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
+				done = append(done, h.id)
+				continue
+			}
+			parts = append(parts, shardPart{shard: target, steps: rec.parts[0].steps})
+			ids = append(ids, h.id)
+		}
+		for i, err := range replayParts(ctx, topo, parts) {
+			switch {
+			case err == nil:
+				s.metrics.hintsReplayed.WithLabelValues("applied").Inc()
+			case permanent(err):
+				s.log.Error("hint cannot be replayed; dropped", "shard", topo.Shards[target].Info.Name, "err", err)
+				s.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
+			default:
+				continue
+			}
+			done = append(done, ids[i])
+		}
+		if len(done) == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM cqlpg.hints WHERE target = $1 AND id = ANY($2)", topo.Shards[target].Info.HostID, done)
+		return err
+	})
+	return n, err
+}
+
+// replayParts applies parts, each in its own transaction, all at once,
+// and returns each one's error.
+func replayParts(ctx context.Context, topo *sharding.Topology, parts []shardPart) []error {
+	errs := make([]error, len(parts))
+	ops := make([]*sharding.Op, len(parts))
+	for i, p := range parts {
+		ops[i] = sharding.NewTx(p.steps, nil)
+		topo.Shards[p.shard].Pool.Submit(ops[i])
+	}
+	for i, op := range ops {
+		errs[i] = op.Wait(ctx)
+	}
+	return errs
+}

@@ -1,0 +1,264 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// A read asks as many replicas as its consistency level needs. With one,
+// it reads the first replica that is up, and moves to the next if that one
+// fails before sending a row. With more, one replica sends the data and
+// every one a digest of the same rows; when the digests differ, the
+// replicas are repaired (their cells reconciled by write time, Cassandra's
+// rules) and the data is read again, so the answer is the reconciled one
+// and the replicas asked agree afterwards, as Cassandra's blocking read
+// repair does.
+
+// digestSeed makes the digests of one gateway comparable with each other.
+var digestSeed = maphash.MakeSeed()
+
+// digestSink hashes the rows a replica sends, passing them on to inner
+// when it is set.
+type digestSink struct {
+	inner sharding.RowSink
+	h     maphash.Hash
+	rows  int
+}
+
+func newDigestSink(inner sharding.RowSink) *digestSink {
+	d := &digestSink{inner: inner}
+	d.h.SetSeed(digestSeed)
+	return d
+}
+
+// Row implements sharding.RowSink.
+func (d *digestSink) Row(values [][]byte) error {
+	var n [4]byte
+	for _, v := range values {
+		l := uint32(len(v))
+		if v == nil {
+			l = 1<<32 - 1
+		}
+		n[0], n[1], n[2], n[3] = byte(l>>24), byte(l>>16), byte(l>>8), byte(l)
+		d.h.Write(n[:])
+		d.h.Write(v)
+	}
+	d.rows++
+	if d.inner != nil {
+		return d.inner.Row(values)
+	}
+	return nil
+}
+
+// guardSink passes rows on to inner, counting them, until closed: a read
+// abandoned at its timeout still runs to its end on the shard, and its
+// late rows must not reach a response already sent.
+type guardSink struct {
+	mu     sync.Mutex
+	inner  sharding.RowSink
+	rows   int
+	closed bool
+}
+
+func (g *guardSink) Row(values [][]byte) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errAbandoned
+	}
+	g.rows++
+	return g.inner.Row(values)
+}
+
+// close stops rows from reaching inner, and returns how many did.
+func (g *guardSink) close() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	return g.rows
+}
+
+var errAbandoned = errors.New("read abandoned at its timeout")
+
+// readPlan is which replicas one read asks.
+type readPlan struct {
+	acks sharding.Acks
+	// order lists the replicas that are up, those that count for the
+	// level first.
+	order []int
+	// ask is how many of order the read asks at first.
+	ask int
+}
+
+// planRead picks the replicas of a read, or refuses it as Unavailable.
+func (e *execution) planRead(replicas []int) (readPlan, error) {
+	topo := e.topo
+	local := e.c.srv.cfg.Datacenter
+	level := sharding.Consistency(e.params.consistency)
+	p := readPlan{acks: topo.Require(level, replicas, local)}
+	if err := topo.Available(&p.acks, replicas); err != nil {
+		return p, err
+	}
+	localFirst := level == sharding.LocalOne || level == sharding.LocalQuorum || level == sharding.LocalSerial
+	for _, r := range replicas {
+		if topo.Shards[r].Pool.Alive() && (!localFirst || topo.Shards[r].Info.DC == local) {
+			p.order = append(p.order, r)
+		}
+	}
+	for _, r := range replicas {
+		if localFirst && topo.Shards[r].Pool.Alive() && topo.Shards[r].Info.DC != local {
+			p.order = append(p.order, r)
+		}
+	}
+	sim := p.acks
+	for p.ask < len(p.order) && !sim.Met() {
+		sim.Ack(topo.Shards[p.order[p.ask]].Info.DC)
+		p.ask++
+	}
+	p.ask = max(p.ask, 1)
+	return p, nil
+}
+
+// readReplicas runs a read on the replicas its level needs and sends the
+// reconciled rows to sink. fresh returns an empty buffer for the data of a
+// read that asks several replicas; repair reconciles what the read covers
+// on the replicas it is given.
+func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, args [][]byte, replicas []int,
+	sink sharding.RowSink, fresh func() *rowBuffer, timeout time.Duration, repair func(context.Context, []int) error) error {
+	level := sharding.Consistency(e.params.consistency)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if isSerial(level) {
+		// The partition's first replica, whose lock the read holds, has
+		// every conditional write that applied (exec_lwt.go), and only
+		// those: another replica may hold a write that failed.
+		return e.readOne(ctx, stmt, args, replicas[:1], sink, level)
+	}
+	p, err := e.planRead(replicas)
+	if err != nil {
+		return err
+	}
+	if p.ask == 1 {
+		return e.readOne(ctx, stmt, args, p.order, sink, level)
+	}
+	// Each replica asked sends a digest; the first also its data. A
+	// replica that fails is replaced by the next one up, which takes over
+	// the data when the failed one had it.
+	data := fresh()
+	sinks := make([]*digestSink, 0, len(p.order))
+	dataOp := 0
+	notify := make(chan *sharding.Op, len(p.order))
+	submit := func(i int) {
+		var inner sharding.RowSink
+		if i == dataOp {
+			data = fresh()
+			inner = data
+		}
+		sinks = append(sinks, newDigestSink(inner))
+		e.topo.Shards[p.order[i]].Pool.Submit(sharding.NewNotifyOp(stmt, args, binaryParams, sinks[i], notify, i))
+	}
+	for i := range p.ask {
+		submit(i)
+	}
+	pending, received, dataPresent := p.ask, 0, false
+	ok := make([]bool, len(p.order))
+	for pending > 0 && received < p.ask {
+		select {
+		case op := <-notify:
+			pending--
+			err := op.Err()
+			switch {
+			case err == nil:
+				received++
+				ok[op.Tag] = true
+				dataPresent = dataPresent || op.Tag == dataOp
+				continue
+			case permanent(err):
+				return err
+			}
+			if next := len(sinks); next < len(p.order) {
+				if op.Tag == dataOp {
+					dataOp = next
+				}
+				submit(next)
+				pending++
+			}
+		case <-ctx.Done():
+			return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: dataPresent}
+		}
+	}
+	if received < p.ask {
+		return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: dataPresent}
+	}
+	agree := ok[dataOp]
+	for i, s := range sinks {
+		if ok[i] {
+			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
+		}
+	}
+	if !agree {
+		e.c.srv.metrics.readRepairs.Inc()
+		var asked []int
+		for i, answered := range ok {
+			if answered {
+				asked = append(asked, p.order[i])
+			}
+		}
+		err := repair(ctx, asked)
+		if errors.Is(err, errCounterRepair) {
+			// Counter replicas hold totals, which cannot be reconciled:
+			// the data replica's stands.
+			return deliver(data, sink)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: true}
+			}
+			return err
+		}
+		data = fresh()
+		if err := e.readOne(ctx, stmt, args, p.order[dataOp:dataOp+1], data, level); err != nil {
+			return err
+		}
+	}
+	return deliver(data, sink)
+}
+
+// readOne reads from the first replica of order that answers, moving on
+// when one fails before sending any row.
+func (e *execution) readOne(ctx context.Context, stmt *sharding.Statement, args [][]byte, order []int,
+	sink sharding.RowSink, level sharding.Consistency) error {
+	var err error
+	for _, r := range order {
+		guard := &guardSink{inner: sink}
+		op := sharding.NewOp(stmt, args, binaryParams, guard)
+		e.topo.Shards[r].Pool.Submit(op)
+		err = op.Wait(ctx)
+		if rows := guard.close(); err == nil || permanent(err) || rows > 0 || ctx.Err() != nil {
+			break
+		}
+	}
+	var se *sharding.ShardError
+	if ctx.Err() != nil || errors.As(err, &se) {
+		return &readTimeoutError{consistency: level, received: 0, blockFor: 1}
+	}
+	return err
+}
+
+// deliver hands the rows of a read that asked several replicas to the
+// sink the caller gave.
+func deliver(data *rowBuffer, sink sharding.RowSink) error {
+	switch s := sink.(type) {
+	case *rowBuffer:
+		*s = *data
+		return nil
+	case *rowWriter:
+		return s.replay([]*rowBuffer{data}, -1)
+	}
+	panic("deliver: unexpected sink")
+}

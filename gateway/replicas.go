@@ -1,0 +1,275 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// A write goes to every replica of its partition that is up, in parallel,
+// and is answered once the consistency level's count of replicas has
+// acknowledged it. Before anything is sent, a level that too few live
+// replicas could meet is refused as Unavailable. A replica that is down,
+// fails, or has not answered when the client is answered gets a hint: the
+// write is kept on a shard that is up and replayed to the replica when it
+// is back (hints.go). A level that is not met in time is answered with a
+// write timeout, as Cassandra's coordinator does; the write may still
+// apply, and its hints still finish it.
+
+// replicaWrites is one request's writes on their way to the replicas.
+type replicaWrites struct {
+	e       *execution
+	level   sharding.Consistency
+	counter bool
+	// parts are the partitions written, each with its acknowledgements.
+	parts []partitionWrite
+	// sends are the ops sent, indexed by their tags.
+	sends   []replicaSend
+	notify  chan *sharding.Op
+	pending int
+}
+
+// partitionWrite is the writes to one partition's replicas.
+type partitionWrite struct {
+	acks     sharding.Acks
+	replicas []int
+	gcGrace  int64
+}
+
+// replicaSend is one op sent: a write to a replica, or the hint standing
+// in for one.
+type replicaSend struct {
+	part  int
+	shard int
+	steps []sharding.Step
+	// hintFor is the replica a hint write stands in for, -1 for a write.
+	hintFor int
+}
+
+// newReplicaWrites prepares the writes of one request at the request's
+// consistency level.
+func (e *execution) newReplicaWrites(counter bool) *replicaWrites {
+	return &replicaWrites{e: e, level: sharding.Consistency(e.params.consistency), counter: counter}
+}
+
+// add records a write of one partition, refusing it when too few of the
+// partition's replicas are up for the level.
+func (w *replicaWrites) add(replicas []int, steps []sharding.Step, gcGrace int64) error {
+	topo := w.e.topo
+	acks := topo.Require(w.level, replicas, w.e.c.srv.cfg.Datacenter)
+	if err := topo.Available(&acks, replicas); err != nil {
+		return err
+	}
+	part := len(w.parts)
+	w.parts = append(w.parts, partitionWrite{acks: acks, replicas: replicas, gcGrace: gcGrace})
+	for _, shard := range replicas {
+		w.sends = append(w.sends, replicaSend{part: part, shard: shard, steps: steps, hintFor: -1})
+	}
+	return nil
+}
+
+// send submits every write: to the replicas that are up, and as hints for
+// those that are down.
+func (w *replicaWrites) send() {
+	n := len(w.sends)
+	// Room for every write and one hint each, so that no pool ever
+	// blocks on this request once it has been answered.
+	w.notify = make(chan *sharding.Op, 2*n)
+	for i := range n {
+		s := &w.sends[i]
+		if !w.e.topo.Shards[s.shard].Pool.Alive() {
+			w.hint(i)
+			continue
+		}
+		w.submit(i)
+	}
+}
+
+// submit sends w.sends[i].
+func (w *replicaWrites) submit(i int) {
+	s := &w.sends[i]
+	var op *sharding.Op
+	if len(s.steps) == 1 {
+		st := &s.steps[0]
+		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
+	} else {
+		op = sharding.NewNotifyTx(s.steps, w.notify, i)
+	}
+	w.pending++
+	w.e.topo.Shards[s.shard].Pool.Submit(op)
+}
+
+// hint sends a hint for the replica of w.sends[i], on another replica of
+// the partition that is up, else on any shard that is up. It reports
+// whether a hint was sent.
+func (w *replicaWrites) hint(i int) bool {
+	s := w.sends[i]
+	topo := w.e.topo
+	holder := -1
+	for _, r := range w.parts[s.part].replicas {
+		if r != s.shard && topo.Shards[r].Pool.Alive() {
+			holder = r
+			break
+		}
+	}
+	for r := 0; holder < 0 && r < len(topo.Shards); r++ {
+		if r != s.shard && topo.Shards[r].Pool.Alive() {
+			holder = r
+		}
+	}
+	if holder < 0 {
+		return false
+	}
+	step, err := hintStep(topo.Shards[s.shard].Info.HostID, s.steps, w.parts[s.part].gcGrace)
+	if err != nil {
+		w.e.c.srv.log.Error("cannot encode a hint", "err", err)
+		return false
+	}
+	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, steps: []sharding.Step{step}, hintFor: s.shard})
+	w.submit(len(w.sends) - 1)
+	w.e.c.srv.metrics.hintsWritten.Inc()
+	return true
+}
+
+// met reports whether every partition has the acknowledgements it needs.
+func (w *replicaWrites) met() bool {
+	for i := range w.parts {
+		if !w.parts[i].acks.Met() {
+			return false
+		}
+	}
+	return true
+}
+
+// wait collects acknowledgements until the level is met, and answers a
+// write timeout of writeType when it is not met within timeout. Ops still
+// running when it returns are followed by a goroutine that hints the
+// replicas they fail on.
+func (w *replicaWrites) wait(ctx context.Context, timeout time.Duration, writeType primitive.WriteType) error {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var err error
+	for w.pending > 0 && !w.met() && err == nil {
+		select {
+		case op := <-w.notify:
+			err = w.receive(op, false)
+		case <-timer.C:
+			err = w.timeout(writeType)
+		case <-ctx.Done():
+			err = w.timeout(writeType)
+		}
+	}
+	if err == nil && !w.met() {
+		err = w.timeout(writeType)
+	}
+	if w.pending > 0 {
+		go w.drain()
+	}
+	return err
+}
+
+// receive counts one finished op. A statement error, which every replica
+// would return alike, is the request's error; a replica that failed gets
+// a hint, unless late (the client has its answer) and the write is a
+// counter update, which is not safe to apply twice.
+func (w *replicaWrites) receive(op *sharding.Op, late bool) error {
+	w.pending--
+	s := &w.sends[op.Tag]
+	err := op.Err()
+	switch {
+	case err == nil:
+		if s.hintFor < 0 || w.level == sharding.Any {
+			w.parts[s.part].acks.Ack(w.e.topo.Shards[s.shard].Info.DC)
+		}
+		return nil
+	case permanent(err):
+		return err
+	case s.hintFor >= 0:
+		w.e.c.srv.log.Warn("cannot store a hint", "shard", w.e.topo.Shards[s.shard].Info.Name, "err", err)
+		return nil
+	case w.counter && !sharding.Unsent(err):
+		// The update may have applied: replaying it could count twice.
+		return nil
+	}
+	w.hint(op.Tag)
+	return nil
+}
+
+// drain waits for the ops still running after the client was answered,
+// hinting replicas they fail on. Each op finishes: the pools bound every
+// round trip.
+func (w *replicaWrites) drain() {
+	for w.pending > 0 {
+		w.receive(<-w.notify, true)
+	}
+}
+
+// timeout returns the write timeout of the first partition short of its
+// acknowledgements.
+func (w *replicaWrites) timeout(writeType primitive.WriteType) error {
+	for i := range w.parts {
+		if a := &w.parts[i].acks; !a.Met() {
+			return &writeTimeoutError{writeType: writeType, consistency: w.level, received: a.Got(), blockFor: a.Need()}
+		}
+	}
+	return nil
+}
+
+// writeTimeoutError reports a write whose consistency level was not met
+// in time (CQL WriteTimeout). For a LOGGED batch, BATCH means the batch
+// log holds the batch, and a replay will finish it; BATCH_LOG that no
+// copy of the log record is known to be durable, and the batch may or may
+// not apply.
+type writeTimeoutError struct {
+	writeType          primitive.WriteType
+	consistency        sharding.Consistency
+	received, blockFor int
+	err                error
+}
+
+func (e *writeTimeoutError) Error() string {
+	return fmt.Sprintf("Operation timed out - received only %d responses.", e.received)
+}
+
+func (e *writeTimeoutError) Unwrap() error { return e.err }
+
+// readTimeoutError reports a read whose consistency level was not met in
+// time (CQL ReadTimeout); dataPresent tells whether the replica asked for
+// the data answered.
+type readTimeoutError struct {
+	consistency        sharding.Consistency
+	received, blockFor int
+	dataPresent        bool
+}
+
+func (e *readTimeoutError) Error() string {
+	return fmt.Sprintf("Operation timed out - received only %d responses.", e.received)
+}
+
+// checkWriteConsistency refuses levels Cassandra does not take for a
+// write that has no conditions.
+func (e *execution) checkWriteConsistency(table string, counter bool) error {
+	c := sharding.Consistency(e.params.consistency)
+	switch {
+	case counter && c == sharding.Any:
+		return invalidf("Consistency level ANY is not yet supported for counter table %s", table)
+	case counter && isSerial(c):
+		return invalidf("Counter operations are inherently non-serializable")
+	case isSerial(c):
+		return invalidf("You must use conditional updates for serializable writes")
+	}
+	return nil
+}
+
+// checkReadConsistency refuses the level Cassandra does not take for a
+// read.
+func (e *execution) checkReadConsistency() error {
+	if sharding.Consistency(e.params.consistency) == sharding.Any {
+		return invalidf("ANY ConsistencyLevel is only supported for writes")
+	}
+	return nil
+}
