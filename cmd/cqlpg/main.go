@@ -5,6 +5,8 @@
 //
 //	cqlpg serve [--listen HOST:PORT] [--http HOST:PORT] [--shard POSTGRES_URL]...
 //	            [--local-shards N] [--data-dir DIR]
+//	cqlpg repair [--shard POSTGRES_URL]... [KEYSPACE[.TABLE]]
+//	cqlpg ring [--shard POSTGRES_URL]...
 package main
 
 import (
@@ -16,6 +18,9 @@ const usage = `cqlpg runs Cassandra applications on PostgreSQL.
 
 Usage:
   cqlpg serve [flags]   serve CQL on PostgreSQL shards (cqlpg serve -h for flags)
+  cqlpg repair [flags] [KEYSPACE[.TABLE]]
+                        bring the replicas of the shards to the same data (cqlpg repair -h for flags)
+  cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
   cqlpg bench WORKLOAD  measure cqlpg against PostgreSQL used directly (cqlpg bench for workloads)
 `
 
@@ -29,6 +34,10 @@ func main() {
 		os.Exit(serve(os.Args[2:]))
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
+	case "repair":
+		os.Exit(repair(os.Args[2:]))
+	case "ring":
+		os.Exit(ring(os.Args[2:]))
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 	default:

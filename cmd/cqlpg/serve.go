@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +16,18 @@ import (
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
+
+// placed matches a shard given with its datacenter and rack, DC:RACK=URL.
+var placed = regexp.MustCompile(`^([A-Za-z0-9_.-]+):([A-Za-z0-9_.-]+)=(.+)$`)
+
+// parseShard reads a --shard value: a PostgreSQL URL or keyword/value
+// connection string, optionally prefixed by DC:RACK=.
+func parseShard(spec string) gateway.ShardConfig {
+	if m := placed.FindStringSubmatch(spec); m != nil {
+		return gateway.ShardConfig{Datacenter: m[1], Rack: m[2], URL: m[3]}
+	}
+	return gateway.ShardConfig{URL: spec}
+}
 
 // stringList is a repeatable flag.
 type stringList []string
@@ -27,7 +40,17 @@ func serve(args []string) int {
 	listen := fs.String("listen", "127.0.0.1:9042", "CQL listener `address`")
 	httpAddr := fs.String("http", "127.0.0.1:9180", "HTTP `address` for /readyz and /metrics")
 	var shards stringList
-	fs.Var(&shards, "shard", "PostgreSQL `URL` of a shard, repeatable, in ring order; without it cqlpg runs managed local shards")
+	fs.Var(&shards, "shard", "PostgreSQL `URL` of a shard, repeatable, in ring order, optionally placed as DC:RACK=URL; "+
+		"without it cqlpg runs managed local shards")
+	dc := fs.String("dc", "datacenter1", "the gateway's `datacenter`, local to the LOCAL_ consistency levels, and the default of shards")
+	rack := fs.String("rack", "rack1", "the gateway's `rack`, and the default of shards")
+	broadcast := fs.String("broadcast-address", "", "`address` the other gateways list for this one in system.peers "+
+		"(default: the listener's, or when it is a wildcard, the one this host reaches its shards from)")
+	numTokens := fs.Int("num-tokens", 16, "vnode tokens a shard takes when it joins the ring")
+	writeTimeout := fs.Duration("write-timeout", 2*time.Second, "time replicas have to acknowledge a write")
+	counterTimeout := fs.Duration("counter-write-timeout", 5*time.Second, "time replicas have to acknowledge a counter update")
+	readTimeout := fs.Duration("read-timeout", 5*time.Second, "time replicas have to answer a read")
+	rangeTimeout := fs.Duration("range-timeout", 10*time.Second, "time replicas have to answer a range scan")
 	localShards := fs.Int("local-shards", 3, "number of managed local shards")
 	dataDir := fs.String("data-dir", "./cqlpg-data", "`directory` of the managed local shards")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -43,10 +66,12 @@ func serve(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log,
-		Sweep: gateway.SweepConfig{Interval: gateway.DefaultSweepInterval}}
-	for _, url := range shards {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
+	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log, Datacenter: *dc, Rack: *rack, NumTokens: *numTokens,
+		WriteTimeout: *writeTimeout, CounterWriteTimeout: *counterTimeout, ReadTimeout: *readTimeout, RangeTimeout: *rangeTimeout,
+		Sweep:    gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
+		Gateways: gateway.GatewaysConfig{Address: *broadcast}}
+	for _, spec := range shards {
+		cfg.Shards = append(cfg.Shards, parseShard(spec))
 	}
 	if len(shards) == 0 {
 		clusters, err := startLocalShards(ctx, *dataDir, *localShards, log)

@@ -1,0 +1,158 @@
+package main_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+)
+
+// TestRepairAndRingCommands runs `cqlpg repair` and `cqlpg ring` on three
+// shards a gateway has written to: repair brings a replica that lost rows
+// level with the others, printing its progress on stderr, and ring prints
+// the shards, their tokens and ownership.
+func TestRepairAndRingCommands(t *testing.T) {
+	bin := buildCqlpg(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(stop)
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var args []string
+	for _, c := range clusters {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		args = append(args, "--shard", c.URL())
+	}
+	srv, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Shutdown(context.Background())
+	host, port, _ := net.SplitHostPort(srv.Addr().String())
+	cc := gocql.NewCluster(host)
+	cc.Port, _ = strconv.Atoi(port)
+	cc.Timeout = 10 * time.Second
+	sess, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, q := range []string{
+		"CREATE KEYSPACE rk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE rk.t (k int, c int, v text, PRIMARY KEY (k, c))",
+	} {
+		if err := sess.Query(q).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	b := sess.NewBatch(gocql.UnloggedBatch)
+	for k := range 300 {
+		b.Query("INSERT INTO rk.t (k, c, v) VALUES (?, ?, ?)", k/3, k%3, strconv.Itoa(k))
+	}
+	if err := sess.ExecuteBatch(b); err != nil {
+		t.Fatal(err)
+	}
+	dump := func(url string) []string {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		rows, err := conn.Query(ctx, "SELECT x::text FROM rk.t AS x ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	conn, err := pgx.Connect(ctx, clusters[1].URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "DELETE FROM rk.t WHERE k % 4 = 0"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if slices.Equal(dump(clusters[0].URL()), dump(clusters[1].URL())) {
+		t.Fatal("the replicas agree before the repair")
+	}
+
+	cmd := exec.Command(bin, append(append([]string{"repair"}, args...), "rk.t")...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cqlpg repair: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	// Not a terminal: plain progress lines, the last one complete.
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if !regexp.MustCompile(`^ranges 48/48 100%, \d+ differed, 75 rows moved, rk\.t$`).MatchString(lines[len(lines)-1]) {
+		t.Errorf("progress on stderr:\n%s", stderr.String())
+	}
+	if !regexp.MustCompile(`^repaired rk\.t: 1 tables, 48 token ranges, \d+ differed, 75 rows moved, in .+\n$`).MatchString(stdout.String()) {
+		t.Errorf("summary: %q", stdout.String())
+	}
+	want := dump(clusters[0].URL())
+	for _, c := range clusters[1:] {
+		if got := dump(c.URL()); !slices.Equal(got, want) {
+			t.Errorf("replicas differ after the repair: %d rows against %d", len(got), len(want))
+		}
+	}
+
+	// Names that do not exist are refused.
+	out, err := exec.Command(bin, append(append([]string{"repair"}, args...), "nope")...).CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "keyspace nope does not exist") {
+		t.Errorf("repair of a missing keyspace: exit %d, %s", code, out)
+	}
+	if out, err := exec.Command(bin, "repair", "a.b.c").CombinedOutput(); exitCode(err) != 2 {
+		t.Errorf("repair a.b.c: exit %d, %s", exitCode(err), out)
+	}
+
+	// The ring: three shards of 16 tokens that own the whole ring.
+	out, err = exec.Command(bin, append([]string{"ring"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("cqlpg ring: %v", err)
+	}
+	shardLine := regexp.MustCompile(`(?m)^(shard\d)\s+[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\s+datacenter1\s+rack1\s+16\s+(\d+\.\d\d)%$`)
+	shards := shardLine.FindAllStringSubmatch(string(out), -1)
+	total := 0.0
+	for _, m := range shards {
+		f, _ := strconv.ParseFloat(m[2], 64)
+		total += f
+	}
+	if len(shards) != 3 || total < 99.9 || total > 100.1 {
+		t.Errorf("ring: %d shards owning %.2f%%:\n%s", len(shards), total, out)
+	}
+	if n := len(regexp.MustCompile(`(?m)^\s*-?\d+\s+shard\d\s+\d+\.\d\d%`).FindAllString(string(out), -1)); n != 48 {
+		t.Errorf("ring lists %d tokens, want 48:\n%s", n, out)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+const ringUsage = `Usage: cqlpg ring [flags]
+
+Prints the shards of the token ring: each one's name, host id,
+datacenter, rack, number of tokens and share of the ring, then every
+token in ring order with the shard that owns the range ending at it.
+
+Flags:
+`
+
+func ring(args []string) int {
+	fs := flag.NewFlagSet("ring", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), ringUsage); fs.PrintDefaults() }
+	shards := addShardFlags(fs)
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(positional) > 0 {
+		fs.Usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c, closeShards, err := shards.open(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cqlpg ring:", err)
+		return 1
+	}
+	defer closeShards()
+	printRing(os.Stdout, c.Ring())
+	return 0
+}
+
+// printRing writes the ring as ring prints it.
+func printRing(out io.Writer, r *sharding.Ring) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "Shard\tHost ID\tDatacenter\tRack\tTokens\tOwns")
+	shards, owns := r.Shards(), r.Ownership()
+	for i, s := range shards {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.2f%%\n", s.Name, formatUUID(s.HostID), s.DC, s.Rack, len(s.Tokens), owns[i]*100)
+	}
+	w.Flush()
+	fmt.Fprintln(out)
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "Token\tShard\tOwns\t")
+	tokens := r.Tokens()
+	for i, t := range tokens {
+		rg := r.Range(i)
+		share := float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64)
+		if len(tokens) == 1 {
+			share = 1
+		}
+		fmt.Fprintf(w, "%d\t%s\t%.2f%%\t\n", t, shards[r.Owner(i)].Name, share*100)
+	}
+	w.Flush()
+}
+
+// formatUUID writes a UUID in its usual form.
+func formatUUID(u [16]byte) string {
+	h := fmt.Sprintf("%x", u[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
