@@ -12,10 +12,18 @@
 // the shard pools, and encodes rows straight into the response; one
 // writer goroutine per connection coalesces responses.
 //
+// Writes and reads meet their consistency levels as replicas.go and
+// replica_reads.go describe: Unavailable before anything is sent when too
+// few replicas are up, hints for replicas that miss a write, blocking read
+// repair when the replicas asked disagree.
+//
 // Beside requests, the sweeper (sweeper.go) removes expired data and old
-// tombstones from the shards in the background, in bounded batches, and
-// the batch log replayer (batchlog.go) finishes LOGGED batches that a
-// gateway left half-applied.
+// tombstones from the shards in the background, in bounded batches; the
+// batch log replayer (batchlog.go) finishes LOGGED batches that a gateway
+// left half-applied; the hint replayer (hints.go) delivers hints to
+// replicas that are back; the registry (gateways.go) keeps the list of
+// live gateways for system.peers; and the schema follower (notify.go)
+// reloads the schema when another gateway changes it.
 //
 // Invariants: errorMessage is the only place an error becomes a CQL error
 // message; a panic in a request is answered as a server error and never

@@ -18,6 +18,9 @@ var binaryParams = []int16{1}
 // selectRows runs a SELECT and appends a Rows result: one page of it, with
 // the paging state of the next, when the client asks for pages.
 func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.Select, resp *[]byte) error {
+	if err := e.checkReadConsistency(); err != nil {
+		return err
+	}
 	limit, err := e.limit(p.Limit)
 	if err != nil {
 		return err

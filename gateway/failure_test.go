@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -32,7 +33,10 @@ func startFailureCluster(t *testing.T) *failureCluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
+	// Commits must survive a killed server: synchronous_commit stays on.
+	// (fsync off loses nothing when only processes die.)
+	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{
+		Settings: map[string]string{"fsync": "off", "full_page_writes": "off"}})
 	if err != nil {
 		t.Fatalf("start PostgreSQL: %v", err)
 	}
@@ -238,7 +242,18 @@ func TestFailureTwoShardsKilled(t *testing.T) {
 	sess := sessionOn(t, fc.gw, "")
 	exec(t, sess, "CREATE KEYSPACE f2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE f2.t (k int PRIMARY KEY, v int)",
-		"INSERT INTO f2.t (k, v) VALUES (1, 1)")
+		"INSERT INTO f2.t (k, v) VALUES (1, 1)",
+		"CREATE KEYSPACE f1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE f1.t (k int PRIMARY KEY, v int)")
+	// A partition of f1 whose one replica will be down.
+	anyKey := -1
+	for k := 0; anyKey < 0; k++ {
+		if replicas, _, err := fc.gw.PartitionReplicas("f1", "t", binary.BigEndian.AppendUint32(nil, uint32(k))); err != nil {
+			t.Fatal(err)
+		} else if replicas[0] == 0 {
+			anyKey = k
+		}
+	}
 	for _, shard := range []int{0, 2} {
 		if err := fc.clusters[shard].Kill(); err != nil {
 			t.Fatal(err)
@@ -278,11 +293,40 @@ func TestFailureTwoShardsKilled(t *testing.T) {
 			t.Errorf("ONE read of %d: %d, %v", k, v, err)
 		}
 	}
+	// ANY: with the partition's only replica down, a hint stands in for
+	// the write; the write is not readable until the replica is back.
+	if err := sess.Query("INSERT INTO f1.t (k, v) VALUES (?, 7)", anyKey).Consistency(gocql.Any).Exec(); err != nil {
+		t.Fatalf("ANY write with every replica down: %v", err)
+	}
+	err = sess.Query("SELECT v FROM f1.t WHERE k = ?", anyKey).Consistency(one).Scan(&v)
+	if !errors.As(err, &unavailable) {
+		t.Errorf("ONE read with every replica down: %v, want Unavailable", err)
+	}
+
 	// A QUORUM write refused with a timeout may have applied on the live
 	// replica, as in Cassandra: k = 2 may be there.
 	got := readText(t, sess.Query("SELECT k, v FROM f2.t").Consistency(one))
 	if !slices.Contains(got.rows, "1 | 1") || !slices.Contains(got.rows, "3 | 3") {
 		t.Errorf("ONE scan: %q", got.rows)
+	}
+
+	// Back up: the hint delivers the ANY write.
+	ctx := context.Background()
+	for _, shard := range []int{0, 2} {
+		if err := fc.clusters[shard].Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		err := sess.Query("SELECT v FROM f1.t WHERE k = ?", anyKey).Consistency(one).Scan(&v)
+		if err == nil && v == 7 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ANY write after its replica came back: %d, %v", v, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -411,5 +455,46 @@ func TestReadRepair(t *testing.T) {
 		if got := onShard(shard, `SELECT k || ':' || v || ':' || "v$wt" FROM rr.t ORDER BY k`); !slices.Equal(got, want) {
 			t.Errorf("after read repair shard %d holds %q, shard 0 %q", shard, got, want)
 		}
+	}
+}
+
+// TestConsistencyLevels runs every level against the shared three-shard
+// gateway, and checks the levels Cassandra refuses for some statements.
+func TestConsistencyLevels(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE cl3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE cl3.t (k int PRIMARY KEY, v int)",
+		"CREATE TABLE cl3.c (k int PRIMARY KEY, n counter)",
+		"CREATE KEYSPACE cl1 WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}",
+		"CREATE TABLE cl1.t (k int PRIMARY KEY, v int)")
+	levels := []gocql.Consistency{gocql.Any, gocql.One, gocql.Two, gocql.Three, gocql.Quorum, gocql.All,
+		gocql.LocalQuorum, gocql.EachQuorum, gocql.LocalOne}
+	for i, level := range levels {
+		if err := sess.Query("INSERT INTO cl3.t (k, v) VALUES (?, ?)", i, i).Consistency(level).Exec(); err != nil {
+			t.Errorf("%v write: %v", level, err)
+		}
+		if level == gocql.Any {
+			continue
+		}
+		var v int
+		if err := sess.Query("SELECT v FROM cl3.t WHERE k = ?", i).Consistency(level).Scan(&v); err != nil || v != i {
+			t.Errorf("%v read: %d, %v", level, v, err)
+		}
+	}
+	var unavailable *gocql.RequestErrUnavailable
+	err := sess.Query("INSERT INTO cl1.t (k, v) VALUES (1, 1)").Consistency(gocql.Three).Exec()
+	if !errors.As(err, &unavailable) || unavailable.Required != 3 || unavailable.Alive != 1 {
+		t.Errorf("THREE on one replica: %v, want Unavailable required 3 alive 1", err)
+	}
+	for _, tc := range []struct {
+		q     *gocql.Query
+		error string
+	}{
+		{sess.Query("SELECT v FROM cl3.t WHERE k = 1").Consistency(gocql.Any), "ANY ConsistencyLevel is only supported for writes"},
+		{sess.Query("INSERT INTO cl3.t (k, v) VALUES (1, 1)").Consistency(gocql.Consistency(gocql.Serial)), "You must use conditional updates for serializable writes"},
+		{sess.Query("UPDATE cl3.c SET n = n + 1 WHERE k = 1").Consistency(gocql.Any), "Consistency level ANY is not yet supported for counter table c"},
+		{sess.Query("UPDATE cl3.c SET n = n + 1 WHERE k = 1").Consistency(gocql.Consistency(gocql.LocalSerial)), "Counter operations are inherently non-serializable"},
+	} {
+		requireCQLError(t, tc.q.Exec(), 0x2200, tc.error)
 	}
 }

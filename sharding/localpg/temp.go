@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// FastSettings make throwaway clusters fast: they give up durability, which
-// tests that do not crash the operating system never miss.
+// FastSettings make throwaway clusters fast: they give up durability. A
+// test that kills a server must keep synchronous_commit on, or the last
+// commits before the kill are lost; fsync off loses nothing unless the
+// operating system crashes.
 var FastSettings = map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 
 // TempClusters starts n throwaway clusters under a new temporary directory,
