@@ -177,7 +177,8 @@ func TestManyInFlight(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range n {
-			c.sendMessage(4, int16(100+i), &message.Query{Query: "SELECT release_version FROM system.local WHERE key = 'local'"})
+			c.sendMessage(4, int16(100+i), &message.Query{Query: "SELECT release_version FROM system.local WHERE key = 'local'",
+				Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
 		}
 	})
 	seen := map[int16]bool{}
@@ -220,7 +221,7 @@ func TestHandwrittenCodecs(t *testing.T) {
 			t.Errorf("v%d: result metadata %+v", v, prep.ResultMetadata.Columns)
 		}
 		c.sendMessage(v, 2, &message.Execute{QueryId: prep.PreparedQueryId, Options: &message.QueryOptions{
-			PositionalValues: []*primitive.Value{primitive.NewValue([]byte("system"))}}})
+			Consistency: primitive.ConsistencyLevelOne, PositionalValues: []*primitive.Value{primitive.NewValue([]byte("system"))}}})
 		rows, ok := c.receive().Body.Message.(*message.RowsResult)
 		if !ok || len(rows.Data) != 1 || string(rows.Data[0][0]) != "system" {
 			t.Fatalf("v%d: EXECUTE answered %v", v, rows)

@@ -329,7 +329,8 @@ func TestWriteFeaturesStatements(t *testing.T) {
 				t.Errorf("%s: got %T", tc.use, m)
 			}
 		}
-		c.sendMessage(primitive.ProtocolVersion4, 20, &message.Query{Query: "SELECT c, t FROM lit WHERE k = 3", Options: &message.QueryOptions{}})
+		c.sendMessage(primitive.ProtocolVersion4, 20, &message.Query{Query: "SELECT c, t FROM lit WHERE k = 3",
+			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
 		if rows, ok := c.receive().Body.Message.(*message.RowsResult); !ok || len(rows.Data) != 2 {
 			t.Errorf("unqualified SELECT after USE: %v", rows)
 		}
