@@ -155,11 +155,39 @@ func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Sche
 }
 
 // replan refreshes a cached statement whose schema has changed since it
-// was planned.
+// was planned. When the change reshaped the statement's bound variables
+// or result columns, which the client holds from PREPARE, it answers
+// UNPREPARED instead, as Cassandra does when a schema change drops the
+// statements of a table: the driver prepares again and learns the new
+// shape, rather than decoding rows by the old one.
 func (s *Server) replan(st *statement) (*statement, error) {
 	schema := s.cluster.schema()
 	if st.version == schema.Version {
 		return st, nil
 	}
-	return s.plan(st.id, st.keyspace, st.query, schema)
+	fresh, err := s.plan(st.id, st.keyspace, st.query, schema)
+	if err != nil {
+		return nil, err
+	}
+	if !sameShape(st.plan.Meta(), fresh.plan.Meta()) {
+		return nil, &unpreparedError{id: st.id[:]}
+	}
+	return fresh, nil
+}
+
+// sameShape reports whether two plans bind and return the same columns,
+// by name and type.
+func sameShape(a, b *translate.Metadata) bool {
+	same := func(x, y []translate.ColumnSpec) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i].Name != y[i].Name || x[i].Type.String() != y[i].Type.String() {
+				return false
+			}
+		}
+		return true
+	}
+	return same(a.Variables, b.Variables) && same(a.Result, b.Result)
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,9 @@ type Config struct {
 	// /metrics, and may be empty to serve neither.
 	Listen string
 	HTTP   string
+	// TLS, when set, makes the CQL listener accept TLS connections only
+	// (TLSConfig builds it from files).
+	TLS *tls.Config
 	// Shards are the PostgreSQL servers, in ring-joining order.
 	Shards []ShardConfig
 	// ClusterName, Datacenter and Rack are what system.local reports.
@@ -170,6 +174,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.cluster.close()
 		s.closeHTTP()
 		return nil, err
+	}
+	if cfg.TLS != nil {
+		s.listener = tls.NewListener(s.listener, cfg.TLS)
 	}
 	s.hostID = s.identity()
 	s.sweeper = newSweeper(s)

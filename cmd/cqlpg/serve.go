@@ -51,6 +51,10 @@ func serve(args []string) int {
 	counterTimeout := fs.Duration("counter-write-timeout", 5*time.Second, "time replicas have to acknowledge a counter update")
 	readTimeout := fs.Duration("read-timeout", 5*time.Second, "time replicas have to answer a read")
 	rangeTimeout := fs.Duration("range-timeout", 10*time.Second, "time replicas have to answer a range scan")
+	tlsCert := fs.String("tls-cert", "", "PEM `file` of the CQL listener's TLS certificate; with it the listener speaks TLS only")
+	tlsKey := fs.String("tls-key", "", "PEM `file` of the TLS certificate's private key")
+	tlsClientCA := fs.String("tls-client-ca", "", "PEM `file` of the authorities client certificates must chain to; "+
+		"with it every client must present one")
 	localShards := fs.Int("local-shards", 3, "number of managed local shards")
 	dataDir := fs.String("data-dir", "./cqlpg-data", "`directory` of the managed local shards")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -72,6 +76,15 @@ func serve(args []string) int {
 		Gateways: gateway.GatewaysConfig{Address: *broadcast}}
 	for _, spec := range shards {
 		cfg.Shards = append(cfg.Shards, parseShard(spec))
+	}
+	if *tlsCert != "" || *tlsKey != "" {
+		if cfg.TLS, err = gateway.TLSConfig(*tlsCert, *tlsKey, *tlsClientCA); err != nil {
+			log.Error("cannot set up TLS", "err", err)
+			return 2
+		}
+	} else if *tlsClientCA != "" {
+		log.Error("--tls-client-ca needs --tls-cert and --tls-key")
+		return 2
 	}
 	if len(shards) == 0 {
 		clusters, err := startLocalShards(ctx, *dataDir, *localShards, log)
