@@ -379,10 +379,12 @@ func (r *registry) update(alive map[[16]byte]registration) {
 		}
 		r.log.Info("gateway joined", "address", ap.String(), "host_id", uuidString(g.hostID))
 		r.srv.broadcastTopologyChange("NEW_NODE", ap)
+		r.broadcastStatus("UP", ap)
 	}
 	for ap, g := range gone {
 		r.log.Info("gateway left", "address", ap.String(), "host_id", uuidString(g.hostID))
 		r.srv.broadcastTopologyChange("REMOVED_NODE", ap)
+		r.broadcastStatus("DOWN", ap)
 	}
 }
 
@@ -415,19 +417,34 @@ func (r *registry) stop() {
 	wg.Wait()
 }
 
+// broadcastStatus pushes a STATUS_CHANGE event for a gateway that came up
+// or went down, unless it shares this gateway's address: drivers key
+// status by address alone, and would take this gateway for the one gone.
+func (r *registry) broadcastStatus(change string, addr netip.AddrPort) {
+	if set := r.current(); set != nil && addr.Addr() == r.self.addr {
+		return
+	}
+	r.srv.broadcastEvent(eventStatus, "STATUS_CHANGE", change, addr)
+}
+
 // broadcastTopologyChange pushes a TOPOLOGY_CHANGE event to every
-// connection registered for it. Gateways send no STATUS_CHANGE events:
-// drivers key those by address alone, and several gateways may share one.
+// connection registered for it.
 func (s *Server) broadcastTopologyChange(change string, addr netip.AddrPort) {
+	s.broadcastEvent(eventTopology, "TOPOLOGY_CHANGE", change, addr)
+}
+
+// broadcastEvent pushes a topology or status event to every connection
+// registered for its kind.
+func (s *Server) broadcastEvent(kind uint32, event, change string, addr netip.AddrPort) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
-		if c.events.Load()&eventTopology == 0 {
+		if c.events.Load()&kind == 0 {
 			continue
 		}
 		b := getBuffer(0)
 		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
-		*b = appendInet(appendString(appendString(*b, "TOPOLOGY_CHANGE"), change), addr)
+		*b = appendInet(appendString(appendString(*b, event), change), addr)
 		finishFrame(*b)
 		c.send(b)
 	}

@@ -113,6 +113,15 @@ func topologyEvent(change primitive.TopologyChangeType, addr net.Addr) func(mess
 	}
 }
 
+// statusEvent matches a STATUS_CHANGE of the gateway at addr.
+func statusEvent(change primitive.StatusChangeType, addr net.Addr) func(message.Message) bool {
+	a := addr.(*net.TCPAddr)
+	return func(m message.Message) bool {
+		ev, ok := m.(*message.StatusChangeEvent)
+		return ok && ev.ChangeType == change && int(ev.Address.Port) == a.Port && ev.Address.Addr.Equal(a.IP)
+	}
+}
+
 // schemaEvent matches a SCHEMA_CHANGE.
 func schemaEvent(change primitive.SchemaChangeType, target primitive.SchemaChangeTarget, ks, name string) func(message.Message) bool {
 	return func(m message.Message) bool {
@@ -348,6 +357,9 @@ func TestGatewaysDiscovery(t *testing.T) {
 	if events.waitEvent(5*time.Second, topologyEvent(primitive.TopologyChangeTypeNewNode, b.Addr())) == nil {
 		t.Fatal("no NEW_NODE event for the new gateway")
 	}
+	if events.waitEvent(5*time.Second, statusEvent(primitive.StatusChangeTypeUp, b.Addr())) == nil {
+		t.Fatal("no UP event for the new gateway")
+	}
 
 	log := &connectLog{connected: map[int]bool{}, queried: map[int]bool{}}
 	cfg := clusterConfig(gw, "")
@@ -370,6 +382,9 @@ func TestGatewaysDiscovery(t *testing.T) {
 	go func() { shutdown <- b.Shutdown(context.Background()) }()
 	if events.waitEvent(5*time.Second, topologyEvent(primitive.TopologyChangeTypeRemovedNode, b.Addr())) == nil {
 		t.Fatal("no REMOVED_NODE event for the gateway shut down")
+	}
+	if events.waitEvent(5*time.Second, statusEvent(primitive.StatusChangeTypeDown, b.Addr())) == nil {
+		t.Fatal("no DOWN event for the gateway shut down")
 	}
 	t.Logf("a gateway shutting down left the other's peers after %v", time.Since(start).Round(time.Millisecond))
 	if err := <-shutdown; err != nil {
@@ -396,6 +411,11 @@ func TestGatewaysSchemaChanges(t *testing.T) {
 	sa := sessionOn(t, gw, "")
 	exec(t, sa, "CREATE KEYSPACE gwschema WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	sb := sessionOn(t, b, "")
+	// The keyspace reaches the other gateway within milliseconds.
+	eventually(t, "the keyspace on the other gateway", func() bool {
+		_, err := sb.KeyspaceMetadata("gwschema")
+		return err == nil
+	})
 	if md, err := sb.KeyspaceMetadata("gwschema"); err != nil || md.Tables["t"] != nil {
 		t.Fatalf("keyspace metadata before: %v %v", md, err)
 	}
