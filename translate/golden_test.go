@@ -87,6 +87,7 @@ type planOut struct {
 	Sort           []string `json:"sort,omitempty"`
 	PartitionSlots []string `json:"partition_slots,omitempty"`
 	PerPartition   bool     `json:"per_partition,omitempty"`
+	Position       []string `json:"position,omitempty"`
 	Limit          string   `json:"limit,omitempty"`
 	PerPartLimit   string   `json:"per_partition_limit,omitempty"`
 
@@ -104,6 +105,12 @@ type planOut struct {
 	Params     []string `json:"params,omitempty"`
 	ScanSQL    string   `json:"scan_sql,omitempty"`
 	ScanParams []string `json:"scan_params,omitempty"`
+	// The SQL resuming a page after a position, in a partition and in a
+	// token range.
+	ResumeSQL        string   `json:"resume_sql,omitempty"`
+	ResumeParams     []string `json:"resume_params,omitempty"`
+	ResumeScanSQL    string   `json:"resume_scan_sql,omitempty"`
+	ResumeScanParams []string `json:"resume_scan_params,omitempty"`
 
 	// Batch.
 	BatchKind string     `json:"batch_kind,omitempty"`
@@ -397,6 +404,8 @@ func checkPlaceholders(plan Plan) []string {
 		case *Select:
 			check(x.SQL, x.Params)
 			check(x.ScanSQL, x.ScanParams)
+			check(x.ResumeSQL, x.ResumeParams)
+			check(x.ResumeScanSQL, x.ResumeScanParams)
 		case *Write:
 			check(x.SQL, x.Params)
 			if x.Conditions != nil && x.Conditions.Read != nil {
@@ -480,6 +489,8 @@ func renderPlan(plan Plan) *planOut {
 				out.Flags = append(out.Flags, f.name)
 			}
 		}
+	case *Auth:
+		out.Kind, out.Statement = "auth", p.String()
 	default:
 		out.Kind = typeName(plan)
 	}
@@ -761,6 +772,8 @@ func (r *goldenRenderer) param(i int, p Param) string {
 		s += "range end"
 	case ParamLimit:
 		s += "limit"
+	case ParamAfter:
+		s += fmt.Sprintf("after %d %s", p.Key, colName(p.Column))
 	case ParamWritetime, ParamExpiry:
 		// A cell's write time and expiry are null when its value, a
 		// marker or computed value, is unset.
@@ -779,6 +792,10 @@ func (r *goldenRenderer) param(i int, p Param) string {
 		s += " (json)"
 	case FormJSONKey:
 		s += " (json key)"
+	case FormOrderKey:
+		if p.Kind == ParamAfter {
+			s += " (order key)"
+		}
 	}
 	if p.Element >= 0 && (p.Kind == ParamValue || p.Kind == ParamList) {
 		s += fmt.Sprintf(" (element %d)", p.Element)
@@ -828,6 +845,15 @@ func (r *goldenRenderer) selectOut(s *Select, out *planOut) {
 	}
 	out.PartitionSlots = slotNames(s, s.PartitionSlots)
 	out.PerPartition = s.PerPartition
+	if s.Pageable {
+		// A page's position: the stored token of a scan, the partition
+		// key, then the clustering columns it records.
+		out.Position = []string{}
+		if s.TokenSlot >= 0 {
+			out.Position = append(out.Position, slotName(s.Slots[s.TokenSlot]))
+		}
+		out.Position = append(append(out.Position, slotNames(s, s.PartitionSlots)...), slotNames(s, s.PositionSlots)...)
+	}
 	if s.Limit != nil {
 		out.Limit = r.value(*s.Limit, pgschema.Scalar(pgschema.Int))
 	}
@@ -836,6 +862,8 @@ func (r *goldenRenderer) selectOut(s *Select, out *planOut) {
 	}
 	out.SQL, out.Params = readableSQL(s.SQL), r.params(s.Params)
 	out.ScanSQL, out.ScanParams = readableSQL(s.ScanSQL), r.params(s.ScanParams)
+	out.ResumeSQL, out.ResumeParams = readableSQL(s.ResumeSQL), r.params(s.ResumeParams)
+	out.ResumeScanSQL, out.ResumeScanParams = readableSQL(s.ResumeScanSQL), r.params(s.ResumeScanParams)
 }
 
 var writeKindNames = map[WriteKind]string{WriteUpsert: "upsert", WriteDeleteRow: "delete row", WriteDeleteRange: "delete range"}

@@ -40,6 +40,10 @@ const (
 	// ParamEmptyFlag is true when Value is the empty value (zero bytes,
 	// not null), else null: a cell's empty flag (pgschema.EmptyColumn).
 	ParamEmptyFlag
+	// ParamAfter is clustering column Key's value at the position where
+	// the previous page of a SELECT ended, in the form of the column's
+	// sort column; null past the clustering prefix the position holds.
+	ParamAfter
 )
 
 // ParamForm says how a parameter's CQL value is sent to Postgres.

@@ -187,6 +187,10 @@ func (p *parser) statement() (Statement, error) {
 		return p.dropStatement()
 	case p.isKeyword("describe"), p.isKeyword("desc"):
 		return p.describeStatement()
+	case p.isKeyword("grant"), p.isKeyword("revoke"):
+		return p.grantStatement()
+	case p.isKeyword("list"):
+		return p.listStatement()
 	}
 	return nil, p.unexpected("")
 }
@@ -217,6 +221,11 @@ func (p *parser) schemaStatement() (Statement, error) {
 		return p.alterType()
 	case create && (word == "index" || word == "custom"):
 		return p.createIndex()
+	case word == "role" || word == "user":
+		if create {
+			return p.createRole()
+		}
+		return p.alterRole()
 	}
 	p.next()
 	return nil, p.unexpected("")

@@ -4,8 +4,12 @@ package translate
 //
 //	drop := DROP (KEYSPACE | SCHEMA) (IF EXISTS)? ident
 //	      | DROP (TABLE | COLUMNFAMILY | TYPE | INDEX) (IF EXISTS)? (ident '.')? ident
+//	      | dropRole
 func (p *parser) dropStatement() (Statement, error) {
 	p.next()
+	if p.isKeyword("role") || p.isKeyword("user") {
+		return p.dropRole()
+	}
 	d := &DropStmt{}
 	switch {
 	case p.acceptKeyword("keyspace"), p.acceptKeyword("schema"):

@@ -87,6 +87,35 @@ type Select struct {
 	PageParams     []Param
 	PageScanSQL    string
 	PageScanParams []Param
+	// Pageable says the query can be read in pages. A page ends at a
+	// position, the primary key of its last row (or group, or partition),
+	// and the next page reads only what comes strictly after it in the
+	// order of the table's key index, so rows written or deleted between
+	// pages shift nothing. PositionSlots hold the clustering columns a
+	// position records: all of them, those GROUP BY names, or none when
+	// pages end at partitions (DISTINCT); a partition holding only static
+	// data reads with null clustering columns and ends at the partition.
+	// TokenSlot holds the stored token of a scan's rows, -1 when the route
+	// reads partitions.
+	Pageable      bool
+	PositionSlots []int
+	TokenSlot     int
+	// ResumeSQL is PageSQL reading only the rows of the partition after a
+	// clustering position (ParamAfter); it is empty when positions hold
+	// no clustering columns, since a page that ended at a partition
+	// resumes at the next one. ResumeScanSQL is PageScanSQL reading only
+	// the rows of the token range after a position (ParamToken, ParamKey)
+	// for a scan: those after its clustering prefix too (ParamAfter) when
+	// ResumeScanInside, else only the partitions after the position's,
+	// the executor reading the rest of that one with ResumeSQL. Each bounds
+	// the key index, where one statement over a clustering column read
+	// DESC would have Postgres filter the partition's rows up to the
+	// position.
+	ResumeSQL        string
+	ResumeParams     []Param
+	ResumeScanSQL    string
+	ResumeScanParams []Param
+	ResumeScanInside bool
 	// Limit and PerPartitionLimit cap the rows returned, when set.
 	Limit, PerPartitionLimit *Value
 }
@@ -152,6 +181,7 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	if err := p.planLimits(plan, s); err != nil {
 		return nil, err
 	}
+	plan.planPosition()
 	if !t.Virtual {
 		if err := plan.buildSQL(); err != nil {
 			return nil, err
@@ -239,6 +269,34 @@ func (p *planner) planLimits(plan *Select, s *SelectStmt) error {
 	}
 	plan.Limit, err = limit(s.Limit, "[limit]")
 	return err
+}
+
+// planPosition decides whether the query can be paged and what the
+// position a page ends at records, adding the slots it needs: a query
+// that folds all its rows into one, reads a virtual table, or sorts the
+// rows of several partitions after reading them is never paged.
+func (s *Select) planPosition() {
+	s.TokenSlot = -1
+	if s.Table.Virtual || len(s.SortSlots) > 0 || s.Aggregate && len(s.GroupSlots) == 0 {
+		return
+	}
+	s.Pageable = true
+	if s.Route == RouteScan {
+		// The stored token, not one computed from the key read back: a key
+		// Postgres stores in another form (a non-minimal varint) hashes
+		// differently.
+		s.TokenSlot = s.slot(SlotToken, nil)
+	}
+	switch {
+	case s.Aggregate:
+		// GROUP BY names a prefix of the primary key that holds the whole
+		// partition key.
+		s.PositionSlots = s.GroupSlots[len(s.Table.PartitionKey):]
+	case !s.PerPartition:
+		for _, c := range s.Table.Clustering {
+			s.PositionSlots = append(s.PositionSlots, s.slot(SlotValue, c))
+		}
+	}
 }
 
 // slot returns the index of a slot, adding it if it is new.

@@ -52,6 +52,20 @@ type Write struct {
 	Deletion bool
 	// JSON is set for INSERT JSON: its values come from the JSON object.
 	JSON bool
+	// InPlace is set when the write changes a collection or user type in
+	// place (append, remove, element or field set): applied twice, or in
+	// another order than another such change, it gives another value.
+	InPlace bool
+}
+
+// inPlace reports whether some cell changes its value in place.
+func inPlace(cells []cell) bool {
+	for _, c := range cells {
+		if len(c.changes) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // cell is one column a write sets: to a value, to null (a nil constant), by
@@ -197,6 +211,7 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	if cells, err = mergeCells(cells, false, s.Assignments); err != nil {
 		return nil, err
 	}
+	w.InPlace = inPlace(cells)
 	onlyStatic := true
 	for _, c := range cells {
 		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
@@ -290,6 +305,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if cells, err = mergeCells(cells, true, nil); err != nil {
 		return nil, err
 	}
+	w.InPlace = inPlace(cells)
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
 		return nil, err

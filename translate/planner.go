@@ -64,6 +64,8 @@ func (p *planner) plan(stmt Statement) (Plan, error) {
 		return p.planDrop(s)
 	case *DescribeStmt:
 		return p.planDescribe(s)
+	case *CreateRoleStmt, *AlterRoleStmt, *DropRoleStmt, *GrantRoleStmt, *ListRolesStmt, *PermissionsStmt:
+		return p.planAuth(s)
 	}
 	return nil, fmt.Errorf("unsupported statement %T", stmt)
 }

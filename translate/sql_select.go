@@ -158,10 +158,12 @@ func (s *Select) filterSQL(static bool) (sq.And, error) {
 // one token range. Both return live rows in key order, which the key index
 // gives without sorting; a table with static columns joins its static
 // rows, and a partition holding only static data reads as one row when the
-// query asks for whole partitions.
+// query asks for whole partitions. A pageable query also gets the
+// statements that resume a page after a position.
 func (s *Select) buildSQL() error {
+	s.ResumeScanInside = s.Route == RouteScan && s.resumesInside()
 	for _, scan := range []bool{false, true} {
-		b, err := s.selectSQL(scan)
+		b, err := s.selectSQL(scan, false)
 		if err != nil {
 			return err
 		}
@@ -185,6 +187,30 @@ func (s *Select) buildSQL() error {
 		} else {
 			s.SQL, s.Params = sql, params
 			s.PageSQL, s.PageParams = pageSQL, pageParams
+		}
+		// A route reading partitions resumes inside the position's
+		// partition (ResumeSQL); a scan resumes in the token range
+		// (ResumeScanSQL), and with ResumeSQL inside the partition unless
+		// ResumeScanSQL reads that too.
+		if !s.Pageable || scan && s.Route != RouteScan ||
+			!scan && (len(s.PositionSlots) == 0 || s.Route == RouteScan && s.ResumeScanInside) {
+			continue
+		}
+		resume, err := s.selectSQL(scan, true)
+		if err != nil {
+			return err
+		}
+		if !s.Aggregate {
+			// As the page statements: groups take an unknown number of rows.
+			resume = resume.Suffix("LIMIT ?", Param{Kind: ParamLimit})
+		}
+		if sql, params, err = toSQL(resume); err != nil {
+			return err
+		}
+		if scan {
+			s.ResumeScanSQL, s.ResumeScanParams = sql, params
+		} else {
+			s.ResumeSQL, s.ResumeParams = sql, params
 		}
 	}
 	return nil
@@ -237,13 +263,20 @@ func (s *Select) wholePartitions() bool {
 	return true
 }
 
-func (s *Select) selectSQL(scan bool) (sq.SelectBuilder, error) {
+// selectSQL builds the statement reading one partition or one token
+// range; resume restricts it to the rows after a page's position
+// (afterSQL). Resuming inside a partition leaves out the row of a
+// partition holding only static data, which sorts before its rows.
+func (s *Select) selectSQL(scan, resume bool) (sq.SelectBuilder, error) {
 	t := s.Table
 	filters, err := s.filterSQL(false)
 	if err != nil {
 		return sq.SelectBuilder{}, err
 	}
 	where := append(sq.And{routeSQL(t, mainAlias, scan)}, append(filters, rowLive(mainAlias, t))...)
+	if resume {
+		where = append(where, s.afterSQL(mainAlias, scan, !scan || s.ResumeScanInside))
+	}
 	if !s.usesStatic() {
 		b := sq.Select().From(tableIdent(t) + " AS " + mainAlias)
 		if s.PerPartition {
@@ -273,8 +306,8 @@ func (s *Select) selectSQL(scan bool) (sq.SelectBuilder, error) {
 	}
 	rows = rows.Where(where)
 	union := rows
-	if s.PerPartition || s.wholePartitions() {
-		static, err := s.staticOnlySQL(scan, keyCols)
+	if (s.PerPartition || s.wholePartitions()) && (scan || !resume) {
+		static, err := s.staticOnlySQL(scan, resume, keyCols)
 		if err != nil {
 			return sq.SelectBuilder{}, err
 		}
@@ -291,8 +324,9 @@ func (s *Select) selectSQL(scan bool) (sq.SelectBuilder, error) {
 }
 
 // staticOnlySQL selects the partitions that hold only static data, with
-// null clustering and regular columns.
-func (s *Select) staticOnlySQL(scan bool, keyCols []*pgschema.Column) (sq.SelectBuilder, error) {
+// null clustering and regular columns; resume keeps those after the
+// position's partition (only scans resume with it).
+func (s *Select) staticOnlySQL(scan, resume bool, keyCols []*pgschema.Column) (sq.SelectBuilder, error) {
 	t := s.Table
 	b := sq.Select().From(staticIdent(t) + " AS " + staticAlias).
 		Column(qcol(staticAlias, pgschema.TokenColumn))
@@ -319,7 +353,11 @@ func (s *Select) staticOnlySQL(scan bool, keyCols []*pgschema.Column) (sq.Select
 	}
 	noRows := sq.Select("1").From(tableIdent(t) + " AS " + mainAlias).
 		Where(partitionJoin(t)).Where(rowLive(mainAlias, t)).Prefix("NOT EXISTS (").Suffix(")")
-	return b.Where(append(sq.And{routeSQL(t, staticAlias, scan), staticLive(staticAlias, t), noRows}, filters...)), nil
+	where := append(sq.And{routeSQL(t, staticAlias, scan), staticLive(staticAlias, t), noRows}, filters...)
+	if resume {
+		where = append(where, s.afterSQL(staticAlias, scan, false))
+	}
+	return b.Where(where), nil
 }
 
 func staticIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.StaticIdent(), "?", "??") }
