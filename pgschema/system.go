@@ -59,6 +59,15 @@ var virtualTables = []virtualTable{
 		{"rack", "text"}, {"release_version", "text"}, {"rpc_address", "inet"},
 		{"schema_version", "uuid"}, {"tokens", "set<text>"},
 	}, []string{"peer"}, nil},
+	{"system_traces", "sessions", [][2]string{
+		{"session_id", "uuid"}, {"client", "inet"}, {"command", "text"}, {"coordinator", "inet"},
+		{"coordinator_port", "int"}, {"duration", "int"}, {"parameters", "map<text, text>"},
+		{"request", "text"}, {"started_at", "timestamp"},
+	}, []string{"session_id"}, nil},
+	{"system_traces", "events", [][2]string{
+		{"session_id", "uuid"}, {"event_id", "timeuuid"}, {"activity", "text"}, {"source", "inet"},
+		{"source_elapsed", "int"}, {"source_port", "int"}, {"thread", "text"},
+	}, []string{"session_id"}, []string{"event_id"}},
 	{"system_schema", "keyspaces", [][2]string{
 		{"keyspace_name", "text"}, {"durable_writes", "boolean"},
 		{"replication", "frozen<map<text, text>>"},
@@ -161,4 +170,18 @@ func nameUUID(name string) [16]byte {
 	sum[6] = sum[6]&0x0f | 0x30
 	sum[8] = sum[8]&0x3f | 0x80
 	return sum
+}
+
+// IsVirtualKeyspace reports whether Cassandra serves the keyspace as a
+// virtual one, which system_virtual_schema describes rather than
+// system_schema.
+func IsVirtualKeyspace(name string) bool { return isVirtualKeyspace(name) }
+
+// VirtualComment returns a virtual table's comment, as
+// system_virtual_schema.tables shows it.
+func (t *Table) VirtualComment() string {
+	if c := t.Params().Comment; c != "" {
+		return c
+	}
+	return virtualComments[t.Keyspace+"."+t.Name]
 }
