@@ -32,7 +32,7 @@ func paramOIDs(params []translate.Param) []uint32 {
 		case translate.ParamToken, translate.ParamRangeStart, translate.ParamRangeEnd,
 			translate.ParamLimit, translate.ParamWritetime:
 			oids[i] = oidInt8
-		case translate.ParamKey, translate.ParamValue:
+		case translate.ParamKey, translate.ParamValue, translate.ParamAfter:
 			oids[i] = valueOID(p)
 		case translate.ParamList:
 			if p.Form == translate.FormOrderKey {
@@ -72,13 +72,17 @@ func elementType(p translate.Param) *pgschema.Type {
 }
 
 // rowArgs holds what varies between the executions of one statement: the
-// key of the partition or row, its token, a token range, the row limit,
-// and the write's timestamp and expiry.
+// key of the partition or row, its token, a token range, the clustering
+// prefix of a page's position, the row limit, and the write's timestamp
+// and expiry.
 type rowArgs struct {
 	key        [][]byte
 	token      int64
 	rangeStart int64
 	rangeEnd   int64
+	// after holds CQL values of the leading clustering columns; those
+	// past it are null (translate.ParamAfter).
+	after [][]byte
 	// limit is the SQL row limit; 0 means none.
 	limit     int
 	timestamp int64
@@ -239,6 +243,14 @@ func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) er
 			a.addInt8(r.rangeEnd)
 		case translate.ParamKey:
 			if err := a.addForm(p, p.Column.Type, r.key[p.Key]); err != nil {
+				return err
+			}
+		case translate.ParamAfter:
+			var v []byte
+			if p.Key < len(r.after) {
+				v = r.after[p.Key]
+			}
+			if err := a.addForm(p, p.Column.Type, v); err != nil {
 				return err
 			}
 		case translate.ParamValue:

@@ -20,14 +20,18 @@ type statement struct {
 	// version is the schema version the plan was made against.
 	version [16]byte
 	// read reads one partition and scan one token range (SELECT), and
-	// pageRead and pageScan do with a row limit, for paged queries; write
-	// writes one row; batch holds each write of a BATCH.
-	read, scan, write  *sharding.Statement
-	pageRead, pageScan *sharding.Statement
-	batch              []*sharding.Statement
+	// pageRead and pageScan do with a row limit, for paged queries, and
+	// resumeRead and resumeScan after a page's position; write writes one
+	// row; batch holds each write of a BATCH.
+	read, scan, write      *sharding.Statement
+	pageRead, pageScan     *sharding.Statement
+	resumeRead, resumeScan *sharding.Statement
+	batch                  []*sharding.Statement
 	// slotConv converts each slot of a SELECT's rows from Postgres's
 	// binary form to CQL's; nil entries need no conversion.
 	slotConv []pgschema.Converter
+	// resultID digests the result metadata (v5's result_metadata_id).
+	resultID [16]byte
 }
 
 // statementID is a statement's prepared id: a digest of the keyspace and
@@ -62,6 +66,12 @@ func compile(st *statement) {
 			}
 			if p.PageScanSQL != p.ScanSQL {
 				st.pageScan = sharding.NewStatement(p.PageScanSQL, paramOIDs(p.PageScanParams))
+			}
+			if p.ResumeSQL != "" {
+				st.resumeRead = sharding.NewStatement(p.ResumeSQL, paramOIDs(p.ResumeParams))
+			}
+			if p.ResumeScanSQL != "" {
+				st.resumeScan = sharding.NewStatement(p.ResumeScanSQL, paramOIDs(p.ResumeScanParams))
 			}
 		}
 	case *translate.Write:
@@ -146,7 +156,8 @@ func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Sche
 	if err != nil {
 		return nil, err
 	}
-	st := &statement{id: id, keyspace: keyspace, query: query, plan: plan, version: schema.Version}
+	st := &statement{id: id, keyspace: keyspace, query: query, plan: plan, version: schema.Version,
+		resultID: resultMetadataID(plan.Meta().Result)}
 	compile(st)
 	if cacheable(plan) {
 		s.cache.put(st)

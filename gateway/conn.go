@@ -27,6 +27,16 @@ type conn struct {
 	version byte
 	// started is set once STARTUP has been answered.
 	started atomic.Bool
+	// compression is the compression STARTUP negotiated. It applies from
+	// the frame after STARTUP's answer: to each frame body on v3 and v4,
+	// to the segments on v5.
+	compression atomic.Uint32
+	// negotiated is the compression STARTUP asked for, until its answer
+	// is queued; framed is set on v5 once it is, as from then on traffic
+	// is in segments. STARTUP runs on the reader goroutine, which alone
+	// reads them.
+	negotiated compression
+	framed     bool
 	// keyspace is the session's current keyspace, set by USE.
 	keyspace atomic.Pointer[string]
 	// events is the set of event types the client registered for.
@@ -75,31 +85,51 @@ func (c *conn) close() { c.closeOne.Do(func() { close(c.closed) }) }
 func (c *conn) readLoop() error {
 	br := bufio.NewReaderSize(c.nc, 64<<10)
 	var hdr [headerSize]byte
-	for {
+	for !c.framed {
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
 			return err
 		}
 		h := parseHeader(hdr[:])
-		if perr := c.checkHeader(hdr[0], h); perr != nil {
-			c.sendError(perr.version, h.stream, perr)
-			if perr.fatal {
-				return perr
-			}
-		}
-		if h.length < 0 || int64(h.length) > c.srv.cfg.MaxFrameSize {
-			perr := &protocolError{msg: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.",
-				h.length, c.srv.cfg.MaxFrameSize), fatal: true, version: c.version}
-			c.sendError(c.version, h.stream, perr)
-			return perr
+		if err := c.acceptHeader(hdr[0], h); err != nil {
+			return err
 		}
 		body := getBuffer(int(h.length))
 		if _, err := io.ReadFull(br, *body); err != nil {
 			putBuffer(body)
 			return err
 		}
-		c.inflight.Add(1)
-		go c.handle(h, body)
+		c.run(h, body)
 	}
+	return c.readSegments(br)
+}
+
+// run starts a request in a goroutine of its own. STARTUP runs on the
+// reader instead: its answer decides how the next frame is framed and
+// compressed, so it must be done before that frame is read, and only the
+// reader touches what it negotiates.
+func (c *conn) run(h header, body *[]byte) {
+	c.inflight.Add(1)
+	if h.opcode == opStartup {
+		c.handle(h, body)
+		return
+	}
+	go c.handle(h, body)
+}
+
+// acceptHeader validates a request header against the connection. A
+// header it refuses is answered, and ends the connection: the framing
+// cannot be trusted any more.
+func (c *conn) acceptHeader(first byte, h header) error {
+	perr := c.checkHeader(first, h)
+	if perr == nil && (h.length < 0 || int64(h.length) > c.srv.cfg.MaxFrameSize) {
+		perr = &protocolError{msg: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.",
+			h.length, c.srv.cfg.MaxFrameSize), fatal: true, version: c.version}
+	}
+	if perr != nil {
+		c.sendError(perr.version, h.stream, perr)
+		return perr
+	}
+	return nil
 }
 
 // checkHeader validates a request header against the connection.
@@ -116,7 +146,8 @@ func (c *conn) checkHeader(first byte, h header) *protocolError {
 		return &protocolError{msg: fmt.Sprintf("Invalid message version. Got %d but previous messages on this connection had version %d",
 			h.version, c.version), fatal: true, version: c.version}
 	}
-	if h.flags&flagCompression != 0 {
+	// v5 compresses segments, not frames, and ignores the frame flag.
+	if h.flags&flagCompression != 0 && c.version < 5 && c.compression.Load() == uint32(compressNone) {
 		return &protocolError{msg: "Received a compressed frame, but no compression was negotiated", fatal: true, version: c.version}
 	}
 	return nil
@@ -138,7 +169,22 @@ func (c *conn) handle(h header, body *[]byte) {
 		putBuffer(body)
 	}()
 	c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+	if h.flags&flagCompression != 0 && c.version < 5 {
+		plain, err := c.decompressBody(body)
+		if err != nil {
+			c.appendError(resp, c.version, h.stream, err)
+			c.send(resp)
+			return
+		}
+		body = plain
+	}
 	*resp = appendHeader((*resp)[:0], c.version, h.stream, opResult)
+	var tr *traceSession
+	if h.flags&flagTracing != 0 && traceable(h.opcode) {
+		tr = c.beginTrace(h, *body)
+		(*resp)[1] |= flagTracing
+		*resp = append(*resp, tr.id[:]...)
+	}
 	err := c.dispatch(h, *body, resp)
 	if err != nil {
 		*resp = (*resp)[:0]
@@ -146,11 +192,41 @@ func (c *conn) handle(h header, body *[]byte) {
 	} else {
 		finishFrame(*resp)
 	}
+	if tr != nil {
+		c.endTrace(tr, err)
+	}
+	answer := (*resp)[4]
 	c.send(resp)
+	if h.opcode == opStartup && (answer == opReady || answer == opAuthenticate) {
+		c.startFraming()
+	}
 }
 
-// send queues a complete response frame for the writer.
+// startFraming applies what STARTUP negotiated once its answer is queued,
+// which itself goes out plain: compression and, on v5, segments.
+func (c *conn) startFraming() {
+	c.compression.Store(uint32(c.negotiated))
+	if c.version >= 5 && !c.framed {
+		c.framed = true
+		c.queue(startSegments)
+	}
+}
+
+// startSegments is queued after STARTUP's answer on v5: the writer frames
+// everything after it in segments.
+var startSegments = new([]byte)
+
+// send queues a complete response frame for the writer, compressing its
+// body when the connection negotiated compression (v3/v4).
 func (c *conn) send(frame *[]byte) {
+	if k := compression(c.compression.Load()); k != compressNone && c.version < 5 {
+		frame = k.compressFrame(frame)
+	}
+	c.queue(frame)
+}
+
+// queue hands a frame to the writer.
+func (c *conn) queue(frame *[]byte) {
 	select {
 	case c.out <- frame:
 	case <-c.closed:
@@ -166,9 +242,31 @@ func (c *conn) sendError(version byte, stream int16, err error) {
 }
 
 // writeLoop writes queued responses, flushing only when none is waiting,
-// so responses that finish together share one write.
+// so responses that finish together share one write (and, on v5, one
+// segment).
 func (c *conn) writeLoop() {
 	bw := bufio.NewWriterSize(c.nc, 64<<10)
+	var seg *segmentWriter
+	write := func(frame *[]byte) error {
+		switch {
+		case frame == startSegments:
+			seg = &segmentWriter{bw: bw, lz4: compression(c.compression.Load()) == compressLZ4}
+			return nil
+		case seg != nil:
+			return seg.add(frame)
+		}
+		_, err := bw.Write(*frame)
+		putBuffer(frame)
+		return err
+	}
+	flush := func() error {
+		if seg != nil {
+			if err := seg.flush(); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
 	for {
 		var frame *[]byte
 		select {
@@ -178,22 +276,19 @@ func (c *conn) writeLoop() {
 			for {
 				select {
 				case frame = <-c.out:
-					bw.Write(*frame)
-					putBuffer(frame)
+					write(frame)
 				default:
-					bw.Flush()
+					flush()
 					return
 				}
 			}
 		}
-		if _, err := bw.Write(*frame); err != nil {
-			putBuffer(frame)
+		if err := write(frame); err != nil {
 			c.nc.Close()
 			continue
 		}
-		putBuffer(frame)
 		if len(c.out) == 0 {
-			if err := bw.Flush(); err != nil {
+			if err := flush(); err != nil {
 				c.nc.Close()
 			}
 		}

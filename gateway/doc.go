@@ -1,16 +1,20 @@
-// Package gateway speaks the Cassandra native protocol (v3 and v4) and
-// runs each request on the shards.
+// Package gateway speaks the Cassandra native protocol (v3 to v5, with
+// LZ4 or Snappy compression as STARTUP negotiates) and runs each request
+// on the shards.
 //
 // In: client connections and the shards' connection strings. Out: CQL
 // responses, with rows read from and writes applied to the shards.
 //
-// A request's way: the connection's reader decodes the frame header and
-// keeps the body as bytes; a goroutine per request decodes it, finds the
-// plan in the cache (planning a statement once per keyspace and text),
+// A request's way: the connection's reader decodes the frame header (on
+// v5, once the segment that carries the frame has passed its CRCs) and
+// keeps the body as bytes; a goroutine per request decompresses and
+// decodes it, finds the plan in the cache (planning a statement once per
+// keyspace and text),
 // binds values, computes each partition's token from the raw key bytes,
 // resolves replicas against one topology snapshot, runs the plan's SQL on
 // the shard pools, and encodes rows straight into the response; one
-// writer goroutine per connection coalesces responses.
+// writer goroutine per connection coalesces responses (on v5, into shared
+// segments).
 //
 // Writes and reads meet their consistency levels as replicas.go and
 // replica_reads.go describe: Unavailable before anything is sent when too

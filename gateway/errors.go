@@ -41,6 +41,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		writeTO     *writeTimeoutError
 		readTO      *readTimeoutError
 		funcFailure *translate.FunctionFailureError
+		authFailure *authenticationError
 		pgErr       *pgconn.PgError
 	)
 	switch {
@@ -73,6 +74,8 @@ func (c *conn) errorMessage(err error) message.Error {
 	case errors.As(err, &funcFailure):
 		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
 			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}
+	case errors.As(err, &authFailure):
+		return &message.AuthenticationError{ErrorMessage: authFailure.msg}
 	case errors.As(err, &pgErr):
 		return c.postgresError(pgErr)
 	}

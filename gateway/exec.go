@@ -46,6 +46,11 @@ func (c *conn) newExecution(st *statement, q *queryParams, from request) (*execu
 	md := st.plan.Meta()
 	e := &execution{c: c, params: q, now: time.Now(), topo: c.srv.cluster.topology(), schema: c.srv.cluster.schema()}
 	e.nowSeconds = int32(e.now.Unix())
+	if q.hasNow {
+		// v5's now_in_seconds: TTLs count from it and expiry is judged by
+		// it; write timestamps still come from the clock, as in Cassandra.
+		e.nowSeconds = q.nowInSeconds
+	}
 	values, unset := q.values, q.unset
 	if len(q.names) > 0 {
 		var err error
@@ -70,6 +75,10 @@ func (c *conn) newExecution(st *statement, q *queryParams, from request) (*execu
 		if err := e.compute(md.Computed); err != nil {
 			return nil, err
 		}
+	}
+	// May the session's role run it? (auth_access.go)
+	if err := c.srv.auth.authorize(c, st.plan, e.now); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -137,6 +146,8 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 	case *translate.Noop:
 		*resp = appendInt(*resp, resultVoid)
 		return nil
+	case *translate.Auth:
+		return e.authStatement(ctx, p, resp)
 	}
 	return fmt.Errorf("no executor for %T", st.plan)
 }

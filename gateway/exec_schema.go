@@ -15,9 +15,19 @@ import (
 // VOID when IF [NOT] EXISTS made it a no-op.
 func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
 	now := e.now
-	applied, err := e.c.srv.cluster.applySchema(ctx, newUUID(4), func(ctx context.Context, tx pgx.Tx) (bool, error) {
-		return applyChange(ctx, tx, p, now)
+	creator := e.c.srv.auth.roleOf(e.c)
+	version := newUUID(4)
+	applied, err := e.c.srv.cluster.applySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
+		ok, err := applyChange(ctx, tx, p, now)
+		if err != nil || !ok {
+			return ok, err
+		}
+		// Grants to the creator, revokes on what is dropped (exec_auth.go).
+		return true, authSchemaChange(ctx, tx, p, creator)
 	})
+	if applied {
+		e.c.srv.auth.changed()
+	}
 	if err != nil {
 		return schemaError(err)
 	}
@@ -26,6 +36,10 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		return nil
 	}
 	e.c.srv.broadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
+	// Drivers check schema agreement right after the answer, and sleep a
+	// while when they find none: the answer waits, briefly, for the other
+	// gateways to serve the new schema.
+	e.c.srv.gateways.awaitSchema(ctx, version, schemaAgreementWait)
 	*resp = appendSchemaChange(appendInt(*resp, resultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
 	return nil
 }

@@ -44,13 +44,16 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 	// A query is paged unless it folds all its rows into one (aggregates
 	// without GROUP BY) or reads a virtual table.
 	page := -1
-	if e.params.pageSize > 0 && !(p.Aggregate && len(p.GroupSlots) == 0) && !p.Table.Virtual {
+	if e.params.pageSize > 0 && p.Pageable {
 		page = int(e.params.pageSize)
 	}
 	var from *pageState
 	if page > 0 && e.params.pagingState != nil {
-		if from, err = decodePageState(e.params.pagingState); err != nil {
+		if from, err = decodePageState(e.params.pagingState, st.id, pagingKey(e.topo)); err != nil {
 			return err
+		}
+		if len(from.key) != len(p.PartitionSlots) || len(from.clustering) > len(p.PositionSlots) {
+			return errPagingState()
 		}
 		limit = int(from.remaining)
 	}
@@ -91,7 +94,7 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 		// after the flags and the column count.
 		flags := binary.BigEndian.Uint32((*resp)[metaAt:])
 		binary.BigEndian.PutUint32((*resp)[metaAt:], flags|uint32(rowsHasMorePages))
-		*resp = slices.Insert(*resp, metaAt+8, appendBytes(nil, w.next.encode())...)
+		*resp = slices.Insert(*resp, metaAt+8, appendBytes(nil, w.next.encode(st.id, pagingKey(e.topo)))...)
 	}
 	return nil
 }
@@ -151,9 +154,8 @@ func (e *execution) checkClusteringValues(p *translate.Select) error {
 // none: the rows of one partition are capped by what LIMIT and the page
 // still take (and one row more, which tells whether another page follows)
 // and by PER PARTITION LIMIT, those of a token range by LIMIT and the page
-// unless PER PARTITION LIMIT must first drop rows. skip rows that earlier
-// pages read come on top.
-func (w *rowWriter) sqlLimit(partition bool, skip int32) int {
+// unless PER PARTITION LIMIT must first drop rows.
+func (w *rowWriter) sqlLimit(partition bool) int {
 	if w.plan.Aggregate || !partition && w.perPartition > 0 {
 		return 0
 	}
@@ -170,17 +172,31 @@ func (w *rowWriter) sqlLimit(partition bool, skip int32) int {
 	if n < 0 {
 		return 0
 	}
-	return n + int(skip)
+	return n
 }
 
-// reads returns the shard statements reading one partition and one token
-// range, and their parameters: those capped by a row limit when the query
-// is paged.
-func (w *rowWriter) reads() (read, scan *sharding.Statement, readParams, scanParams []translate.Param) {
-	if w.page > 0 {
-		return w.st.pageRead, w.st.pageScan, w.plan.PageParams, w.plan.PageScanParams
+// partitionRead returns the shard statement reading one partition, and
+// its parameters: capped by a row limit when the query is paged, and
+// reading only the rows after a page's position when resume is set.
+func (w *rowWriter) partitionRead(resume bool) (*sharding.Statement, []translate.Param) {
+	switch {
+	case resume:
+		return w.st.resumeRead, w.plan.ResumeParams
+	case w.page > 0:
+		return w.st.pageRead, w.plan.PageParams
 	}
-	return w.st.read, w.st.scan, w.plan.Params, w.plan.ScanParams
+	return w.st.read, w.plan.Params
+}
+
+// rangeRead is partitionRead for the statement reading one token range.
+func (w *rowWriter) rangeRead(resume bool) (*sharding.Statement, []translate.Param) {
+	switch {
+	case resume:
+		return w.st.resumeScan, w.plan.ResumeScanParams
+	case w.page > 0:
+		return w.st.pageScan, w.plan.PageScanParams
+	}
+	return w.st.scan, w.plan.ScanParams
 }
 
 // placement returns the replica sets of a keyspace's partitions.
@@ -192,8 +208,10 @@ func (e *execution) placement(keyspace string) (*sharding.Placement, error) {
 	return e.topo.Placement(k.Replication), nil
 }
 
-// partitionRows reads the partitions the WHERE clause names, in key order,
-// from the one a paging state names if there is one.
+// partitionRows reads the partitions the WHERE clause names, in key order:
+// after a paging state's position if there is one, which is the
+// partition's rows after the position's clustering prefix, then the
+// partitions after it.
 func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *rowWriter, from *pageState) error {
 	keys, err := e.keyProduct(p.Keys)
 	if err != nil {
@@ -203,57 +221,70 @@ func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 	if err != nil {
 		return err
 	}
-	first := 0
+	var after [][]byte
 	if from != nil {
-		if from.unit < 0 || from.unit >= int64(len(keys)) {
-			return &protocolError{msg: "Invalid value for the paging state"}
+		// Keys are sorted and distinct by their type's order, in which
+		// the key read back from a row equals the key the client sent.
+		types := make([]*pgschema.Type, len(p.Keys))
+		for i, r := range p.Keys {
+			types[i] = r.Column.Type
 		}
-		first = int(from.unit)
-		keys = keys[first:]
+		i, found := slices.BinarySearchFunc(keys, from.key, func(k, target [][]byte) int {
+			return pgschema.CompareKeys(types, k, target)
+		})
+		if found {
+			if len(from.clustering) == 0 {
+				i++
+			} else {
+				after = from.clustering
+			}
+		}
+		keys = keys[i:]
 	}
-	skip := func(i int) int32 {
-		if i == 0 && from != nil {
-			return from.rows
-		}
-		return 0
+	if len(keys) == 0 {
+		return nil
 	}
 	if len(keys) == 1 {
 		// One partition: rows go straight into the response.
-		w.setUnit(first)
-		return e.readPartition(ctx, placement, keys[0], w, w, skip(0))
+		return e.readPartition(ctx, placement, keys[0], int64(sharding.KeyToken(keys[0])), w, w, after)
 	}
 	parts := make([]*rowBuffer, len(keys))
 	errs := make(chan error, len(keys))
 	for i, key := range keys {
 		parts[i] = &rowBuffer{w: w}
-		go func() { errs <- e.readPartition(ctx, placement, key, parts[i], w, skip(i)) }()
+		var resumeAfter [][]byte
+		if i == 0 {
+			resumeAfter = after
+		}
+		go func() {
+			errs <- e.readPartition(ctx, placement, key, int64(sharding.KeyToken(key)), parts[i], w, resumeAfter)
+		}()
 	}
 	for range keys {
 		if err := <-errs; err != nil {
 			return err
 		}
 	}
-	return w.replay(parts, first)
+	return w.replay(parts)
 }
 
-// readPartition reads one partition from one of its replicas into sink;
-// the shard's row limit counts skip rows more, which an earlier page read
-// and the writer leaves out.
-func (e *execution) readPartition(ctx context.Context, placement *sharding.Placement, key [][]byte,
-	sink sharding.RowSink, w *rowWriter, skip int32) error {
-	token := sharding.KeyToken(key)
-	replicas := placement.Replicas(token)
+// readPartition reads the partition of key and token from one of its
+// replicas into sink; when after is set, only its rows after that
+// clustering prefix.
+func (e *execution) readPartition(ctx context.Context, placement *sharding.Placement, key [][]byte, token int64,
+	sink sharding.RowSink, w *rowWriter, after [][]byte) error {
+	replicas := placement.Replicas(sharding.Token(token))
 	if len(replicas) == 0 {
 		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 	}
-	read, _, params, _ := w.reads()
+	read, params := w.partitionRead(after != nil)
 	var args argBuffer
-	if err := args.build(e, params, &rowArgs{key: key, token: int64(token), limit: w.sqlLimit(true, skip)}); err != nil {
+	if err := args.build(e, params, &rowArgs{key: key, token: token, after: after, limit: w.sqlLimit(true)}); err != nil {
 		return err
 	}
 	fresh := func() *rowBuffer { return &rowBuffer{w: w} }
 	repair := func(ctx context.Context, replicas []int) error {
-		return e.c.srv.repairPartition(ctx, w.plan.Table, int64(token), replicas)
+		return e.c.srv.repairPartition(ctx, w.plan.Table, token, replicas)
 	}
 	return e.readReplicas(ctx, read, args.args, replicas, sink, fresh, e.c.srv.cfg.ReadTimeout, repair)
 }
@@ -355,9 +386,12 @@ func (e *execution) tokenBounds(p *translate.Select) (lo, hi int64, err error) {
 }
 
 // scanRows reads every token range in bounds, merging the shards' rows in
-// token order. A paged scan starts at the token its paging state names and
-// reads the ranges in waves of growing size until the page is full; an
-// unpaged one reads them all at once.
+// token order. A paged scan reads the ranges in waves of growing size
+// until the page is full, an unpaged one all at once. After a paging
+// state's position, it reads the rest of the position's partition and the
+// partitions after it in the range holding the position's token (in one
+// statement or two, see translate.Select.ResumeScanInside), then the
+// ranges after that.
 func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWriter, from *pageState) error {
 	placement, err := e.placement(p.Table.Keyspace)
 	if err != nil {
@@ -367,8 +401,8 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 	if err != nil {
 		return err
 	}
-	if from != nil && from.unit-1 > lo {
-		lo = from.unit - 1
+	if from != nil && from.token > lo {
+		lo = from.token - 1 // ranges are (start, end]
 	}
 	level := sharding.Consistency(e.params.consistency)
 	single := level == sharding.One || level == sharding.LocalOne || placement.Factor() <= 1
@@ -379,7 +413,6 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 		}
 		return nil
 	}
-	_, scan, _, params := w.reads()
 	wave := len(ranges)
 	if w.page > 0 {
 		wave = 8
@@ -392,31 +425,53 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 		batch := ranges[start:min(start+wave, len(ranges))]
 		parts := make([]*rowBuffer, len(batch))
 		argsets := make([]argBuffer, len(batch))
+		stmts := make([]*sharding.Statement, len(batch))
 		for i, r := range batch {
-			skip := int32(0)
-			if start+i == 0 && from != nil {
-				skip = from.rows
+			ra := rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false)}
+			// Only the first range holds the position; those after it
+			// follow it whole.
+			resume := start+i == 0 && from != nil
+			if resume {
+				ra.token, ra.key = from.token, from.key
+				if p.ResumeScanInside {
+					ra.after = from.clustering
+				}
 			}
+			var params []translate.Param
+			stmts[i], params = w.rangeRead(resume)
 			parts[i] = fresh()
-			if err := argsets[i].build(e, params, &rowArgs{rangeStart: r.start, rangeEnd: r.end, limit: w.sqlLimit(false, skip)}); err != nil {
+			if err := argsets[i].build(e, params, &ra); err != nil {
 				return err
 			}
 		}
-		errs := make([]error, len(batch))
+		// Unless the first range's statement reads it, the rest of the
+		// position's partition comes first; it is read beside the first
+		// wave.
+		var head *rowBuffer
+		errs := make([]error, len(batch)+1)
 		var reads sync.WaitGroup
+		if start == 0 && from != nil && len(from.clustering) > 0 && !p.ResumeScanInside {
+			head = fresh()
+			reads.Go(func() {
+				errs[len(batch)] = e.readPartition(ctx, placement, from.key, from.token, head, w, from.clustering)
+			})
+		}
 		for i, r := range batch {
 			repair := func(ctx context.Context, replicas []int) error {
 				return e.c.srv.repairRange(ctx, p.Table, r.start, r.end, replicas)
 			}
 			reads.Go(func() {
-				errs[i] = e.readReplicas(ctx, scan, argsets[i].args, r.replicas, parts[i], fresh, e.c.srv.cfg.RangeTimeout, repair)
+				errs[i] = e.readReplicas(ctx, stmts[i], argsets[i].args, r.replicas, parts[i], fresh, e.c.srv.cfg.RangeTimeout, repair)
 			})
 		}
 		reads.Wait()
 		if err := firstError(errs); err != nil {
 			return err
 		}
-		if err := w.replay(parts, -1); err != nil {
+		if head != nil {
+			parts = append([]*rowBuffer{head}, parts...)
+		}
+		if err := w.replay(parts); err != nil {
 			return err
 		}
 	}

@@ -44,7 +44,7 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 	npk := len(p.Table.PartitionKey)
 	var w *replicaWrites
 	if e.mutations == nil {
-		w = e.newReplicaWrites(p.Counter)
+		w = e.newReplicaWrites(p.Counter, p.InPlace)
 	}
 	gcGrace := tableGCGrace(p.Table)
 	for _, key := range keys {

@@ -412,9 +412,13 @@ func BenchmarkReplicatedWrites(b *testing.B) {
 func TestReadRepair(t *testing.T) {
 	sess := session(t, "")
 	exec(t, sess, "CREATE KEYSPACE rr WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
-		"CREATE TABLE rr.t (k int PRIMARY KEY, v int)",
-		"INSERT INTO rr.t (k, v) VALUES (1, 1)",
-		"INSERT INTO rr.t (k, v) VALUES (2, 2)")
+		"CREATE TABLE rr.t (k int PRIMARY KEY, v int)")
+	// At ALL, so that every replica has the rows before one is changed.
+	for k := 1; k <= 2; k++ {
+		if err := sess.Query("INSERT INTO rr.t (k, v) VALUES (?, ?)", k, k).Consistency(gocql.All).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	onShard := func(shard int, sql string) []string {
 		t.Helper()
@@ -476,7 +480,14 @@ func TestConsistencyLevels(t *testing.T) {
 		if level == gocql.Any {
 			continue
 		}
+		// A read at the same level sees the write only from a replica
+		// that has it: as in Cassandra, only levels that overlap (such as
+		// QUORUM and QUORUM) promise that. So the row is first settled
+		// on every replica.
 		var v int
+		if err := sess.Query("SELECT v FROM cl3.t WHERE k = ?", i).Consistency(gocql.All).Scan(&v); err != nil || v != i {
+			t.Errorf("ALL read after a %v write: %d, %v", level, v, err)
+		}
 		if err := sess.Query("SELECT v FROM cl3.t WHERE k = ?", i).Consistency(level).Scan(&v); err != nil || v != i {
 			t.Errorf("%v read: %d, %v", level, v, err)
 		}

@@ -43,18 +43,20 @@ const (
 	flagBeta          byte = 0x10
 )
 
-// headerSize is the length of a v3/v4 frame header: version, flags, a
-// two-byte stream id, opcode and a four-byte body length.
+// headerSize is the length of a frame header (an envelope's, in v5):
+// version, flags, a two-byte stream id, opcode and a four-byte body length.
 const headerSize = 9
 
-// Protocol versions cqlpg speaks.
+// Protocol versions cqlpg speaks. None is a beta version, so the beta flag
+// is never required; like Cassandra, cqlpg ignores it where it is set.
 const (
 	minVersion = 3
-	maxVersion = 4
+	maxVersion = 5
 )
 
-// supportedVersions lists the versions as Cassandra's error text does.
-const supportedVersions = "3/v3, 4/v4"
+// supportedVersions lists the versions as Cassandra's error text and
+// SUPPORTED's PROTOCOL_VERSIONS show them.
+const supportedVersions = "3/v3, 4/v4, 5/v5"
 
 // responseBit marks a frame sent by the server.
 const responseBit = 0x80

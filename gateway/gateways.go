@@ -388,6 +388,28 @@ func (r *registry) update(alive map[[16]byte]registration) {
 	}
 }
 
+// schemaAgreementWait bounds how long a schema change's answer waits for
+// the other gateways to serve the new schema.
+const schemaAgreementWait = time.Second
+
+// awaitSchema waits, up to limit, until every other live gateway reports
+// schema version v.
+func (r *registry) awaitSchema(ctx context.Context, v [16]byte, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		agreed := true
+		for _, g := range r.current().all {
+			if g.hostID != r.self.hostID && g.schemaVersion != v {
+				agreed = false
+			}
+		}
+		if agreed {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // stop ends the heartbeat and the schema follower and removes the
 // gateway's registration from every shard, then tells the other gateways:
 // only once it is gone from all of them, as they count a gateway

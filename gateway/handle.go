@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/cqlpg/cqlpg/translate"
 )
 
 // dispatch runs one request, appending its response body to resp, whose
@@ -15,6 +18,9 @@ func (c *conn) dispatch(h header, body []byte, resp *[]byte) error {
 	}
 	if !c.started.Load() && h.opcode != opStartup && h.opcode != opOptions {
 		return &protocolError{msg: fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", opNames[h.opcode])}
+	}
+	if err := c.srv.auth.admit(c, h.opcode); err != nil { // logged in? (auth.go)
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.RequestTimeout)
 	defer cancel()
@@ -34,6 +40,9 @@ func (c *conn) dispatch(h header, body []byte, resp *[]byte) error {
 	case opBatch:
 		return c.handleBatch(ctx, &d, resp)
 	case opAuthResponse:
+		if c.srv.auth != nil {
+			return c.srv.auth.respond(ctx, c, &d, resp)
+		}
 		return &protocolError{msg: "Unexpected message AUTH_RESPONSE: authentication is not enabled"}
 	}
 	return &protocolError{msg: fmt.Sprintf("Unknown opcode %d", h.opcode)}
@@ -55,11 +64,11 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	query := d.longString()
 	q := paramsPool.Get().(*queryParams)
 	defer paramsPool.Put(q)
-	d.queryParams(q)
+	d.queryParams(q, c.version)
 	if err := decodeError(d, "QUERY"); err != nil {
 		return err
 	}
-	st, err := c.srv.prepare(*c.keyspace.Load(), query)
+	st, err := c.srv.prepare(c.keyspaceFor(q.keyspace), query)
 	if err != nil {
 		return err
 	}
@@ -70,12 +79,32 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	return e.run(ctx, st, resp)
 }
 
+// keyspaceFor returns the keyspace a request runs in: the one it names
+// (v5), else the session's. Naming the session's own keyspace, as drivers
+// do, costs no allocation.
+func (c *conn) keyspaceFor(named []byte) string {
+	ks := *c.keyspace.Load()
+	if named == nil || string(named) == ks {
+		return ks
+	}
+	return string(named)
+}
+
+// Flags of a v5 PREPARE.
+const prepareWithKeyspace = 0x01
+
 func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
 	query := d.longString()
+	var keyspace []byte
+	if c.version >= 5 {
+		if d.int()&prepareWithKeyspace != 0 {
+			keyspace = d.stringBytes()
+		}
+	}
 	if err := decodeError(d, "PREPARE"); err != nil {
 		return err
 	}
-	st, err := c.srv.prepare(*c.keyspace.Load(), query)
+	st, err := c.srv.prepare(c.keyspaceFor(keyspace), query)
 	if err != nil {
 		return err
 	}
@@ -83,15 +112,19 @@ func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
 		// EXECUTE must find it even though it is planned afresh each time.
 		c.srv.cache.put(st)
 	}
-	*resp = appendPrepared(*resp, c.version, st.id[:], st.plan.Meta())
+	*resp = appendPrepared(*resp, c.version, st.id[:], st.resultID[:], st.plan.Meta())
 	return nil
 }
 
 func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) error {
 	id := d.shortBytes()
+	var resultID []byte
+	if c.version >= 5 {
+		resultID = d.shortBytes()
+	}
 	q := paramsPool.Get().(*queryParams)
 	defer paramsPool.Put(q)
-	d.queryParams(q)
+	d.queryParams(q, c.version)
 	if err := decodeError(d, "EXECUTE"); err != nil {
 		return err
 	}
@@ -99,11 +132,30 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 	if err != nil {
 		return err
 	}
+	// On v5 the client says which result metadata it holds. When the
+	// statement's has changed since (a column added to the table of a
+	// SELECT *), the rows come with the new metadata and its id, whether
+	// or not the client asked to skip it. Conditional writes always send
+	// their metadata and are left alone, as in Cassandra.
+	changed := false
+	if resultID != nil {
+		if _, ok := st.plan.(*translate.Select); ok && !bytes.Equal(resultID, st.resultID[:]) {
+			changed = true
+			q.flags &^= qfSkipMetadata
+		}
+	}
 	e, err := c.newExecution(st, q, fromExecute)
 	if err != nil {
 		return err
 	}
-	return e.run(ctx, st, resp)
+	start := len(*resp)
+	if err := e.run(ctx, st, resp); err != nil {
+		return err
+	}
+	if changed {
+		markMetadataChanged(resp, start, st.resultID[:])
+	}
+	return nil
 }
 
 // lookup finds a prepared statement by id, planned for the current schema.

@@ -3,6 +3,9 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -12,7 +15,7 @@ import (
 // as applyBatch (or, with conditions, conditionalBatch) describes.
 func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error {
 	var b batchParams
-	d.batch(&b)
+	d.batch(&b, c.version)
 	if err := decodeError(d, "BATCH"); err != nil {
 		return err
 	}
@@ -21,6 +24,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	}
 	// Cassandra binds every statement before it checks their kinds, then
 	// checks the batch as a whole.
+	keyspace := c.keyspaceFor(b.keyspace)
 	items := make([]batchWrite, 0, len(b.items))
 	for _, it := range b.items {
 		var st *statement
@@ -28,7 +32,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		if it.id != nil {
 			st, err = c.srv.lookup(it.id)
 		} else {
-			st, err = c.srv.prepare(*c.keyspace.Load(), it.query)
+			st, err = c.srv.prepare(keyspace, it.query)
 		}
 		if err != nil {
 			return err
@@ -65,5 +69,73 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	if conditionalBatch(writes) {
 		return c.conditionalBatch(ctx, items, ts, resp)
 	}
-	return c.applyBatch(ctx, translate.BatchKind(b.kind), items, ts, resp)
+	warnings := batchWarnings(translate.BatchKind(b.kind), items)
+	if err := c.applyBatch(ctx, translate.BatchKind(b.kind), items, ts, resp); err != nil {
+		return err
+	}
+	addWarnings(resp, c.version, warnings)
+	return nil
+}
+
+// Cassandra's defaults for batch_size_warn_threshold (5 KiB) and
+// unlogged_batch_across_partitions_warn_threshold.
+const (
+	batchSizeWarnThreshold        = 5 << 10
+	unloggedBatchPartitionsToWarn = 10
+)
+
+// batchWarnings returns the warnings Cassandra gives a batch without
+// conditions: one that writes more than one partition and more than
+// batchSizeWarnThreshold bytes, and an unlogged (or counter) one that
+// writes more partitions than unloggedBatchPartitionsToWarn. The size is
+// that of the values the batch binds, which stands for the size of
+// Cassandra's mutations. A batch whose keys are invalid gets none:
+// applying it fails.
+func batchWarnings(kind translate.BatchKind, items []batchWrite) []string {
+	size := 0
+	for _, it := range items {
+		for _, v := range it.e.bound.Values {
+			size += len(v)
+		}
+	}
+	checkSize := size > batchSizeWarnThreshold
+	checkUnlogged := kind != translate.LoggedBatch && len(items) > unloggedBatchPartitionsToWarn
+	if !checkSize && !checkUnlogged {
+		return nil
+	}
+	partitions := map[string]bool{}
+	tables := map[string]bool{}
+	for _, it := range items {
+		keys, err := it.e.keyProduct(it.w.Keys)
+		if err != nil {
+			return nil
+		}
+		t := it.w.Table
+		tables[t.Keyspace+"."+t.Name] = true
+		npk := len(t.PartitionKey)
+		for _, k := range keys {
+			var id []byte
+			id = appendString(id, t.Keyspace)
+			for _, part := range k[:min(npk, len(k))] {
+				id = appendBytes(id, part)
+			}
+			partitions[string(id)] = true
+		}
+	}
+	names := slices.Sorted(maps.Keys(tables))
+	list := "[" + strings.Join(names, ", ") + "]"
+	var warnings []string
+	if checkSize && len(partitions) > 1 {
+		warnings = append(warnings, fmt.Sprintf("Batch for %s is of size %d, exceeding specified threshold of %d by %d.",
+			list, size, batchSizeWarnThreshold, size-batchSizeWarnThreshold))
+	}
+	if checkUnlogged && len(partitions) > unloggedBatchPartitionsToWarn {
+		s := "s"
+		if len(names) == 1 {
+			s = ""
+		}
+		warnings = append(warnings, fmt.Sprintf("Unlogged batch covering %d partitions detected against table%s %s. "+
+			"You should use a logged batch for atomicity, or asynchronous writes for performance.", len(partitions), s, list))
+	}
+	return warnings
 }

@@ -9,13 +9,13 @@ import (
 const cqlVersion = "3.4.6"
 
 // handleOptions answers SUPPORTED: the CQL version, the compression
-// algorithms offered (none yet) and the protocol versions.
+// algorithms offered and the protocol versions.
 func (c *conn) handleOptions(resp *[]byte) error {
 	(*resp)[4] = opSupported
 	options := map[string][]string{
 		"CQL_VERSION":       {cqlVersion},
-		"COMPRESSION":       {},
-		"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
+		"COMPRESSION":       compressionNames,
+		"PROTOCOL_VERSIONS": strings.Split(supportedVersions, ", "),
 	}
 	keys := make([]string, 0, len(options))
 	for k := range options {
@@ -32,7 +32,8 @@ func (c *conn) handleOptions(resp *[]byte) error {
 	return nil
 }
 
-// handleStartup checks STARTUP's options and answers READY.
+// handleStartup checks STARTUP's options and answers READY, or
+// AUTHENTICATE when authentication is on.
 func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
 	opts := map[string]string{}
 	for n := d.short(); n > 0 && d.err == nil; n-- {
@@ -45,13 +46,37 @@ func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
 	if _, ok := opts["CQL_VERSION"]; !ok {
 		return &protocolError{msg: "Missing value CQL_VERSION in STARTUP message"}
 	}
-	if comp, ok := opts["COMPRESSION"]; ok && comp != "" {
-		return &protocolError{msg: "Unknown compression algorithm: " + comp}
+	if err := c.negotiateCompression(opts["COMPRESSION"]); err != nil {
+		return err
 	}
 	c.log.Debug("client started", "driver", opts["DRIVER_NAME"], "driver_version", opts["DRIVER_VERSION"],
 		"protocol", c.version)
 	c.started.Store(true)
+	if c.srv.auth != nil {
+		return c.srv.auth.challenge(c, resp) // AUTHENTICATE: log in first (auth.go)
+	}
 	(*resp)[4] = opReady
+	return nil
+}
+
+// negotiateCompression checks STARTUP's COMPRESSION option, as Cassandra
+// does: snappy or lz4 in any case, and only lz4 on v5, which compresses
+// segments. The algorithm applies once STARTUP is answered (startFraming).
+func (c *conn) negotiateCompression(name string) error {
+	if name == "" {
+		return nil
+	}
+	switch name = strings.ToLower(name); name {
+	case "lz4":
+		c.negotiated = compressLZ4
+	case "snappy":
+		if c.version >= 5 {
+			return &protocolError{msg: "Snappy compression is not supported in protocol V5"}
+		}
+		c.negotiated = compressSnappy
+	default:
+		return &protocolError{msg: "Unknown compression algorithm: " + name}
+	}
 	return nil
 }
 

@@ -74,13 +74,15 @@ func (c *rawConn) startup(v primitive.ProtocolVersion) {
 }
 
 func TestUnsupportedVersions(t *testing.T) {
+	// v5 is the highest version since cqlpg frames it in segments: drivers
+	// that ask for more are answered in v5 and step down to it.
 	for _, tc := range []struct {
 		version byte
 		answer  primitive.ProtocolVersion
 	}{
-		{5, 4},
-		{65, 4},
-		{66, 4},
+		{6, 5},
+		{65, 5},
+		{66, 5},
 		{2, 3},
 	} {
 		c := dialRaw(t)
@@ -90,7 +92,7 @@ func TestUnsupportedVersions(t *testing.T) {
 		if !ok {
 			t.Fatalf("v%d: got %v, want a protocol error", tc.version, f.Body.Message)
 		}
-		want := "Invalid or unsupported protocol version (" + strconv.Itoa(int(tc.version)) + "); supported versions are (3/v3, 4/v4)"
+		want := "Invalid or unsupported protocol version (" + strconv.Itoa(int(tc.version)) + "); supported versions are (3/v3, 4/v4, 5/v5)"
 		if perr.ErrorMessage != want || f.Header.Version != tc.answer || f.Header.StreamId != 7 {
 			t.Errorf("v%d: got %q in v%d on stream %d, want %q in v%d", tc.version, perr.ErrorMessage,
 				f.Header.Version, f.Header.StreamId, want, tc.answer)
@@ -99,7 +101,7 @@ func TestUnsupportedVersions(t *testing.T) {
 }
 
 func TestSupported(t *testing.T) {
-	for _, v := range []primitive.ProtocolVersion{3, 4} {
+	for _, v := range []primitive.ProtocolVersion{3, 4, 5} {
 		c := dialRaw(t)
 		c.sendMessage(v, 1, &message.Options{})
 		sup, ok := c.receive().Body.Message.(*message.Supported)
@@ -109,8 +111,11 @@ func TestSupported(t *testing.T) {
 		if got := sup.Options["CQL_VERSION"]; len(got) != 1 || got[0] != "3.4.6" {
 			t.Errorf("v%d: CQL_VERSION = %v", v, got)
 		}
-		if got := strings.Join(sup.Options["PROTOCOL_VERSIONS"], ","); got != "3/v3,4/v4" {
+		if got := strings.Join(sup.Options["PROTOCOL_VERSIONS"], ","); got != "3/v3,4/v4,5/v5" {
 			t.Errorf("v%d: PROTOCOL_VERSIONS = %v", v, got)
+		}
+		if got := strings.Join(sup.Options["COMPRESSION"], ","); got != "snappy,lz4" {
+			t.Errorf("v%d: COMPRESSION = %v", v, got)
 		}
 	}
 }

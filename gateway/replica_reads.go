@@ -258,7 +258,7 @@ func deliver(data *rowBuffer, sink sharding.RowSink) error {
 		*s = *data
 		return nil
 	case *rowWriter:
-		return s.replay([]*rowBuffer{data}, -1)
+		return s.replay([]*rowBuffer{data})
 	}
 	panic("deliver: unexpected sink")
 }

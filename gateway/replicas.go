@@ -25,6 +25,9 @@ type replicaWrites struct {
 	e       *execution
 	level   sharding.Consistency
 	counter bool
+	// every makes the write wait for every replica it was sent to, not
+	// only for the level: see newReplicaWrites.
+	every bool
 	// parts are the partitions written, each with its acknowledgements.
 	parts []partitionWrite
 	// sends are the ops sent, indexed by their tags.
@@ -51,9 +54,16 @@ type replicaSend struct {
 }
 
 // newReplicaWrites prepares the writes of one request at the request's
-// consistency level.
-func (e *execution) newReplicaWrites(counter bool) *replicaWrites {
-	return &replicaWrites{e: e, level: sharding.Consistency(e.params.consistency), counter: counter}
+// consistency level. A write whose outcome depends on the order in which
+// a replica applies it (a counter update, an in-place collection change)
+// also waits for every replica it was sent to, up to its timeout, before
+// it is answered: a client's next change then reaches every replica after
+// this one, and replicas stay equal. Cassandra needs no such wait, since
+// it keeps a timestamp per collection element; cqlpg keeps one per
+// collection.
+func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
+	return &replicaWrites{e: e, level: sharding.Consistency(e.params.consistency), counter: counter,
+		every: counter || inPlace}
 }
 
 // add records a write of one partition, refusing it when too few of the
@@ -153,17 +163,22 @@ func (w *replicaWrites) wait(ctx context.Context, timeout time.Duration, writeTy
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var err error
-	for w.pending > 0 && !w.met() && err == nil {
+collect:
+	for w.pending > 0 && (w.every || !w.met()) {
 		select {
 		case op := <-w.notify:
-			err = w.receive(op, false)
+			if err = w.receive(op, false); err != nil {
+				break collect
+			}
 		case <-timer.C:
-			err = w.timeout(writeType)
+			// Met or not, the time is up; a late replica is left to the
+			// goroutine below, which hints it if it fails.
+			break collect
 		case <-ctx.Done():
-			err = w.timeout(writeType)
+			break collect
 		}
 	}
-	if err == nil && !w.met() {
+	if err == nil {
 		err = w.timeout(writeType)
 	}
 	if w.pending > 0 {

@@ -2,7 +2,8 @@ package gateway
 
 import "errors"
 
-// Query parameter flags of QUERY, EXECUTE and BATCH (v3/v4).
+// Query parameter flags of QUERY, EXECUTE and BATCH: a byte up to v4,
+// an int from v5, which adds the keyspace and now_in_seconds.
 const (
 	qfValues            = 0x01
 	qfSkipMetadata      = 0x02
@@ -11,6 +12,8 @@ const (
 	qfSerialConsistency = 0x10
 	qfTimestamp         = 0x20
 	qfNamedValues       = 0x40
+	qfKeyspace          = 0x80
+	qfNowInSeconds      = 0x100
 )
 
 // queryParams holds the parameters of a QUERY or EXECUTE, decoded without
@@ -19,7 +22,7 @@ const (
 // any before it.
 type queryParams struct {
 	consistency uint16
-	flags       byte
+	flags       uint32
 	values      [][]byte
 	// unset marks unset values; nil when none is.
 	unset             []bool
@@ -29,16 +32,23 @@ type queryParams struct {
 	serialConsistency uint16
 	timestamp         int64
 	hasTimestamp      bool
-	unsetBuf          []bool
+	// keyspace is the keyspace the request names (v5), nil when it names
+	// none.
+	keyspace []byte
+	// nowInSeconds, when hasNow, is the request's clock (v5): what TTLs
+	// count from and cell expiry is judged against.
+	nowInSeconds int32
+	hasNow       bool
+	unsetBuf     []bool
 }
 
 func (q *queryParams) skipMetadata() bool { return q.flags&qfSkipMetadata != 0 }
 
 // queryParams reads <query_parameters> as QUERY and EXECUTE carry
-// them after the query string or statement id.
-func (d *decoder) queryParams(q *queryParams) {
+// them after the query string or statement id, in protocol version v.
+func (d *decoder) queryParams(q *queryParams, v byte) {
 	q.consistency = d.short()
-	q.flags = d.byte()
+	q.flags = d.flags(v)
 	q.values, q.unset, q.names = q.values[:0], nil, q.names[:0]
 	if q.flags&qfValues != 0 {
 		n := int(d.short())
@@ -67,6 +77,27 @@ func (d *decoder) queryParams(q *queryParams) {
 	q.hasTimestamp = q.flags&qfTimestamp != 0
 	if q.hasTimestamp {
 		q.timestamp = d.long()
+	}
+	d.v5Params(q)
+}
+
+// flags reads query flags: a byte before v5, an int from it.
+func (d *decoder) flags(v byte) uint32 {
+	if v >= 5 {
+		return uint32(d.int())
+	}
+	return uint32(d.byte())
+}
+
+// v5Params reads the keyspace and now_in_seconds that end a v5 QUERY,
+// EXECUTE or BATCH.
+func (d *decoder) v5Params(q *queryParams) {
+	q.keyspace, q.hasNow = nil, false
+	if q.flags&qfKeyspace != 0 {
+		q.keyspace = d.stringBytes()
+	}
+	if q.flags&qfNowInSeconds != 0 {
+		q.nowInSeconds, q.hasNow = d.int(), true
 	}
 }
 
@@ -103,8 +134,8 @@ type batchItem struct {
 
 var errNamedBatchValues = errors.New("named values in BATCH are not supported by this protocol version")
 
-// batch reads a BATCH body.
-func (d *decoder) batch(b *batchParams) {
+// batch reads a BATCH body in protocol version v.
+func (d *decoder) batch(b *batchParams, v byte) {
 	b.kind = d.byte()
 	n := int(d.short())
 	b.items = b.items[:0]
@@ -132,7 +163,7 @@ func (d *decoder) batch(b *batchParams) {
 		b.items = append(b.items, it)
 	}
 	b.consistency = d.short()
-	b.flags = d.byte()
+	b.flags = d.flags(v)
 	if b.flags&qfNamedValues != 0 {
 		d.fail(errNamedBatchValues)
 	}
@@ -143,4 +174,5 @@ func (d *decoder) batch(b *batchParams) {
 	if b.hasTimestamp {
 		b.timestamp = d.long()
 	}
+	d.v5Params(&b.queryParams)
 }

@@ -1,6 +1,10 @@
 package gateway
 
 import (
+	"crypto/md5"
+	"encoding/binary"
+	"slices"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -19,6 +23,7 @@ const (
 	rowsGlobalTableSpec int32 = 0x0001
 	rowsHasMorePages    int32 = 0x0002
 	rowsNoMetadata      int32 = 0x0004
+	rowsMetadataChanged int32 = 0x0008
 )
 
 // vectorClass is the marshal class drivers expect for vector<float, n>.
@@ -123,9 +128,13 @@ func appendRowsMetadata(b []byte, specs []translate.ColumnSpec, noMetadata bool,
 	return appendColumnSpecs(b, specs, global)
 }
 
-// appendPrepared writes a Prepared result for protocol version v.
-func appendPrepared(b []byte, v byte, id []byte, md *translate.Metadata) []byte {
+// appendPrepared writes a Prepared result for protocol version v; from
+// v5 it carries the result metadata id.
+func appendPrepared(b []byte, v byte, id, resultID []byte, md *translate.Metadata) []byte {
 	b = appendShortBytes(appendInt(b, resultPrepared), id)
+	if v >= 5 {
+		b = appendShortBytes(b, resultID)
+	}
 	vars := md.Variables
 	global := len(vars) > 0 && sameTable(vars)
 	var flags int32
@@ -144,6 +153,57 @@ func appendPrepared(b []byte, v byte, id []byte, md *translate.Metadata) []byte 
 		return appendInt(appendInt(b, rowsNoMetadata), 0)
 	}
 	return appendRowsMetadata(b, md.Result, false, nil)
+}
+
+// resultMetadataID digests a statement's result metadata: v5 clients
+// send it back with EXECUTE, and learn from a different one in the Rows
+// result that the metadata changed. It covers what the client decodes rows
+// with: each column's table, name and type.
+func resultMetadataID(specs []translate.ColumnSpec) [16]byte {
+	var id [16]byte
+	h := md5.New()
+	h.Write(appendColumnSpecs(nil, specs, false))
+	h.Sum(id[:0])
+	return id
+}
+
+// markMetadataChanged turns the Rows result written at resp[start:] with
+// full metadata into one that says the metadata changed: the flag, then
+// the new id after the paging state. Other results are left as they are.
+func markMetadataChanged(resp *[]byte, start int, id []byte) {
+	b := *resp
+	if len(b) < start+12 || int32(binary.BigEndian.Uint32(b[start:])) != resultRows {
+		return
+	}
+	flags := int32(binary.BigEndian.Uint32(b[start+4:]))
+	binary.BigEndian.PutUint32(b[start+4:], uint32(flags|rowsMetadataChanged))
+	at := start + 12
+	if flags&rowsHasMorePages != 0 {
+		d := decoder{b: b[at:]}
+		state, _ := d.value()
+		at += 4 + len(state)
+	}
+	*resp = slices.Insert(b, at, appendShortBytes(nil, id)...)
+}
+
+// addWarnings puts warnings into a response (v4 and later): the flag, and
+// the list after the header and the tracing id, where the protocol puts
+// them. A response carries warnings rarely, so moving its body is cheap
+// enough.
+func addWarnings(resp *[]byte, v byte, warnings []string) {
+	if v < 4 || len(warnings) == 0 {
+		return
+	}
+	at := headerSize
+	if (*resp)[1]&flagTracing != 0 {
+		at += 16
+	}
+	list := appendShort(nil, uint16(len(warnings)))
+	for _, w := range warnings {
+		list = appendString(list, w)
+	}
+	*resp = slices.Insert(*resp, at, list...)
+	(*resp)[1] |= flagWarning
 }
 
 // appendSchemaChange writes a Schema_change result or event body:

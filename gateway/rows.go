@@ -2,10 +2,10 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 
 	"github.com/cqlpg/cqlpg/pgschema"
-	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -31,28 +31,23 @@ type rowWriter struct {
 	partition   [][]byte
 	inPartition int
 	// group folds the current group of an aggregate query, whose key is
-	// groupKey; groups counts the groups started.
-	group    *translate.Group
-	groupKey [][]byte
-	groups   int
+	// groupKey and stored token groupToken (scans); groups counts the
+	// groups started.
+	group      *translate.Group
+	groupKey   [][]byte
+	groupToken int64
+	groups     int
 	// sorted collects rows to sort before writing (IN with ORDER BY).
 	sorted [][][]byte
 	outs   [][]byte
 
-	// page is the page size, -1 when the query is not paged. Rows are
-	// counted per unit (see pageState): unit is the current one, unitRows
-	// counts its rows read so far, and unitKey is the partition of the
-	// current row in a scan. skip rows of unit skipUnit are left out, as
-	// an earlier page read them. next is set once a row beyond the page
-	// shows that there is more, and says where the next page starts.
-	page     int
-	unit     int64
-	unitSet  bool
-	unitRows int32
-	unitKey  [][]byte
-	skip     int32
-	skipUnit int64
-	next     *pageState
+	// page is the page size, -1 when the query is not paged. Once the page
+	// is full, last is the position of its last row or group; next is set
+	// once a row beyond the page shows that there is more, and says where
+	// the next page starts: after last.
+	page int
+	last position
+	next *pageState
 }
 
 func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte, limit, perPartition int) *rowWriter {
@@ -60,17 +55,13 @@ func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte,
 		ctx: translate.EvalContext{Now: e.now}, page: -1}
 }
 
-// resume starts the writer where a paging state says the page starts.
+// resume starts the writer where a paging state says the page starts:
+// PER PARTITION LIMIT goes on counting in the position's partition, which
+// the page may go on reading.
 func (w *rowWriter) resume(s *pageState) {
-	w.skip, w.skipUnit = s.rows, s.unit
-	if w.perPartition > 0 && s.key != nil {
+	if w.perPartition > 0 {
 		w.partition, w.inPartition = s.key, int(s.inPartition)
 	}
-}
-
-// setUnit starts the rows of the partition at index i of the query's keys.
-func (w *rowWriter) setUnit(i int) {
-	w.unit, w.unitSet, w.unitRows = int64(i), true, 0
 }
 
 // full reports whether LIMIT has been reached.
@@ -129,32 +120,7 @@ func (w *rowWriter) accept(vals [][]byte) error {
 	if w.done() {
 		return nil
 	}
-	if w.page > 0 || w.skip > 0 {
-		if w.plan.Route == translate.RouteScan {
-			w.scanUnit(vals)
-		}
-		if w.skip > 0 && w.unit == w.skipUnit {
-			w.skip--
-			w.unitRows++
-			return nil
-		}
-		w.skip = 0
-	}
-	err := w.process(vals)
-	w.unitRows++
-	return err
-}
-
-// scanUnit follows the token of a scan's rows, which is its unit.
-func (w *rowWriter) scanUnit(vals [][]byte) {
-	p := w.plan
-	if w.unitKey != nil && sameValues(vals, p.PartitionSlots, w.unitKey) {
-		return
-	}
-	w.unitKey = copyValues(vals, p.PartitionSlots)
-	if token := int64(sharding.KeyToken(w.unitKey)); !w.unitSet || token != w.unit {
-		w.unit, w.unitSet, w.unitRows = token, true, 0
-	}
+	return w.process(vals)
 }
 
 // process applies PER PARTITION LIMIT to a row, then folds, keeps or
@@ -168,7 +134,7 @@ func (w *rowWriter) process(vals [][]byte) error {
 		return nil
 	}
 	if w.pageFull() && !w.full() {
-		w.next = w.position()
+		w.next = w.nextPage()
 		return nil
 	}
 	w.countIn(vals)
@@ -176,7 +142,53 @@ func (w *rowWriter) process(vals [][]byte) error {
 		w.sorted = append(w.sorted, copyValues(vals, nil))
 		return nil
 	}
-	return w.emit(vals)
+	if err := w.emit(vals); err != nil {
+		return err
+	}
+	if w.page > 0 && w.rows == w.page {
+		w.markRow(vals)
+	}
+	return nil
+}
+
+// markRow records a row as the page's last: the next page starts after
+// it. Its position holds the stored token of a scan, the partition key
+// and the clustering columns the query's positions record, down to the
+// first null: the row of a partition holding only static data has none,
+// and the page after it starts at the next partition.
+func (w *rowWriter) markRow(vals [][]byte) {
+	p := w.plan
+	w.last = position{key: copyValues(vals, p.PartitionSlots)}
+	if p.TokenSlot >= 0 {
+		w.last.token = storedToken(vals[p.TokenSlot])
+	}
+	for _, s := range p.PositionSlots {
+		if vals[s] == nil {
+			break
+		}
+		w.last.clustering = append(w.last.clustering, bytes.Clone(vals[s]))
+	}
+}
+
+// markGroup records the group just written as the page's last: its key
+// is the partition key and the clustering prefix a position records.
+func (w *rowWriter) markGroup() {
+	n := len(w.plan.PartitionSlots)
+	w.last = position{token: w.groupToken, key: w.groupKey[:n:n]}
+	for _, v := range w.groupKey[n:] {
+		if v == nil {
+			break
+		}
+		w.last.clustering = append(w.last.clustering, v)
+	}
+}
+
+// storedToken reads a token slot's bigint.
+func storedToken(v []byte) int64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
 }
 
 // partitionFull reports whether the row's partition has had all the rows
@@ -197,11 +209,21 @@ func (w *rowWriter) countIn(vals [][]byte) {
 	w.inPartition++
 }
 
-// position is where the page after the current row starts: at that row.
-func (w *rowWriter) position() *pageState {
-	s := &pageState{unit: w.unit, rows: w.unitRows, remaining: -1, key: w.partition, inPartition: int32(w.inPartition)}
+// nextPage is where the page after this one starts: after its last row
+// or group. With PER PARTITION LIMIT the state carries the count of the
+// position's partition, and once that partition has given all it may, the
+// next page starts after the whole partition instead of reading on
+// through rows it would leave out.
+func (w *rowWriter) nextPage() *pageState {
+	s := &pageState{position: w.last, remaining: -1}
 	if w.limit >= 0 {
 		s.remaining = int32(w.limit - w.rows)
+	}
+	if w.perPartition > 0 {
+		s.inPartition = int32(w.inPartition)
+		if w.inPartition >= w.perPartition {
+			s.clustering = nil
+		}
 	}
 	return s
 }
@@ -221,12 +243,15 @@ func (w *rowWriter) fold(vals [][]byte) error {
 			return nil
 		}
 		if w.pageFull() && !w.full() {
-			w.next = w.position()
+			w.next = w.nextPage()
 			return nil
 		}
 		w.countIn(vals)
 		w.group = p.NewGroup()
 		w.groupKey = copyValues(vals, p.GroupSlots)
+		if p.TokenSlot >= 0 {
+			w.groupToken = storedToken(vals[p.TokenSlot])
+		}
 		w.groups++
 	}
 	return w.group.Add(vals, &w.e.bound, &w.ctx)
@@ -238,7 +263,13 @@ func (w *rowWriter) flushGroup() error {
 	if err != nil {
 		return err
 	}
-	return w.write(outs)
+	if err := w.write(outs); err != nil {
+		return err
+	}
+	if w.page > 0 && w.rows == w.page && len(w.plan.GroupSlots) > 0 {
+		w.markGroup()
+	}
+	return nil
 }
 
 // finish writes what the writer still holds: the last group, an empty
@@ -365,15 +396,11 @@ func (b *rowBuffer) Row(values [][]byte) error {
 	return nil
 }
 
-// replay processes the buffered rows of parts, in order. The parts of a
-// partition list are the partitions at index first and after; a scan's
-// (first < 0) are token ranges.
-func (w *rowWriter) replay(parts []*rowBuffer, first int) error {
+// replay processes the buffered rows of parts (partitions, or token
+// ranges), in order.
+func (w *rowWriter) replay(parts []*rowBuffer) error {
 	vals := make([][]byte, len(w.plan.Slots))
-	for i, part := range parts {
-		if first >= 0 {
-			w.setUnit(first + i)
-		}
+	for _, part := range parts {
 		d := decoder{b: part.data}
 		for n := 0; n < part.rows; n++ {
 			for i := range vals {

@@ -58,7 +58,9 @@ type Config struct {
 	// Gateways sets how gateways on the same shards find each other
 	// (gateways.go).
 	Gateways GatewaysConfig
-	Log      *slog.Logger
+	// Auth turns on authentication and authorization (auth.go).
+	Auth AuthConfig
+	Log  *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -101,6 +103,7 @@ func (c *Config) setDefaults() {
 		c.BatchlogInterval = 10 * time.Second
 	}
 	c.Gateways.setDefaults()
+	c.Auth.setDefaults()
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
@@ -140,6 +143,11 @@ type Server struct {
 	// shardUp wakes the hint replayer when a shard comes back up.
 	shardUp chan struct{}
 	hooks   hooks
+	// auth logs clients in and authorizes their statements; nil when
+	// authentication is off.
+	auth *authenticator
+	// traces keeps the trace sessions of traced requests (tracing.go).
+	traces traceStore
 }
 
 // hooks let tests interrupt the gateway where a crash would.
@@ -169,6 +177,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	for _, sh := range s.cluster.topology().Shards {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
+	}
+	if cfg.Auth.Enabled {
+		if s.auth, err = newAuthenticator(ctx, s); err != nil {
+			s.cluster.close()
+			s.closeHTTP()
+			return nil, err
+		}
 	}
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.close()
@@ -261,6 +276,7 @@ func (s *Server) Serve() error {
 		s.metrics.connections.Inc()
 		s.wg.Go(func() {
 			c.serve()
+			s.auth.forget(c)
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,16 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.indexRows(true)
 	case "system_schema.dropped_columns":
 		rows = e.droppedRows()
+	case "system_virtual_schema.keyspaces":
+		rows = e.virtualKeyspaceRows()
+	case "system_virtual_schema.tables":
+		rows = e.virtualTableRows()
+	case "system_virtual_schema.columns":
+		rows = columnRowsOf(e.virtualKeyspaces())
+	case "system_traces.sessions":
+		rows = e.c.srv.traces.sessionRows()
+	case "system_traces.events":
+		rows = e.c.srv.traces.eventRows()
 	}
 	restrictions := append(append([]translate.Restriction(nil), p.Keys...), p.Filters...)
 	vals := make([][]byte, len(p.Slots))
@@ -144,10 +155,25 @@ func (e *execution) localRow() virtualRow {
 func (e *execution) peerRows(v2 bool) []virtualRow {
 	set := e.c.srv.gateways.current()
 	ring := e.topo.Ring.Tokens()
+	// The legacy table is keyed by address alone, and drivers reading it
+	// take a row at the address they are connected to for this node: it
+	// lists only gateways at addresses of their own.
+	var local netip.Addr
+	if a, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
+		local, _ = netip.AddrFromSlice(a.IP)
+		local = local.Unmap()
+	}
+	seen := map[netip.Addr]bool{local: true, set.all[set.self].addr.Unmap(): true}
 	var rows []virtualRow
 	for i, g := range set.all {
 		if i == set.self {
 			continue
+		}
+		if !v2 {
+			if seen[g.addr.Unmap()] {
+				continue
+			}
+			seen[g.addr.Unmap()] = true
 		}
 		addr := g.addr.AsSlice()
 		row := virtualRow{
@@ -237,9 +263,13 @@ func optionsRow(p *pgschema.TableParams) virtualRow {
 	}
 }
 
-func (e *execution) columnRows() []virtualRow {
+func (e *execution) columnRows() []virtualRow { return columnRowsOf(e.schemaKeyspaces()) }
+
+// columnRowsOf lists the columns of the keyspaces' tables, as
+// system_schema.columns and system_virtual_schema.columns do.
+func columnRowsOf(keyspaces []*pgschema.Keyspace) []virtualRow {
 	var rows []virtualRow
-	for _, k := range e.schemaKeyspaces() {
+	for _, k := range keyspaces {
 		for _, name := range k.TableNames() {
 			cols := append([]*pgschema.Column(nil), k.Tables[name].Columns...)
 			slices.SortFunc(cols, func(a, b *pgschema.Column) int { return strings.Compare(a.Name, b.Name) })
@@ -330,6 +360,43 @@ func (e *execution) typeRows() []virtualRow {
 				"type_name":     textValue(name),
 				"field_names":   textListValue(t.Fields),
 				"field_types":   textListValue(types),
+			})
+		}
+	}
+	return rows
+}
+
+// virtualKeyspaces lists the keyspaces that Cassandra serves as virtual
+// ones, which system_virtual_schema describes in place of system_schema;
+// of these, cqlpg has system_virtual_schema itself. Drivers read them at
+// connect (the Python driver into its metadata) and when asked for a
+// table that system_schema does not know (the Node.js driver).
+func (e *execution) virtualKeyspaces() []*pgschema.Keyspace {
+	var out []*pgschema.Keyspace
+	for _, k := range e.schema.Keyspaces() {
+		if pgschema.IsVirtualKeyspace(k.Name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (e *execution) virtualKeyspaceRows() []virtualRow {
+	var rows []virtualRow
+	for _, k := range e.virtualKeyspaces() {
+		rows = append(rows, virtualRow{"keyspace_name": textValue(k.Name)})
+	}
+	return rows
+}
+
+func (e *execution) virtualTableRows() []virtualRow {
+	var rows []virtualRow
+	for _, k := range e.virtualKeyspaces() {
+		for _, name := range k.TableNames() {
+			rows = append(rows, virtualRow{
+				"keyspace_name": textValue(k.Name),
+				"table_name":    textValue(name),
+				"comment":       textValue(k.Tables[name].VirtualComment()),
 			})
 		}
 	}

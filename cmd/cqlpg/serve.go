@@ -57,6 +57,10 @@ func serve(args []string) int {
 		"with it every client must present one")
 	localShards := fs.Int("local-shards", 3, "number of managed local shards")
 	dataDir := fs.String("data-dir", "./cqlpg-data", "`directory` of the managed local shards")
+	auth := fs.Bool("auth", false, "make clients log in with a role's password and check each statement's permissions, "+
+		"as Cassandra's PasswordAuthenticator and CassandraAuthorizer do")
+	superuserPassword := fs.String("superuser-password", "", "`password` of the default superuser cassandra, "+
+		"created when --auth first runs on shards without roles (default: a random one, logged once)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -73,7 +77,8 @@ func serve(args []string) int {
 	cfg := gateway.Config{Listen: *listen, HTTP: *httpAddr, Log: log, Datacenter: *dc, Rack: *rack, NumTokens: *numTokens,
 		WriteTimeout: *writeTimeout, CounterWriteTimeout: *counterTimeout, ReadTimeout: *readTimeout, RangeTimeout: *rangeTimeout,
 		Sweep:    gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
-		Gateways: gateway.GatewaysConfig{Address: *broadcast}}
+		Gateways: gateway.GatewaysConfig{Address: *broadcast},
+		Auth:     gateway.AuthConfig{Enabled: *auth, SuperuserPassword: *superuserPassword}}
 	for _, spec := range shards {
 		cfg.Shards = append(cfg.Shards, parseShard(spec))
 	}
@@ -84,6 +89,10 @@ func serve(args []string) int {
 		}
 	} else if *tlsClientCA != "" {
 		log.Error("--tls-client-ca needs --tls-cert and --tls-key")
+		return 2
+	}
+	if *superuserPassword != "" && !*auth {
+		log.Error("--superuser-password needs --auth")
 		return 2
 	}
 	if len(shards) == 0 {

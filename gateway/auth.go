@@ -1,0 +1,364 @@
+package gateway
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// AuthConfig turns on authentication and authorization as a Cassandra 4.1
+// node does them with PasswordAuthenticator and CassandraAuthorizer:
+// clients log in with a role's name and password (SASL PLAIN), and each
+// statement needs a permission of the role on what it touches. Roles and
+// permissions live in the shards' catalog, so every gateway on the same
+// shards knows them.
+type AuthConfig struct {
+	// Enabled turns authentication and authorization on.
+	Enabled bool
+	// SuperuserPassword is the password of the default superuser,
+	// cassandra, which the first gateway with authentication on creates
+	// when the shards hold no role yet. Empty, the password is random and
+	// logged once, when the role is created.
+	SuperuserPassword string
+	// CredentialsValidity is how long a verified login is remembered, and
+	// PermissionsValidity how long a role's permissions are, before the
+	// shards are asked again: Cassandra's credentials_validity and
+	// permissions_validity, 2 s by default. Role and permission changes
+	// made through a gateway apply on it at once, and on the others within
+	// these times.
+	CredentialsValidity time.Duration
+	PermissionsValidity time.Duration
+}
+
+func (c *AuthConfig) setDefaults() {
+	if c.CredentialsValidity <= 0 {
+		c.CredentialsValidity = 2 * time.Second
+	}
+	if c.PermissionsValidity <= 0 {
+		c.PermissionsValidity = 2 * time.Second
+	}
+}
+
+const (
+	// passwordAuthenticator is the authenticator AUTHENTICATE names;
+	// drivers check the name before they send credentials.
+	passwordAuthenticator = "org.apache.cassandra.auth.PasswordAuthenticator"
+	// defaultSuperuser is the role created on shards without roles.
+	defaultSuperuser = "cassandra"
+)
+
+// authenticationError is a login refused (CQL Bad_credentials, 0x0100),
+// with Cassandra's text.
+type authenticationError struct{ msg string }
+
+func (e *authenticationError) Error() string { return e.msg }
+
+// authenticator logs clients in and authorizes their statements. It
+// exists only when authentication is on; its methods that the request
+// path calls accept a nil receiver, which allows everything.
+type authenticator struct {
+	srv *Server
+	cfg AuthConfig
+	// sessions maps each connection that sent STARTUP to its session.
+	sessions sync.Map // *conn → *authSession
+	// macKey keys the digests of remembered passwords, so that the
+	// gateway's memory holds no password and no unsalted hash of one.
+	macKey [32]byte
+	credMu sync.Mutex
+	creds  map[string]credential
+	// access caches each role's roles and permissions (auth_access.go).
+	access sync.Map // role name → *accessEntry
+	// generation changes with every role or permission change made
+	// through this gateway, which invalidates every cached access.
+	generation atomic.Uint64
+}
+
+// authSession is a connection's login: role is empty until AUTH_RESPONSE
+// succeeds; access is then the role's entry in the access cache.
+type authSession struct {
+	role   string
+	access *accessEntry
+}
+
+// credential is a verified login: a digest of the password that was
+// checked, and until when it is trusted without asking the shards.
+type credential struct {
+	mac     [32]byte
+	expires time.Time
+}
+
+// newAuthenticator checks that every shard can hash passwords and creates
+// the default superuser on shards without roles.
+func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
+	a := &authenticator{srv: s, cfg: s.cfg.Auth, creds: map[string]credential{}}
+	if _, err := rand.Read(a.macKey[:]); err != nil {
+		return nil, err
+	}
+	for i, pool := range s.cluster.control {
+		if err := pgschema.AuthReady(ctx, pool); err != nil {
+			return nil, fmt.Errorf("authentication on shard %d: %w", i, err)
+		}
+	}
+	if err := a.createSuperuser(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// createSuperuser creates the default superuser if the shards hold no
+// role, as Cassandra does on a new cluster, but with the configured or a
+// random password rather than a well-known one. The first shard decides:
+// of several gateways starting at once, the one whose role lands there
+// copies its hash to the others and is the one that logs the password.
+func (a *authenticator) createSuperuser(ctx context.Context) error {
+	control := a.srv.cluster.control
+	password, generated := a.cfg.SuperuserPassword, false
+	exists, err := pgschema.HasRoles(ctx, control[0])
+	if err != nil {
+		return err
+	}
+	if exists {
+		if password != "" {
+			a.srv.log.Info("roles exist already: the configured superuser password is not applied")
+		}
+		return nil
+	}
+	if password == "" {
+		var b [18]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		password, generated = base64.RawURLEncoding.EncodeToString(b[:]), true
+	}
+	hash, err := pgschema.HashPassword(ctx, control[0], password)
+	if err != nil {
+		return err
+	}
+	// Another gateway may have created roles since: the first shard's
+	// transaction settles it.
+	role := &pgschema.Role{Name: defaultSuperuser, Super: true, Login: true}
+	created := false
+	for i, pool := range control {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			if err := pgschema.LockRoles(ctx, tx); err != nil {
+				return err
+			}
+			ok, err := pgschema.CreateFirstRole(ctx, tx, role, hash)
+			if i == 0 {
+				created = ok
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("default superuser on shard %d: %w", i, err)
+		}
+		if !created {
+			break
+		}
+	}
+	switch {
+	case created && generated:
+		a.srv.log.Warn("created the default superuser with a random password, shown only this once; "+
+			"log in with it and change it with ALTER ROLE", "role", defaultSuperuser, "password", password)
+	case created:
+		a.srv.log.Info("created the default superuser with the configured password", "role", defaultSuperuser)
+	}
+	return nil
+}
+
+// challenge answers STARTUP with AUTHENTICATE: the connection must log in
+// before anything else.
+func (a *authenticator) challenge(c *conn, resp *[]byte) error {
+	a.sessions.Store(c, &authSession{})
+	(*resp)[4] = opAuthenticate
+	*resp = appendString(*resp, passwordAuthenticator)
+	return nil
+}
+
+// admit refuses a request that the connection's state does not allow,
+// as Cassandra does: until its login succeeds a connection may only send
+// AUTH_RESPONSE, and once logged in it may not start again.
+func (a *authenticator) admit(c *conn, op byte) error {
+	if a == nil {
+		return nil
+	}
+	v, ok := a.sessions.Load(c)
+	if !ok {
+		return nil // before STARTUP, which dispatch checks
+	}
+	loggedIn := v.(*authSession).role != ""
+	switch {
+	case !loggedIn && op != opAuthResponse:
+		return &protocolError{msg: fmt.Sprintf("Unexpected message %s, expecting SASL_RESPONSE", opNames[op])}
+	case loggedIn && op == opStartup:
+		return &protocolError{msg: "Unexpected message STARTUP, the connection is already initialized"}
+	}
+	return nil
+}
+
+// respond handles AUTH_RESPONSE: SASL PLAIN credentials, checked against
+// the roles. Success answers AUTH_SUCCESS; failure leaves the connection
+// waiting for another try.
+func (a *authenticator) respond(ctx context.Context, c *conn, d *decoder, resp *[]byte) error {
+	token, _ := d.value()
+	if err := decodeError(d, "AUTH_RESPONSE"); err != nil {
+		return err
+	}
+	user, password, err := saslPlain(token)
+	if err != nil {
+		return err
+	}
+	if err := a.login(ctx, user, password); err != nil {
+		return err
+	}
+	a.sessions.Store(c, &authSession{role: user, access: a.entry(user)})
+	(*resp)[4] = opAuthSuccess
+	*resp = appendBytes(*resp, nil)
+	return nil
+}
+
+// saslPlain decodes SASL PLAIN's [authzid] NUL authcid NUL password as
+// Cassandra does, from the end, ignoring the authorization id.
+func saslPlain(token []byte) (user, password string, err error) {
+	var parts [][]byte
+	end := len(token)
+	for i := len(token) - 1; i >= 0; i-- {
+		if token[i] != 0 {
+			continue
+		}
+		if len(parts) == 2 {
+			return "", "", &authenticationError{msg: `Credential format error: username or password is empty or contains NUL(\0) character`}
+		}
+		parts = append(parts, token[i+1:end])
+		end = i
+	}
+	if len(parts) < 1 || len(parts[0]) == 0 {
+		return "", "", &authenticationError{msg: "Password must not be null"}
+	}
+	if len(parts) < 2 || len(parts[1]) == 0 {
+		return "", "", &authenticationError{msg: "Authentication ID must not be null"}
+	}
+	return string(parts[1]), string(parts[0]), nil
+}
+
+// login checks a role's password, from the remembered logins when it was
+// verified recently: a login then costs no bcrypt and no round trip.
+func (a *authenticator) login(ctx context.Context, user, password string) error {
+	mac := a.digest(user, password)
+	now := time.Now()
+	a.credMu.Lock()
+	cred, ok := a.creds[user]
+	a.credMu.Unlock()
+	if ok && now.Before(cred.expires) && hmac.Equal(cred.mac[:], mac[:]) {
+		return nil
+	}
+	var found, canLogin bool
+	err := a.read(ctx, func(q pgschema.Querier) error {
+		var err error
+		found, canLogin, err = pgschema.Login(ctx, q, user, password)
+		return err
+	})
+	if err != nil {
+		a.srv.log.Error("cannot check a login", "role", user, "err", err)
+		return &authenticationError{msg: "Unable to perform authentication: no shard could check the credentials"}
+	}
+	if !found {
+		return &authenticationError{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+	}
+	if !canLogin {
+		return &authenticationError{msg: fmt.Sprintf("%s is not permitted to log in", user)}
+	}
+	a.credMu.Lock()
+	a.creds[user] = credential{mac: mac, expires: now.Add(a.cfg.CredentialsValidity)}
+	a.credMu.Unlock()
+	return nil
+}
+
+// digest is a keyed digest of a role's name and password.
+func (a *authenticator) digest(user, password string) [32]byte {
+	h := hmac.New(sha256.New, a.macKey[:])
+	h.Write([]byte(user))
+	h.Write([]byte{0})
+	h.Write([]byte(password))
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// forgetLogins drops the remembered logins of roles whose password or
+// login changed through this gateway.
+func (a *authenticator) forgetLogins(roles ...string) {
+	a.credMu.Lock()
+	for _, r := range roles {
+		delete(a.creds, r)
+	}
+	a.credMu.Unlock()
+}
+
+// forget drops a closed connection's session.
+func (a *authenticator) forget(c *conn) {
+	if a != nil {
+		a.sessions.Delete(c)
+	}
+}
+
+// roleOf returns the role a connection logged in as, or "" without
+// authentication.
+func (a *authenticator) roleOf(c *conn) string {
+	if a == nil {
+		return ""
+	}
+	if v, ok := a.sessions.Load(c); ok {
+		return v.(*authSession).role
+	}
+	return ""
+}
+
+// read runs f on the first shard that answers, as schema reads do: every
+// shard holds the roles.
+func (a *authenticator) read(ctx context.Context, f func(q pgschema.Querier) error) error {
+	var errs []error
+	for i, pool := range a.srv.cluster.control {
+		err := f(pool)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
+	}
+	return errors.Join(errs...)
+}
+
+// apply runs a role or permission change on every shard, each in a
+// transaction holding the shard's role lock, and then drops what this
+// gateway cached of roles.
+func (a *authenticator) apply(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
+	defer a.changed()
+	return a.srv.cluster.onEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if err := pgschema.LockRoles(ctx, tx); err != nil {
+			return err
+		}
+		return f(ctx, tx)
+	})
+}
+
+// changed invalidates every cached access after a change of roles,
+// permissions or the objects they are on.
+func (a *authenticator) changed() {
+	if a != nil {
+		a.generation.Add(1)
+	}
+}

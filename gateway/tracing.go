@@ -1,0 +1,259 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// A request with the tracing flag is answered with the flag and a trace
+// session id first in its body, and leaves a session row and its events
+// in system_traces.sessions and system_traces.events. cqlpg keeps them in
+// the gateway that ran the request, for a day as Cassandra does, the
+// newest maxTraceSessions of them; a driver reads them back through the
+// same gateway, where it asked for the trace.
+
+// maxTraceSessions bounds the trace sessions a gateway keeps.
+const maxTraceSessions = 1000
+
+// traceTTL is how long a trace stays readable: Cassandra's system_traces
+// tables expire their rows after a day.
+const traceTTL = 24 * time.Hour
+
+// traceSession is one traced request.
+type traceSession struct {
+	id          [16]byte
+	client      net.IP
+	coordinator net.IP
+	port        int32
+	request     string
+	parameters  map[string]string
+	started     time.Time
+	duration    time.Duration
+	events      []traceEvent
+}
+
+// traceEvent is one step of a traced request.
+type traceEvent struct {
+	id       [16]byte
+	activity string
+	elapsed  time.Duration
+}
+
+// traceStore keeps a gateway's trace sessions, oldest first. The zero
+// value is ready to use.
+type traceStore struct {
+	mu       sync.Mutex
+	sessions []*traceSession
+}
+
+// traceable reports whether a request kind can be traced: the ones that
+// run statements, as in Cassandra.
+func traceable(opcode byte) bool {
+	switch opcode {
+	case opQuery, opPrepare, opExecute, opBatch:
+		return true
+	}
+	return false
+}
+
+// traceRequests names each traceable request as Cassandra's trace
+// sessions do.
+var traceRequests = map[byte]string{
+	opQuery:   "Execute CQL3 query",
+	opPrepare: "Preparing CQL3 query",
+	opExecute: "Execute CQL3 prepared query",
+	opBatch:   "Execute batch of CQL3 queries",
+}
+
+// beginTrace starts the trace session of a request.
+func (c *conn) beginTrace(h header, body []byte) *traceSession {
+	now := time.Now()
+	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.opcode], started: now,
+		client: addrIP(c.nc.RemoteAddr()), coordinator: addrIP(c.nc.LocalAddr()),
+		parameters: c.traceParameters(h, body)}
+	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
+		tr.port = int32(a.Port)
+	}
+	tr.event(now, "Request received")
+	return tr
+}
+
+// endTrace records how a traced request ended and keeps its session.
+func (c *conn) endTrace(tr *traceSession, err error) {
+	now := time.Now()
+	if err != nil {
+		tr.event(now, "Request failed")
+	} else {
+		tr.event(now, "Request complete")
+	}
+	tr.duration = now.Sub(tr.started)
+	c.srv.traces.add(tr)
+}
+
+func (tr *traceSession) event(now time.Time, activity string) {
+	tr.events = append(tr.events, traceEvent{id: newTimeUUID(now), activity: activity, elapsed: now.Sub(tr.started)})
+}
+
+// traceParameters decodes what a session row shows of a request: the
+// query, its consistency levels and page size. The body is decoded anew,
+// as tracing is rare and the handlers decode without keeping anything.
+func (c *conn) traceParameters(h header, body []byte) map[string]string {
+	d := decoder{b: body}
+	if h.flags&flagCustomPayload != 0 {
+		d.skipBytesMap()
+	}
+	params := map[string]string{}
+	var q queryParams
+	switch h.opcode {
+	case opQuery:
+		params["query"] = string(d.longString())
+		d.queryParams(&q, c.version)
+	case opPrepare:
+		params["query"] = string(d.longString())
+		return params
+	case opExecute:
+		id := d.shortBytes()
+		if c.version >= 5 {
+			d.shortBytes()
+		}
+		d.queryParams(&q, c.version)
+		var key [16]byte
+		if len(id) == len(key) {
+			copy(key[:], id)
+			if st := c.srv.cache.get(key); st != nil {
+				params["query"] = st.query
+			}
+		}
+	case opBatch:
+		var b batchParams
+		d.batch(&b, c.version)
+		q = b.queryParams
+		q.pageSize = -1
+	}
+	if d.err != nil {
+		return params
+	}
+	params["consistency_level"] = sharding.Consistency(q.consistency).String()
+	if q.serialConsistency != 0 {
+		params["serial_consistency_level"] = sharding.Consistency(q.serialConsistency).String()
+	}
+	if q.pageSize > 0 {
+		params["page_size"] = strconv.Itoa(int(q.pageSize))
+	}
+	return params
+}
+
+// add keeps a finished session, dropping the oldest beyond the bound.
+func (s *traceStore) add(tr *traceSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sessions) >= maxTraceSessions {
+		n := copy(s.sessions, s.sessions[1:])
+		s.sessions[n] = nil
+		s.sessions = s.sessions[:n]
+	}
+	s.sessions = append(s.sessions, tr)
+}
+
+// live returns the sessions younger than traceTTL.
+func (s *traceStore) live() []*traceSession {
+	cutoff := time.Now().Add(-traceTTL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*traceSession, 0, len(s.sessions))
+	for _, tr := range s.sessions {
+		if tr.started.After(cutoff) {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// sessionRows are the rows of system_traces.sessions.
+func (s *traceStore) sessionRows() []virtualRow {
+	var rows []virtualRow
+	for _, tr := range s.live() {
+		rows = append(rows, virtualRow{
+			"session_id":       uuidValue(tr.id),
+			"client":           inetValue(tr.client),
+			"command":          textValue("QUERY"),
+			"coordinator":      inetValue(tr.coordinator),
+			"coordinator_port": intValue(tr.port),
+			"duration":         intValue(int32(tr.duration.Microseconds())),
+			"parameters":       textMapValue(tr.parameters),
+			"request":          textValue(tr.request),
+			"started_at":       timestampValue(tr.started),
+		})
+	}
+	return rows
+}
+
+// eventRows are the rows of system_traces.events.
+func (s *traceStore) eventRows() []virtualRow {
+	var rows []virtualRow
+	for _, tr := range s.live() {
+		for _, ev := range tr.events {
+			rows = append(rows, virtualRow{
+				"session_id":     uuidValue(tr.id),
+				"event_id":       uuidValue(ev.id),
+				"activity":       textValue(ev.activity),
+				"source":         inetValue(tr.coordinator),
+				"source_elapsed": intValue(int32(ev.elapsed.Microseconds())),
+				"source_port":    intValue(tr.port),
+				"thread":         textValue("request"),
+			})
+		}
+	}
+	return rows
+}
+
+func addrIP(a net.Addr) net.IP {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP
+	}
+	return net.IPv4(127, 0, 0, 1)
+}
+
+// uuidEpochOffset is the number of 100 ns intervals between the UUID
+// epoch (1582-10-15) and the Unix epoch.
+const uuidEpochOffset = 0x01B21DD213814000
+
+// lastUUIDTime is the time of the last timeuuid issued, so that each one
+// differs; uuidClockNode is the clock sequence and node of this process's,
+// random as Cassandra makes them when it has no hardware address.
+var (
+	lastUUIDTime  atomic.Int64
+	uuidClockNode = func() (b [8]byte) {
+		rand.Read(b[:])
+		b[0] = b[0]&0x3f | 0x80 // the variant
+		b[2] |= 0x01            // a node that is no hardware address
+		return b
+	}()
+)
+
+// newTimeUUID returns a version 1 UUID for time t, as trace ids are.
+func newTimeUUID(t time.Time) [16]byte {
+	raw := t.UnixNano()/100 + uuidEpochOffset
+	for {
+		last := lastUUIDTime.Load()
+		if raw <= last {
+			raw = last + 1
+		}
+		if lastUUIDTime.CompareAndSwap(last, raw) {
+			break
+		}
+	}
+	var u [16]byte
+	binary.BigEndian.PutUint32(u[0:], uint32(raw))
+	binary.BigEndian.PutUint16(u[4:], uint16(raw>>32))
+	binary.BigEndian.PutUint16(u[6:], uint16(raw>>48)&0x0fff|0x1000)
+	copy(u[8:], uuidClockNode[:])
+	return u
+}
