@@ -52,16 +52,25 @@ type Write struct {
 	Deletion bool
 	// JSON is set for INSERT JSON: its values come from the JSON object.
 	JSON bool
-	// InPlace is set when the write changes a collection or user type in
-	// place (append, remove, element or field set): applied twice, or in
-	// another order than another such change, it gives another value.
+	// InPlace is set when the order in which a replica applies this write
+	// and the next one can change the outcome: the write changes a
+	// collection or user type in place (append, remove, element or field
+	// set), or writes a table that has non-frozen collections or user
+	// types, which a later in-place change builds on. cqlpg keeps one
+	// timestamp per collection where Cassandra keeps one per element.
 	InPlace bool
 }
 
-// inPlace reports whether some cell changes its value in place.
-func inPlace(cells []cell) bool {
+// inPlace reports whether the order of writes to t matters, as InPlace
+// says.
+func inPlace(t *pgschema.Table, cells []cell) bool {
 	for _, c := range cells {
 		if len(c.changes) > 0 {
+			return true
+		}
+	}
+	for _, c := range t.Columns {
+		if c.Type.IsMultiCell() {
 			return true
 		}
 	}
@@ -116,6 +125,7 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 	if s.IfNotExists {
 		w.Conditions = &Conditions{IfNotExists: true}
 	}
+	w.InPlace = inPlace(t, cells)
 	if err := checkAttributes(w); err != nil {
 		return nil, err
 	}
@@ -211,7 +221,7 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	if cells, err = mergeCells(cells, false, s.Assignments); err != nil {
 		return nil, err
 	}
-	w.InPlace = inPlace(cells)
+	w.InPlace = inPlace(t, cells)
 	onlyStatic := true
 	for _, c := range cells {
 		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
@@ -305,7 +315,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if cells, err = mergeCells(cells, true, nil); err != nil {
 		return nil, err
 	}
-	w.InPlace = inPlace(cells)
+	w.InPlace = inPlace(t, cells)
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
 		return nil, err
