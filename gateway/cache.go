@@ -3,6 +3,7 @@ package gateway
 import (
 	"crypto/md5"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -32,6 +33,20 @@ type statement struct {
 	slotConv []pgschema.Converter
 	// resultID digests the result metadata (v5's result_metadata_id).
 	resultID [16]byte
+	// placed memoizes the placement the statement's last execution
+	// resolved: finding it in the topology builds a key string, which
+	// costs more than the rest of a read.
+	placed atomic.Pointer[placedMemo]
+}
+
+// placedMemo is the placement of a keyspace under one topology and
+// schema snapshot; both are immutable, so it holds as long as they are
+// the ones an execution resolves against.
+type placedMemo struct {
+	topo      *sharding.Topology
+	schema    *pgschema.Schema
+	keyspace  string
+	placement *sharding.Placement
 }
 
 // statementID is a statement's prepared id: a digest of the keyspace and

@@ -89,7 +89,7 @@ func openCluster(ctx context.Context, cfg Config, log *slog.Logger, onChange fun
 	for i, sc := range cfg.Shards {
 		name := infos[i].Name
 		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(sc.URL),
-			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log,
+			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log, Null: cfg.NullData,
 			OnChange: func(up bool) { onChange(name, up) }})
 		if err != nil {
 			c.close()

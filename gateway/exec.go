@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -25,7 +27,69 @@ type execution struct {
 	// mutations, when set, collects the writes instead of sending them:
 	// a batch applies them together.
 	mutations *mutations
+	// st is the statement run, for what it memoizes (placement).
+	st *statement
+
+	// What follows is reused from one execution to the next, so that a
+	// single-partition request allocates nothing of its own: see release
+	// for when an execution may be reused.
+
+	// refs counts the holders of the execution: the request, and any
+	// goroutine still using it after the request is answered (a write's
+	// drain). An op given up on at its timeout may still touch the
+	// execution's buffers whenever it finishes, so it takes a reference it
+	// never gives back, and the execution is left to the collector.
+	refs atomic.Int32
+	// keyVals and keys hold the one key of a single-partition request;
+	// keyTaken is set once they do, as callers keep keys for as long as
+	// the execution (a batch keys each of its writes on one execution).
+	keyVals  [][]byte
+	keys     [1][][]byte
+	keyTaken bool
+	// rw writes the rows of a SELECT; scratch serves its one partition
+	// read; writes are the replica writes of a write.
+	rw      rowWriter
+	scratch readScratch
+	writes  replicaWrites
+	args    argBuffer
 }
+
+// readScratch is what one partition read needs, kept so that a read that
+// is alone in its request reuses it. Reads running side by side (IN
+// lists, scans) get their own.
+type readScratch struct {
+	args  argBuffer
+	guard guardSink
+	op    sharding.Op
+	order []int
+}
+
+// executionPool recycles executions (release).
+var executionPool = sync.Pool{New: func() any { return new(execution) }}
+
+// release returns the execution to the pool once its last holder is done
+// with it. A holder that may never be done (an op abandoned at its
+// timeout) keeps it out for good, and the collector takes it.
+func (e *execution) release() {
+	if e.refs.Add(-1) != 0 {
+		return
+	}
+	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st = nil, nil, translate.Bound{}, nil, nil, nil, nil
+	clear(e.keyVals)
+	e.keys[0], e.keyTaken = nil, false
+	e.rw.clear()
+	e.scratch.guard.inner = nil
+	e.scratch.op.Reset(nil, nil, nil, nil) // keeps its done channel
+	e.writes.clear()
+	executionPool.Put(e)
+}
+
+// hold records one more holder of the execution, which calls release
+// when done.
+func (e *execution) hold() { e.refs.Add(1) }
+
+// abandon records that an op given up on may still touch the execution.
+func (e *execution) abandon() { e.refs.Add(1) }
 
 func invalidf(format string, args ...any) error {
 	return &translate.InvalidError{Msg: fmt.Sprintf(format, args...)}
@@ -44,7 +108,9 @@ const (
 // newExecution binds a request's values to a statement's variables.
 func (c *conn) newExecution(st *statement, q *queryParams, from request) (*execution, error) {
 	md := st.plan.Meta()
-	e := &execution{c: c, params: q, now: time.Now(), topo: c.srv.cluster.topology(), schema: c.srv.cluster.schema()}
+	e := executionPool.Get().(*execution)
+	e.refs.Store(1)
+	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, time.Now(), c.srv.cluster.topology(), c.srv.cluster.schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.hasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by
@@ -166,14 +232,7 @@ func (e *execution) use(p *translate.Use, resp *[]byte) error {
 // keyValues returns the values a key restriction allows.
 func (e *execution) keyValues(r translate.Restriction) ([][]byte, error) {
 	if r.Op == translate.OpEQ {
-		v, unset := e.bound.Get(r.Values[0])
-		if unset {
-			return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
-		}
-		if v == nil {
-			return nil, invalidf("Invalid null value in condition for column %s", r.Column.Name)
-		}
-		v, err := normalize(r.Column.Type, v)
+		v, err := e.eqValue(r)
 		return [][]byte{v}, err
 	}
 	values, err := e.listValues(r.Values, r.ListMarker, r.Column)
@@ -186,6 +245,18 @@ func (e *execution) keyValues(r translate.Restriction) ([][]byte, error) {
 		}
 	}
 	return values, nil
+}
+
+// eqValue returns the value a key restriction by = allows.
+func (e *execution) eqValue(r translate.Restriction) ([]byte, error) {
+	v, unset := e.bound.Get(r.Values[0])
+	if unset {
+		return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
+	}
+	if v == nil {
+		return nil, invalidf("Invalid null value in condition for column %s", r.Column.Name)
+	}
+	return normalize(r.Column.Type, v)
 }
 
 // normalize sorts the sets and map keys inside a key value, as Cassandra
@@ -247,6 +318,9 @@ func (e *execution) listValues(values []translate.Value, listMarker bool, c *pgs
 // keyProduct returns the cartesian product of the allowed values of each
 // key column, sorted in Cassandra's key order with duplicates removed.
 func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
+	if keys, ok, err := e.singleKey(rs); ok || err != nil {
+		return keys, err
+	}
 	keys := [][][]byte{nil}
 	multi := false
 	partitionColumns := 0
@@ -295,4 +369,36 @@ func int32Value(b []byte) (int32, bool) {
 		return 0, false
 	}
 	return int32(binary.BigEndian.Uint32(b)), true
+}
+
+// singleKey is keyProduct for the common case of one value per key column
+// (all restricted by =), built in the execution's own buffers: ok is false
+// when some column has several values.
+func (e *execution) singleKey(rs []translate.Restriction) (keys [][][]byte, ok bool, err error) {
+	if e.keyTaken {
+		return nil, false, nil
+	}
+	partitionColumns := 0
+	for _, r := range rs {
+		if r.Op != translate.OpEQ {
+			return nil, false, nil
+		}
+		if r.Column.Kind == pgschema.PartitionKey {
+			partitionColumns++
+		}
+	}
+	key := e.keyVals[:0]
+	for _, r := range rs {
+		v, err := e.eqValue(r)
+		if err != nil {
+			return nil, false, err
+		}
+		if partitionColumns == 1 && r.Column.Kind == pgschema.PartitionKey && len(v) == 0 {
+			return nil, false, invalidf("Key may not be empty")
+		}
+		key = append(key, v)
+	}
+	e.keyVals, e.keyTaken = key, true
+	e.keys[0] = key
+	return e.keys[:], true, nil
 }

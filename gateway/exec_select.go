@@ -201,11 +201,22 @@ func (w *rowWriter) rangeRead(resume bool) (*sharding.Statement, []translate.Par
 
 // placement returns the replica sets of a keyspace's partitions.
 func (e *execution) placement(keyspace string) (*sharding.Placement, error) {
+	var memo *placedMemo
+	if e.st != nil {
+		memo = e.st.placed.Load()
+		if memo != nil && memo.topo == e.topo && memo.schema == e.schema && memo.keyspace == keyspace {
+			return memo.placement, nil
+		}
+	}
 	k := e.schema.Keyspace(keyspace)
 	if k == nil {
 		return nil, invalidf("keyspace %s does not exist", keyspace)
 	}
-	return e.topo.Placement(k.Replication), nil
+	placement := e.topo.Placement(k.Replication)
+	if e.st != nil {
+		e.st.placed.Store(&placedMemo{topo: e.topo, schema: e.schema, keyspace: keyspace, placement: placement})
+	}
+	return placement, nil
 }
 
 // partitionRows reads the partitions the WHERE clause names, in key order:
@@ -246,7 +257,7 @@ func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 	}
 	if len(keys) == 1 {
 		// One partition: rows go straight into the response.
-		return e.readPartition(ctx, placement, keys[0], int64(sharding.KeyToken(keys[0])), w, w, after)
+		return e.readPartition(ctx, placement, keys[0], int64(sharding.KeyToken(keys[0])), w, w, after, &e.scratch)
 	}
 	parts := make([]*rowBuffer, len(keys))
 	errs := make(chan error, len(keys))
@@ -257,11 +268,14 @@ func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 			resumeAfter = after
 		}
 		go func() {
-			errs <- e.readPartition(ctx, placement, key, int64(sharding.KeyToken(key)), parts[i], w, resumeAfter)
+			errs <- e.readPartition(ctx, placement, key, int64(sharding.KeyToken(key)), parts[i], w, resumeAfter, nil)
 		}()
 	}
-	for range keys {
+	for n := range keys {
 		if err := <-errs; err != nil {
+			if n < len(keys)-1 {
+				e.abandon() // reads still running use the execution
+			}
 			return err
 		}
 	}
@@ -270,23 +284,23 @@ func (e *execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 
 // readPartition reads the partition of key and token from one of its
 // replicas into sink; when after is set, only its rows after that
-// clustering prefix.
+// clustering prefix. rs is the read's scratch, nil for a new one.
 func (e *execution) readPartition(ctx context.Context, placement *sharding.Placement, key [][]byte, token int64,
-	sink sharding.RowSink, w *rowWriter, after [][]byte) error {
+	sink sharding.RowSink, w *rowWriter, after [][]byte, rs *readScratch) error {
 	replicas := placement.Replicas(sharding.Token(token))
 	if len(replicas) == 0 {
 		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 	}
 	read, params := w.partitionRead(after != nil)
-	var args argBuffer
-	if err := args.build(e, params, &rowArgs{key: key, token: token, after: after, limit: w.sqlLimit(true)}); err != nil {
+	if rs == nil {
+		rs = new(readScratch)
+	}
+	ra := rowArgs{key: key, token: token, after: after, limit: w.sqlLimit(true)}
+	if err := rs.args.build(e, params, &ra); err != nil {
 		return err
 	}
-	fresh := func() *rowBuffer { return &rowBuffer{w: w} }
-	repair := func(ctx context.Context, replicas []int) error {
-		return e.c.srv.repairPartition(ctx, w.plan.Table, token, replicas)
-	}
-	return e.readReplicas(ctx, read, args.args, replicas, sink, fresh, e.c.srv.cfg.ReadTimeout, repair)
+	repair := readRepair{table: w.plan.Table, start: token}
+	return e.readReplicas(ctx, read, rs.args.args, replicas, sink, w, e.c.srv.cfg.ReadTimeout, repair, rs)
 }
 
 // scanRange is a run of token ranges, (start, end], with one list of
@@ -453,15 +467,13 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 		if start == 0 && from != nil && len(from.clustering) > 0 && !p.ResumeScanInside {
 			head = fresh()
 			reads.Go(func() {
-				errs[len(batch)] = e.readPartition(ctx, placement, from.key, from.token, head, w, from.clustering)
+				errs[len(batch)] = e.readPartition(ctx, placement, from.key, from.token, head, w, from.clustering, nil)
 			})
 		}
 		for i, r := range batch {
-			repair := func(ctx context.Context, replicas []int) error {
-				return e.c.srv.repairRange(ctx, p.Table, r.start, r.end, replicas)
-			}
+			repair := readRepair{table: p.Table, start: r.start, end: r.end, scan: true}
 			reads.Go(func() {
-				errs[i] = e.readReplicas(ctx, stmts[i], argsets[i].args, r.replicas, parts[i], fresh, e.c.srv.cfg.RangeTimeout, repair)
+				errs[i] = e.readReplicas(ctx, stmts[i], argsets[i].args, r.replicas, parts[i], w, e.c.srv.cfg.RangeTimeout, repair, nil)
 			})
 		}
 		reads.Wait()

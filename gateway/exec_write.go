@@ -56,7 +56,12 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		if len(replicas) == 0 {
 			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
 		}
-		var args argBuffer
+		// The one row of a single-row write is built in the execution's
+		// buffer; rows of several keep theirs until all are sent.
+		args := &e.args
+		if len(keys) > 1 || e.mutations != nil {
+			args = new(argBuffer)
+		}
 		if err := args.build(e, p.Params, &row); err != nil {
 			return err
 		}
@@ -66,8 +71,7 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		}
 		// Every replica applies the same write; the reconciliation in its
 		// SQL makes the order in which replicas see writes irrelevant.
-		steps := []sharding.Step{{Stmt: stmt, Args: args.args, Formats: binaryParams}}
-		if err := w.add(replicas, steps, gcGrace); err != nil {
+		if err := w.add(replicas, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
 			return err
 		}
 	}
@@ -90,8 +94,12 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 
 // tableGCGrace returns a table's gc_grace_seconds.
 func tableGCGrace(t *pgschema.Table) int64 {
-	if g, err := strconv.ParseInt(t.Options[pgschema.OptGCGraceSeconds], 10, 64); err == nil {
-		return g
+	// A table without the option would otherwise cost a parse error,
+	// which allocates, on every write.
+	if o := t.Options[pgschema.OptGCGraceSeconds]; o != "" {
+		if g, err := strconv.ParseInt(o, 10, 64); err == nil {
+			return g
+		}
 	}
 	return defaultGCGrace
 }

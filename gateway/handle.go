@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -22,8 +23,7 @@ func (c *conn) dispatch(h header, body []byte, resp *[]byte) error {
 	if err := c.srv.auth.admit(c, h.opcode); err != nil { // logged in? (auth.go)
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.RequestTimeout)
-	defer cancel()
+	var ctx context.Context = newRequestContext(time.Now(), c.srv.cfg.RequestTimeout)
 	switch h.opcode {
 	case opOptions:
 		return c.handleOptions(resp)
@@ -76,6 +76,7 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	if err != nil {
 		return err
 	}
+	defer e.release()
 	return e.run(ctx, st, resp)
 }
 
@@ -148,6 +149,7 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 	if err != nil {
 		return err
 	}
+	defer e.release()
 	start := len(*resp)
 	if err := e.run(ctx, st, resp); err != nil {
 		return err

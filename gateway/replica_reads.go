@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -95,12 +96,13 @@ type readPlan struct {
 	ask int
 }
 
-// planRead picks the replicas of a read, or refuses it as Unavailable.
-func (e *execution) planRead(replicas []int) (readPlan, error) {
+// planRead picks the replicas of a read, or refuses it as Unavailable,
+// listing them in order's room.
+func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 	topo := e.topo
 	local := e.c.srv.cfg.Datacenter
 	level := sharding.Consistency(e.params.consistency)
-	p := readPlan{acks: topo.Require(level, replicas, local)}
+	p := readPlan{acks: topo.Require(level, replicas, local), order: order}
 	if err := topo.Available(&p.acks, replicas); err != nil {
 		return p, err
 	}
@@ -124,28 +126,49 @@ func (e *execution) planRead(replicas []int) (readPlan, error) {
 	return p, nil
 }
 
+// readRepair names what a read covers, for repairing it: a partition's
+// token, or a scan's token range (start, end].
+type readRepair struct {
+	table      *pgschema.Table
+	start, end int64
+	scan       bool
+}
+
+// run reconciles what the read covers on replicas.
+func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
+	if r.scan {
+		return s.repairRange(ctx, r.table, r.start, r.end, replicas)
+	}
+	return s.repairPartition(ctx, r.table, r.start, replicas)
+}
+
 // readReplicas runs a read on the replicas its level needs and sends the
-// reconciled rows to sink. fresh returns an empty buffer for the data of a
-// read that asks several replicas; repair reconciles what the read covers
-// on the replicas it is given.
+// reconciled rows to sink. The data of a read that asks several replicas
+// is buffered for w; repair reconciles what the read covers. rs is the
+// read's scratch, nil for a new one; args may live in it.
 func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, args [][]byte, replicas []int,
-	sink sharding.RowSink, fresh func() *rowBuffer, timeout time.Duration, repair func(context.Context, []int) error) error {
+	sink sharding.RowSink, w *rowWriter, timeout time.Duration, repair readRepair, rs *readScratch) error {
 	level := sharding.Consistency(e.params.consistency)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	started := time.Now()
+	expire := deadlines.after(started, timeout)
+	if rs == nil {
+		rs = new(readScratch)
+	}
 	if isSerial(level) {
 		// The partition's first replica, whose lock the read holds, has
 		// every conditional write that applied (exec_lwt.go), and only
 		// those: another replica may hold a write that failed.
-		return e.readOne(ctx, stmt, args, replicas[:1], sink, level)
+		return e.readOne(ctx, expire, stmt, args, replicas[:1], sink, level, rs)
 	}
-	p, err := e.planRead(replicas)
+	p, err := e.planRead(replicas, rs.order[:0])
 	if err != nil {
 		return err
 	}
+	rs.order = p.order
 	if p.ask == 1 {
-		return e.readOne(ctx, stmt, args, p.order, sink, level)
+		return e.readOne(ctx, expire, stmt, args, p.order, sink, level, rs)
 	}
+	fresh := func() *rowBuffer { return &rowBuffer{w: w} }
 	// Each replica asked sends a digest; the first also its data. A
 	// replica that fails is replaced by the next one up, which takes over
 	// the data when the failed one had it.
@@ -166,6 +189,12 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		submit(i)
 	}
 	pending, received, dataPresent := p.ask, 0, false
+	// An op still running when the read gives up may touch args later.
+	defer func() {
+		if pending > 0 {
+			e.abandon()
+		}
+	}()
 	ok := make([]bool, len(p.order))
 	for pending > 0 && received < p.ask {
 		select {
@@ -188,6 +217,8 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 				submit(next)
 				pending++
 			}
+		case <-expire:
+			return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: dataPresent}
 		case <-ctx.Done():
 			return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: dataPresent}
 		}
@@ -209,20 +240,22 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 				asked = append(asked, p.order[i])
 			}
 		}
-		err := repair(ctx, asked)
+		rctx, cancel := context.WithDeadline(ctx, started.Add(timeout))
+		defer cancel()
+		err := repair.run(rctx, e.c.srv, asked)
 		if errors.Is(err, errCounterRepair) {
 			// Counter replicas hold totals, which cannot be reconciled:
 			// the data replica's stands.
 			return deliver(data, sink)
 		}
 		if err != nil {
-			if ctx.Err() != nil {
+			if rctx.Err() != nil {
 				return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: true}
 			}
 			return err
 		}
 		data = fresh()
-		if err := e.readOne(ctx, stmt, args, p.order[dataOp:dataOp+1], data, level); err != nil {
+		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
 			return err
 		}
 	}
@@ -230,21 +263,29 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 }
 
 // readOne reads from the first replica of order that answers, moving on
-// when one fails before sending any row.
-func (e *execution) readOne(ctx context.Context, stmt *sharding.Statement, args [][]byte, order []int,
-	sink sharding.RowSink, level sharding.Consistency) error {
+// when one fails before sending any row, until expire. Its op and guard
+// are rs's: each is reused only once the op before has been received, and
+// an op given up on keeps the execution from being reused.
+func (e *execution) readOne(ctx context.Context, expire <-chan struct{}, stmt *sharding.Statement, args [][]byte,
+	order []int, sink sharding.RowSink, level sharding.Consistency, rs *readScratch) error {
 	var err error
+	timedOut := false
 	for _, r := range order {
-		guard := &guardSink{inner: sink}
-		op := sharding.NewOp(stmt, args, binaryParams, guard)
+		guard, op := &rs.guard, &rs.op
+		guard.inner, guard.rows, guard.closed = sink, 0, false
+		op.Reset(stmt, args, binaryParams, guard)
 		e.topo.Shards[r].Pool.Submit(op)
-		err = op.Wait(ctx)
-		if rows := guard.close(); err == nil || permanent(err) || rows > 0 || ctx.Err() != nil {
+		var finished bool
+		finished, err = op.WaitUntil(ctx, expire)
+		if !finished {
+			e.abandon()
+			timedOut = true
+		}
+		if rows := guard.close(); err == nil || permanent(err) || rows > 0 || timedOut {
 			break
 		}
 	}
-	var se *sharding.ShardError
-	if ctx.Err() != nil || errors.As(err, &se) {
+	if timedOut || shardFailed(err) {
 		return &readTimeoutError{consistency: level, received: 0, blockFor: 1}
 	}
 	return err
@@ -261,4 +302,14 @@ func deliver(data *rowBuffer, sink sharding.RowSink) error {
 		return s.replay([]*rowBuffer{data})
 	}
 	panic("deliver: unexpected sink")
+}
+
+// shardFailed reports whether err is a shard's failure, not the
+// statement's; it costs nothing when err is nil.
+func shardFailed(err error) bool {
+	if err == nil {
+		return false
+	}
+	var se *sharding.ShardError
+	return errors.As(err, &se)
 }

@@ -30,10 +30,23 @@ type replicaWrites struct {
 	every bool
 	// parts are the partitions written, each with its acknowledgements.
 	parts []partitionWrite
-	// sends are the ops sent, indexed by their tags.
+	// sends are the ops sent, indexed by their tags, and ops the ops
+	// themselves, the first len(ops) of them in place.
 	sends   []replicaSend
+	ops     []sharding.Op
 	notify  chan *sharding.Op
 	pending int
+}
+
+// clear readies the replica writes of an execution for the next one,
+// keeping their buffers. It is called only once every op sent has been
+// received, so that none can still send on notify or read its op.
+func (w *replicaWrites) clear() {
+	parts, sends, ops, notify := w.parts[:0], w.sends[:0], w.ops[:0], w.notify
+	clear(parts[:cap(parts)])
+	clear(sends[:cap(sends)])
+	clear(ops[:cap(ops)])
+	*w = replicaWrites{parts: parts, sends: sends, ops: ops, notify: notify}
 }
 
 // partitionWrite is the writes to one partition's replicas.
@@ -48,7 +61,7 @@ type partitionWrite struct {
 type replicaSend struct {
 	part  int
 	shard int
-	steps []sharding.Step
+	step  sharding.Step
 	// hintFor is the replica a hint write stands in for, -1 for a write.
 	hintFor int
 }
@@ -62,13 +75,15 @@ type replicaSend struct {
 // it keeps a timestamp per collection element; cqlpg keeps one per
 // collection.
 func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
-	return &replicaWrites{e: e, level: sharding.Consistency(e.params.consistency), counter: counter,
-		every: counter || inPlace}
+	w := &e.writes
+	w.clear()
+	w.e, w.level, w.counter, w.every = e, sharding.Consistency(e.params.consistency), counter, counter || inPlace
+	return w
 }
 
 // add records a write of one partition, refusing it when too few of the
 // partition's replicas are up for the level.
-func (w *replicaWrites) add(replicas []int, steps []sharding.Step, gcGrace int64) error {
+func (w *replicaWrites) add(replicas []int, step sharding.Step, gcGrace int64) error {
 	topo := w.e.topo
 	acks := topo.Require(w.level, replicas, w.e.c.srv.cfg.Datacenter)
 	if err := topo.Available(&acks, replicas); err != nil {
@@ -77,7 +92,7 @@ func (w *replicaWrites) add(replicas []int, steps []sharding.Step, gcGrace int64
 	part := len(w.parts)
 	w.parts = append(w.parts, partitionWrite{acks: acks, replicas: replicas, gcGrace: gcGrace})
 	for _, shard := range replicas {
-		w.sends = append(w.sends, replicaSend{part: part, shard: shard, steps: steps, hintFor: -1})
+		w.sends = append(w.sends, replicaSend{part: part, shard: shard, step: step, hintFor: -1})
 	}
 	return nil
 }
@@ -87,8 +102,18 @@ func (w *replicaWrites) add(replicas []int, steps []sharding.Step, gcGrace int64
 func (w *replicaWrites) send() {
 	n := len(w.sends)
 	// Room for every write and one hint each, so that no pool ever
-	// blocks on this request once it has been answered.
-	w.notify = make(chan *sharding.Op, 2*n)
+	// blocks on this request once it has been answered. A channel kept
+	// from an execution before is empty: clear runs only once every op
+	// sent to it has been received.
+	if cap(w.notify) < 2*n {
+		w.notify = make(chan *sharding.Op, 2*n)
+	}
+	// The ops of the writes live in w.ops, which does not grow while they
+	// run; those of hints are allocated.
+	if cap(w.ops) < n {
+		w.ops = make([]sharding.Op, n)
+	}
+	w.ops = w.ops[:n]
 	for i := range n {
 		s := &w.sends[i]
 		if !w.e.topo.Shards[s.shard].Pool.Alive() {
@@ -102,12 +127,13 @@ func (w *replicaWrites) send() {
 // submit sends w.sends[i].
 func (w *replicaWrites) submit(i int) {
 	s := &w.sends[i]
+	st := &s.step
 	var op *sharding.Op
-	if len(s.steps) == 1 {
-		st := &s.steps[0]
-		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
+	if i < len(w.ops) {
+		op = &w.ops[i]
+		op.ResetNotify(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	} else {
-		op = sharding.NewNotifyTx(s.steps, w.notify, i)
+		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	}
 	w.pending++
 	w.e.topo.Shards[s.shard].Pool.Submit(op)
@@ -134,12 +160,12 @@ func (w *replicaWrites) hint(i int) bool {
 	if holder < 0 {
 		return false
 	}
-	step, err := hintStep(topo.Shards[s.shard].Info.HostID, s.steps, w.parts[s.part].gcGrace)
+	step, err := hintStep(topo.Shards[s.shard].Info.HostID, []sharding.Step{s.step}, w.parts[s.part].gcGrace)
 	if err != nil {
 		w.e.c.srv.log.Error("cannot encode a hint", "err", err)
 		return false
 	}
-	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, steps: []sharding.Step{step}, hintFor: s.shard})
+	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, step: step, hintFor: s.shard})
 	w.submit(len(w.sends) - 1)
 	w.e.c.srv.metrics.hintsWritten.Inc()
 	return true
@@ -160,8 +186,7 @@ func (w *replicaWrites) met() bool {
 // running when it returns are followed by a goroutine that hints the
 // replicas they fail on.
 func (w *replicaWrites) wait(ctx context.Context, timeout time.Duration, writeType primitive.WriteType) error {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	expire := deadlines.after(time.Now(), timeout)
 	var err error
 collect:
 	for w.pending > 0 && (w.every || !w.met()) {
@@ -170,7 +195,7 @@ collect:
 			if err = w.receive(op, false); err != nil {
 				break collect
 			}
-		case <-timer.C:
+		case <-expire:
 			// Met or not, the time is up; a late replica is left to the
 			// goroutine below, which hints it if it fails.
 			break collect
@@ -181,7 +206,13 @@ collect:
 	if err == nil {
 		err = w.timeout(writeType)
 	}
+	// Ops that have already finished are counted now, which spares the
+	// drain goroutine when every replica has answered.
+	for w.pending > 0 && len(w.notify) > 0 {
+		w.receive(<-w.notify, true)
+	}
 	if w.pending > 0 {
+		w.e.hold()
 		go w.drain()
 	}
 	return err
@@ -221,6 +252,7 @@ func (w *replicaWrites) drain() {
 	for w.pending > 0 {
 		w.receive(<-w.notify, true)
 	}
+	w.e.release()
 }
 
 // timeout returns the write timeout of the first partition short of its

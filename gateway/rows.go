@@ -50,9 +50,23 @@ type rowWriter struct {
 	next *pageState
 }
 
+// newRowWriter returns the execution's row writer, ready for a SELECT;
+// the buffers of the execution's previous one are kept.
 func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte, limit, perPartition int) *rowWriter {
-	return &rowWriter{e: e, st: st, plan: p, out: out, limit: limit, perPartition: perPartition,
-		ctx: translate.EvalContext{Now: e.now}, page: -1}
+	w := &e.rw
+	vals, conv, outs := w.vals[:0], w.conv[:0], w.outs[:0]
+	*w = rowWriter{e: e, st: st, plan: p, out: out, limit: limit, perPartition: perPartition,
+		ctx: translate.EvalContext{Now: e.now}, page: -1, vals: vals, conv: conv, outs: outs}
+	return w
+}
+
+// clear drops what the writer refers to, keeping its buffers for the next
+// execution.
+func (w *rowWriter) clear() {
+	vals, conv, outs := w.vals[:0], w.conv[:0], w.outs[:0]
+	clear(vals[:cap(vals)])
+	clear(outs[:cap(outs)])
+	*w = rowWriter{vals: vals, conv: conv, outs: outs}
 }
 
 // resume starts the writer where a paging state says the page starts:

@@ -36,6 +36,10 @@ type Config struct {
 	NumTokens int
 	// ShardConns is the number of data connections per shard.
 	ShardConns int
+	// NullData answers data statements from memory, with no rows and no
+	// error, while the catalog stays on the shards: it leaves the cost of
+	// the protocol and the executor alone, for benchmarks only.
+	NullData bool
 	// RequestTimeout bounds every request.
 	RequestTimeout time.Duration
 	// The times replicas have to meet a consistency level, Cassandra's

@@ -84,6 +84,23 @@ func NewNotifyTx(steps []Step, notify chan<- *Op, tag int) *Op {
 	return op
 }
 
+// Reset readies op to run stmt, keeping its done channel: an op is
+// recycled this way only once its outcome has been received (Wait or
+// WaitUntil returned it), when no pool holds it any more.
+func (op *Op) Reset(stmt *Statement, args [][]byte, formats []int16, rows RowSink) {
+	done := op.done
+	if done == nil {
+		done = make(chan error, 1)
+	}
+	*op = Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, done: done}
+}
+
+// ResetNotify is Reset for an op sent to notify once it has run, which
+// may be recycled once received from notify.
+func (op *Op) ResetNotify(stmt *Statement, args [][]byte, formats []int16, rows RowSink, notify chan<- *Op, tag int) {
+	*op = Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, Tag: tag, notify: notify}
+}
+
 // Err returns the outcome of an op received from its Notify channel.
 func (op *Op) Err() error { return op.err }
 
@@ -125,6 +142,20 @@ func (op *Op) Wait(ctx context.Context) error {
 	}
 }
 
+// WaitUntil is Wait that also gives up when expire is closed. finished
+// tells whether the op's outcome was received, after which the op may be
+// recycled; an op given up on still runs to completion.
+func (op *Op) WaitUntil(ctx context.Context, expire <-chan struct{}) (finished bool, err error) {
+	select {
+	case err := <-op.done:
+		return true, err
+	case <-expire:
+		return false, context.DeadlineExceeded
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
 // binaryResults asks Postgres for every result column in binary format.
 var binaryResults = []int16{1}
 
@@ -160,6 +191,9 @@ type Pool struct {
 	downs atomic.Uint64
 	// onChange, when set, is called after the shard goes down or up.
 	onChange func(up bool)
+	// run, when set, runs each op in the submitting goroutine in place of
+	// a connection (NewFuncPool).
+	run func(*Op) error
 }
 
 // PoolConfig configures a Pool.
@@ -172,11 +206,18 @@ type PoolConfig struct {
 	// OnChange, when set, is called (in the pool's goroutines) each time
 	// the shard goes down or comes back up.
 	OnChange func(up bool)
+	// Null makes a pool that reaches no server and finishes every op at
+	// once, with no rows and no error: a benchmark arm that leaves only
+	// the gateway's own cost (cqlpg bench compare), never a deployment.
+	Null bool
 }
 
 // NewPool starts a pool's connection workers; connections are opened on
 // first use and reopened after failures.
 func NewPool(cfg PoolConfig) (*Pool, error) {
+	if cfg.Null {
+		return NewFuncPool(cfg.Name, func(*Op) error { return nil }), nil
+	}
 	pc, err := pgconn.ParseConfig(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("shard %s: %w", cfg.Name, err)
@@ -201,6 +242,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 // Submit queues op for one of the pool's connections. It fails the op at
 // once when the shard is down or its queue is full.
 func (p *Pool) Submit(op *Op) {
+	if p.run != nil {
+		if err := p.run(op); err != ErrDeferred {
+			op.finish(err)
+		}
+		return
+	}
 	if p.down.Load() {
 		op.finish(&ShardError{Shard: p.name, Err: ErrShardDown, Unsent: true})
 		return

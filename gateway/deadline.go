@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// A timer per request, or a context.WithTimeout, costs several
+// allocations and a timer in the runtime's heap. Requests instead share
+// the channels of one coarse clock: a deadline is rounded up to the next
+// tick, and every request whose deadline falls in the same tick waits on
+// the same channel, which the clock closes once the tick has passed. A
+// deadline thus fires up to one tick late, never early; timeouts are
+// seconds, a tick milliseconds.
+
+// deadlineTick is the clock's resolution.
+const deadlineTick = 5 * time.Millisecond
+
+// deadlineClock closes each tick's channel once the tick has passed. Its
+// goroutine runs only while some channel is open.
+type deadlineClock struct {
+	mu      sync.Mutex
+	ticks   map[int64]chan struct{}
+	running bool
+}
+
+var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}}
+
+// after returns a channel closed once d has passed since now.
+func (k *deadlineClock) after(now time.Time, d time.Duration) <-chan struct{} {
+	tick := (now.Add(d).UnixNano() + int64(deadlineTick) - 1) / int64(deadlineTick)
+	k.mu.Lock()
+	ch := k.ticks[tick]
+	if ch == nil {
+		ch = make(chan struct{})
+		k.ticks[tick] = ch
+		if !k.running {
+			k.running = true
+			go k.run()
+		}
+	}
+	k.mu.Unlock()
+	return ch
+}
+
+// run closes the channels of the ticks that have passed, until none is
+// left open.
+func (k *deadlineClock) run() {
+	t := time.NewTicker(deadlineTick)
+	defer t.Stop()
+	for now := range t.C {
+		passed := now.UnixNano() / int64(deadlineTick)
+		k.mu.Lock()
+		for tick, ch := range k.ticks {
+			if tick <= passed {
+				close(ch)
+				delete(k.ticks, tick)
+			}
+		}
+		if len(k.ticks) == 0 {
+			k.running = false
+			k.mu.Unlock()
+			return
+		}
+		k.mu.Unlock()
+	}
+}
+
+// requestContext is a request's context: done once the request's time is
+// up, by the shared clock. It is never cancelled otherwise, so Err is
+// DeadlineExceeded once done.
+type requestContext struct {
+	deadline time.Time
+	done     <-chan struct{}
+}
+
+func newRequestContext(now time.Time, timeout time.Duration) *requestContext {
+	return &requestContext{deadline: now.Add(timeout), done: deadlines.after(now, timeout)}
+}
+
+func (r *requestContext) Deadline() (time.Time, bool) { return r.deadline, true }
+func (r *requestContext) Done() <-chan struct{}       { return r.done }
+func (r *requestContext) Value(any) any               { return nil }
+
+func (r *requestContext) Err() error {
+	select {
+	case <-r.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,376 @@
+package gateway
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// The hot path without a network or Postgres: a gateway whose shard pools
+// run each op in the submitting goroutine, answering reads with canned
+// rows in Postgres's binary form, so that what is measured is the
+// gateway's own work from an EXECUTE frame's bytes to its RESULT frame:
+// decoding, plan look-up, token and replicas, the bound arguments and the
+// encoded rows.
+
+// fakeShards answers the ops of a hot-path gateway.
+type fakeShards struct {
+	mu sync.Mutex
+	// rows are the rows every read returns.
+	rows [][][]byte
+	// ops counts the ops run, and args holds copies of the arguments of
+	// the last one, as a connection would send them.
+	ops  int
+	args [][]byte
+	// keep makes run record args.
+	keep bool
+	// late, when set, takes every op unfinished, as from a shard that
+	// does not answer in time.
+	late chan *sharding.Op
+}
+
+func (f *fakeShards) run(op *sharding.Op) error {
+	f.mu.Lock()
+	f.ops++
+	if f.keep {
+		f.args = f.args[:0]
+		for _, a := range op.Args {
+			f.args = append(f.args, append([]byte(nil), a...))
+		}
+	}
+	rows, late := f.rows, f.late
+	f.mu.Unlock()
+	if late != nil {
+		late <- op
+		return sharding.ErrDeferred
+	}
+	if op.Rows != nil {
+		for _, r := range rows {
+			if err := op.Rows.Row(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// hotServer is a gateway on three fake shards with keyspaces rf1 and rf3,
+// each holding t (k int PRIMARY KEY, v text), and one started v4
+// connection.
+type hotServer struct {
+	s      *Server
+	c      *conn
+	shards *fakeShards
+}
+
+func newHotServer(tb testing.TB) *hotServer {
+	tb.Helper()
+	cfg := Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
+	s.metrics = newMetrics(s)
+	f := &fakeShards{}
+	var infos []sharding.ShardInfo
+	var existing [][]sharding.Token
+	for i := range 3 {
+		toks := sharding.AllocateTokens(existing, 16, int64(i))
+		existing = append(existing, toks)
+		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: fmt.Sprintf("pg%d", i),
+			DC: cfg.Datacenter, Rack: cfg.Rack, Tokens: toks})
+	}
+	ring, err := sharding.NewRing(infos)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var shards []*sharding.Shard
+	for _, in := range infos {
+		shards = append(shards, &sharding.Shard{Info: in, Pool: sharding.NewFuncPool(in.Name, f.run)})
+	}
+	keyspace := func(name string, rf int) *pgschema.Keyspace {
+		cols := []*pgschema.Column{
+			{Name: "k", Type: pgschema.Scalar(pgschema.Int), Kind: pgschema.PartitionKey, Position: 0},
+			{Name: "v", Type: pgschema.Scalar(pgschema.Text), Kind: pgschema.Regular, Position: -1},
+		}
+		t := pgschema.NewTable(name, "t", [16]byte{byte(rf)}, cols, map[string]string{})
+		return &pgschema.Keyspace{Name: name, DurableWrites: true, PGSchema: pgschema.PGSchemaName(name),
+			Replication: sharding.Replication{Class: sharding.SimpleStrategyClass, Factor: rf},
+			Tables:      map[string]*pgschema.Table{"t": t}, Types: map[string]*pgschema.Type{}}
+	}
+	s.cluster = &cluster{log: s.log}
+	s.cluster.topo.Store(sharding.NewTopology(ring, shards))
+	s.cluster.current.Store(pgschema.NewSchema([16]byte{1},
+		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
+	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), closed: make(chan struct{})}
+	c.started.Store(true)
+	empty := ""
+	c.keyspace.Store(&empty)
+	return &hotServer{s: s, c: c, shards: f}
+}
+
+// prepare plans query as PREPARE does and returns its statement.
+func (h *hotServer) prepare(tb testing.TB, query string) *statement {
+	tb.Helper()
+	st, err := h.s.prepare("", []byte(query))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// cannedRow returns a row of a SELECT's slots as a shard sends it: "one"
+// for text, and numbers for the rest.
+func cannedRow(p *translate.Select) [][]byte {
+	row := make([][]byte, len(p.Slots))
+	for i, sl := range p.Slots {
+		switch {
+		case sl.Kind == translate.SlotValue && sl.Column.Type.Kind == pgschema.Text:
+			row[i] = []byte("one")
+		case sl.Kind == translate.SlotValue && sl.Column.Type.Kind == pgschema.Int, sl.Kind == translate.SlotTTL:
+			row[i] = []byte{0, 0, 0, 1}
+		default:
+			row[i] = []byte{0, 0, 0, 0, 0, 0, 0, 1}
+		}
+	}
+	return row
+}
+
+// executeFrame returns an EXECUTE frame of v4, as drivers send it
+// (skip_metadata, consistency ONE), binding values.
+func executeFrame(id [16]byte, values ...[]byte) []byte {
+	b := appendHeader(nil, 4, 7, opExecute)
+	b[0] &^= responseBit
+	b = appendShortBytes(b, id[:])
+	b = appendShort(b, uint16(sharding.One))
+	b = append(b, qfValues|qfSkipMetadata|qfPageSize) // flags
+	b = appendShort(b, uint16(len(values)))
+	for _, v := range values {
+		b = appendBytes(b, v)
+	}
+	b = appendInt(b, 5000) // page size
+	finishFrame(b)
+	return b
+}
+
+// queryFrame returns a QUERY frame of v4 for a text with no values.
+func queryFrame(query string) []byte {
+	b := appendHeader(nil, 4, 7, opQuery)
+	b[0] &^= responseBit
+	b = appendInt(b, int32(len(query)))
+	b = append(b, query...)
+	b = appendShort(b, uint16(sharding.One))
+	b = append(b, qfSkipMetadata)
+	finishFrame(b)
+	return b
+}
+
+// roundTrip runs one request frame through the connection's handler, as
+// its reader and writer would, and returns the response frame, which the
+// caller puts back.
+func (h *hotServer) roundTrip(frame []byte) *[]byte {
+	hdr := parseHeader(frame)
+	body := getBuffer(int(hdr.length))
+	copy(*body, frame[headerSize:])
+	h.c.inflight.Add(1)
+	h.c.handle(hdr, body)
+	return <-h.c.out
+}
+
+var (
+	one   = []byte{0, 0, 0, 1}
+	value = []byte("one")
+)
+
+// TestHotPath checks the answers and shard arguments of the requests the
+// hot-path benchmarks run.
+func TestHotPath(t *testing.T) {
+	h := newHotServer(t)
+	h.shards.keep = true
+	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	resp := h.roundTrip(executeFrame(sel.id, one))
+	want := appendHeader(nil, 4, 7, opResult)
+	want = appendInt(want, resultRows)
+	want = appendInt(appendInt(want, rowsNoMetadata), 1) // flags, one column
+	want = appendInt(want, 1)                            // one row
+	want = appendBytes(want, value)
+	finishFrame(want)
+	if string(*resp) != string(want) {
+		t.Errorf("SELECT answered\n%x\nwant\n%x", *resp, want)
+	}
+	putBuffer(resp)
+	token := sharding.KeyToken([][]byte{one})
+	if !hasArg(h.shards.args, one) || !hasArg(h.shards.args, binary.BigEndian.AppendUint64(nil, uint64(token))) {
+		t.Errorf("SELECT sent %x, want the key and its token", h.shards.args)
+	}
+	for _, ks := range []string{"rf1", "rf3"} {
+		ins := h.prepare(t, "INSERT INTO "+ks+".t (k, v) VALUES (?, ?)")
+		before := h.shards.ops
+		resp := h.roundTrip(executeFrame(ins.id, one, value))
+		want := appendInt(appendHeader(nil, 4, 7, opResult), resultVoid)
+		finishFrame(want)
+		if string(*resp) != string(want) {
+			t.Errorf("INSERT into %s answered %x, want %x", ks, *resp, want)
+		}
+		putBuffer(resp)
+		if n, rf := h.shards.ops-before, int(ks[2]-'0'); n != rf {
+			t.Errorf("INSERT into %s ran %d ops, want %d", ks, n, rf)
+		}
+		if !hasArg(h.shards.args, one) || !hasArg(h.shards.args, value) {
+			t.Errorf("INSERT into %s sent %x, want the key and the value", ks, h.shards.args)
+		}
+	}
+}
+
+func hasArg(args [][]byte, v []byte) bool {
+	for _, a := range args {
+		if string(a) == string(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkHotPath measures one request from its frame's bytes to its
+// response frame, on shards that answer at once: the gateway's own cost
+// per request, which the goal of issue 8 bounds (2 allocations, 0.5 µs).
+func BenchmarkHotPath(b *testing.B) {
+	h := newHotServer(b)
+	sel := h.prepare(b, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	for _, bc := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"select", executeFrame(sel.id, one)},
+		{"insert-rf1", executeFrame(h.prepare(b, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").id, one, value)},
+		{"insert-rf3", executeFrame(h.prepare(b, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").id, one, value)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				putBuffer(h.roundTrip(bc.frame))
+			}
+		})
+	}
+}
+
+// BenchmarkQueryUncached measures a QUERY whose text is not cached: it is
+// parsed and planned each time.
+func BenchmarkQueryUncached(b *testing.B) {
+	h := newHotServer(b)
+	q := "SELECT v FROM rf1.t WHERE k = 1"
+	st := h.prepare(b, q)
+	h.shards.rows = [][][]byte{cannedRow(st.plan.(*translate.Select))}
+	frame := queryFrame(q)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.s.cache.mu.Lock()
+		clear(h.s.cache.m)
+		h.s.cache.mu.Unlock()
+		putBuffer(h.roundTrip(frame))
+	}
+}
+
+// TestHotPathLateOps checks that ops a request gave up on at its timeout,
+// which finish later, touch nothing a later request uses: the execution
+// they belong to is not reused. Run it under -race.
+func TestHotPathLateOps(t *testing.T) {
+	h := newHotServer(t)
+	h.s.cfg.ReadTimeout, h.s.cfg.WriteTimeout = 20*time.Millisecond, 20*time.Millisecond
+	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
+	row := cannedRow(sel.plan.(*translate.Select))
+	h.shards.rows = [][][]byte{row}
+	ins := h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)")
+	selFrame, insFrame := executeFrame(sel.id, one), executeFrame(ins.id, one, value)
+
+	late := make(chan *sharding.Op, 16)
+	h.shards.mu.Lock()
+	h.shards.late = late
+	h.shards.mu.Unlock()
+	for _, f := range [][]byte{selFrame, insFrame} {
+		resp := h.roundTrip(f)
+		if (*resp)[4] != opError {
+			t.Fatalf("request on shards that do not answer: opcode %#x, want ERROR", (*resp)[4])
+		}
+		putBuffer(resp)
+	}
+	h.shards.mu.Lock()
+	h.shards.late = nil
+	h.shards.mu.Unlock()
+	if len(late) != 4 {
+		t.Fatalf("%d ops left unfinished, want 4 (a read, three writes)", len(late))
+	}
+
+	// The late ops finish while other requests run: the read's rows must
+	// be refused, and the writes' failures hinted by the drain, without
+	// either touching the requests that run meanwhile.
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for range 4 {
+			op := <-late
+			for _, a := range op.Args {
+				_ = append([]byte(nil), a...)
+			}
+			if op.Rows != nil {
+				if err := op.Rows.Row(row); err != errAbandoned {
+					t.Errorf("late row: %v, want errAbandoned", err)
+				}
+				op.Finish(nil)
+				continue
+			}
+			op.Finish(&sharding.ShardError{Shard: "late", Err: sharding.ErrShardDown})
+		}
+	}()
+	wantSel := *h.roundTrip(selFrame)
+	for i := 0; ; i++ {
+		for _, f := range [][]byte{selFrame, insFrame} {
+			resp := h.roundTrip(f)
+			if (*resp)[4] != opResult {
+				t.Fatalf("request %d answered opcode %#x", i, (*resp)[4])
+			}
+			if &f[0] == &selFrame[0] && string(*resp) != string(wantSel) {
+				t.Fatalf("request %d answered %x, want %x", i, *resp, wantSel)
+			}
+			putBuffer(resp)
+		}
+		select {
+		case <-finished:
+		default:
+			continue
+		}
+		break
+	}
+	// The drain hints the failed writes after their ops finish.
+	for deadline := time.Now().Add(5 * time.Second); h.s.HintsWritten() < 3 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if h.s.HintsWritten() != 3 {
+		t.Errorf("%d hints written, want 3", h.s.HintsWritten())
+	}
+}
+
+// TestExecutionRelease checks when an execution returns to the pool:
+// once its last holder lets go, and never after an op was abandoned.
+func TestExecutionRelease(t *testing.T) {
+	e := new(execution)
+	e.refs.Store(1)
+	e.hold()
+	e.release()
+	if e.refs.Load() != 1 {
+		t.Fatalf("refs %d after a holder let go, want 1", e.refs.Load())
+	}
+	e.abandon()
+	e.release()
+	if e.refs.Load() != 1 {
+		t.Fatalf("refs %d after the request let go of an abandoned execution, want 1 (never 0)", e.refs.Load())
+	}
+}
