@@ -35,6 +35,9 @@ const benchUsage = `cqlpg bench measures cqlpg against PostgreSQL used directly.
 Usage:
   cqlpg bench storage [flags]   the cost of cqlpg's table layout: pgx running the
                                 SQL cqlpg generates against pgx on a plain table
+  cqlpg bench compare [flags]   gocql through the gateway against pgx running the
+                                same SQL directly, one statement per round trip and
+                                pipelined, and the gateway on a null backend
 `
 
 func bench(args []string) int {
@@ -45,6 +48,8 @@ func bench(args []string) int {
 	switch args[0] {
 	case "storage":
 		return benchStorage(args[1:])
+	case "compare":
+		return benchCompare(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "cqlpg bench: unknown workload %q\n\n%s", args[0], benchUsage)
 	return 2

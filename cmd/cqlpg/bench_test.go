@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -37,5 +38,69 @@ func TestBenchStorage(t *testing.T) {
 		if r.WriteOpsSec <= 0 || r.ReadOpsSec <= 0 || r.BytesPerRow <= 0 {
 			t.Errorf("%s: %+v", r.Arm, r)
 		}
+	}
+}
+
+// TestBenchCompare runs a short compare benchmark end to end and checks
+// that the JSON holds figures for every arm on every workload, and the
+// fixed-rate latencies.
+func TestBenchCompare(t *testing.T) {
+	bin := buildCqlpg(t)
+	dir := t.TempDir()
+	out, chart := filepath.Join(dir, "compare.json"), filepath.Join(dir, "compare.svg")
+	cmd := exec.Command(bin, "bench", "compare", "--duration", "150ms", "--reps", "1", "--partitions", "30",
+		"--workers", "2", "--json", out, "--svg", chart)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cqlpg bench compare: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Throughput []struct {
+			Workload string  `json:"workload"`
+			Arm      string  `json:"arm"`
+			OpsSec   float64 `json:"ops_per_sec"`
+		} `json:"throughput"`
+		Ratios []struct {
+			Workload string  `json:"workload"`
+			GOverD1  float64 `json:"g_over_d1"`
+		} `json:"ratios"`
+		Latency []struct {
+			Arm    string  `json:"arm"`
+			P99    float64 `json:"p99_us"`
+			Target float64 `json:"target_ops_per_sec"`
+		} `json:"latency"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		t.Fatal(err)
+	}
+	workloads := []string{"insert", "select", "slice", "in8", "batch10", "mix"}
+	arms := []string{"G", "D1", "D2", "N"}
+	seen := map[string]float64{}
+	for _, r := range report.Throughput {
+		seen[r.Workload+"/"+r.Arm] = r.OpsSec
+	}
+	for _, wl := range workloads {
+		for _, arm := range arms {
+			if ops, ok := seen[wl+"/"+arm]; !ok || ops <= 0 {
+				t.Errorf("%s %s: ops/s %v (reported: %v)", wl, arm, ops, ok)
+			}
+		}
+	}
+	if len(report.Ratios) != len(workloads) {
+		t.Errorf("ratios: %+v", report.Ratios)
+	}
+	if len(report.Latency) != 9 {
+		t.Errorf("latency: %+v", report.Latency)
+	}
+	for _, l := range report.Latency {
+		if l.P99 <= 0 || l.Target <= 0 {
+			t.Errorf("latency: %+v", l)
+		}
+	}
+	if svg, err := os.ReadFile(chart); err != nil || !bytes.HasPrefix(svg, []byte("<svg")) {
+		t.Errorf("chart: %v, %.40q", err, svg)
 	}
 }

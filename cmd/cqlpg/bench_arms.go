@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// The workloads of bench compare, in report order. Every arm runs each of
+// them on bench.kv, whose partitions hold rowsPerPartition rows.
+var compareWorkloads = []string{"insert", "select", "slice", "in8", "batch10", "mix"}
+
+const (
+	rowsPerPartition = 20
+	sliceRows        = 10
+	inPartitions     = 8
+	batchRows        = 10
+	// pageSize is gocql's default page size, which the gateway turns into
+	// the row limit of its paged reads; the direct arms send the same.
+	pageSize = 5000
+)
+
+// The CQL of each workload, as the gateway arms send it.
+const (
+	cqlInsert = "INSERT INTO bench.kv (k, c, v, w) VALUES (?, ?, ?, ?)"
+	cqlSelect = "SELECT k, c, v, w FROM bench.kv WHERE k = ? AND c = ?"
+	cqlSlice  = "SELECT k, c, v, w FROM bench.kv WHERE k = ? AND c >= ? AND c < ?"
+	cqlIn     = "SELECT k, c, v, w FROM bench.kv WHERE k IN (?, ?, ?, ?, ?, ?, ?, ?) AND c = ?"
+)
+
+// rng is a per-worker xorshift generator: workers never share state.
+type rng uint64
+
+func (r *rng) next() uint32 {
+	x := uint64(*r)
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	*r = rng(x)
+	return uint32(x >> 32)
+}
+
+// compareArm is one way of running the workloads. do runs one operation
+// of workload wl and is safe for concurrent use.
+type compareArm struct {
+	name  string
+	do    func(ctx context.Context, wl string, r *rng) error
+	close func()
+	// exec runs a schema statement; only the gateway arms have it.
+	exec func(stmt string) error
+}
+
+// keyspace picks the keys of one operation.
+type keyspace struct{ partitions uint32 }
+
+func (ks keyspace) key(r *rng) (k, c int32) {
+	return int32(r.next() % ks.partitions), int32(r.next() % rowsPerPartition)
+}
+
+// gocqlArm drives a gateway at addr with an unmodified gocql session,
+// which prepares each statement once and binds values after.
+func gocqlArm(name string, addr net.Addr, ks keyspace, coalesce time.Duration) (*compareArm, error) {
+	host, portText, _ := net.SplitHostPort(addr.String())
+	port, _ := strconv.Atoi(portText)
+	cluster := gocql.NewCluster(host)
+	cluster.Port = port
+	cluster.Consistency = gocql.One
+	cluster.Timeout = 10 * time.Second
+	// gocql holds each write up to WriteCoalesceWaitTime (200µs by
+	// default) for others to share its syscall, which at low concurrency
+	// bounds a connection's rate; negative keeps the driver's default.
+	if coalesce >= 0 {
+		cluster.WriteCoalesceWaitTime = coalesce
+	}
+	// Both gateways of the run share the shards and so list each other
+	// as peers: the filter keeps each session on its own gateway.
+	cluster.HostFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool { return h.Port() == port })
+	sess, err := cluster.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	read := func(q *gocql.Query) error {
+		iter := q.Iter()
+		var k, c, v int32
+		var w string
+		for iter.Scan(&k, &c, &v, &w) {
+		}
+		return iter.Close()
+	}
+	insert := func(r *rng) error {
+		k, c := ks.key(r)
+		return sess.Query(cqlInsert, k, c, k+c, "value").Exec()
+	}
+	sel := func(r *rng) error {
+		k, c := ks.key(r)
+		return read(sess.Query(cqlSelect, k, c))
+	}
+	do := func(ctx context.Context, wl string, r *rng) error {
+		switch wl {
+		case "insert":
+			return insert(r)
+		case "select":
+			return sel(r)
+		case "slice":
+			k, _ := ks.key(r)
+			from := int32(r.next() % (rowsPerPartition - sliceRows + 1))
+			return read(sess.Query(cqlSlice, k, from, from+sliceRows))
+		case "in8":
+			args := make([]any, 0, inPartitions+1)
+			for range inPartitions {
+				k, _ := ks.key(r)
+				args = append(args, k)
+			}
+			_, c := ks.key(r)
+			return read(sess.Query(cqlIn, append(args, c)...))
+		case "batch10":
+			k, _ := ks.key(r)
+			b := sess.NewBatch(gocql.UnloggedBatch)
+			for c := range int32(batchRows) {
+				b.Query(cqlInsert, k, c, k+c, "value")
+			}
+			return sess.ExecuteBatch(b)
+		case "mix":
+			if r.next()%2 == 0 {
+				return insert(r)
+			}
+			return sel(r)
+		}
+		return fmt.Errorf("unknown workload %q", wl)
+	}
+	return &compareArm{name: name, do: do, close: sess.Close,
+		exec: func(stmt string) error { return sess.Query(stmt).Exec() }}, nil
+}
+
+// directPlans are the gateway's plans of the workloads' statements, whose
+// SQL the direct arms run with the parameters the gateway would send.
+type directPlans struct {
+	insert, sel, slice, in *directStmt
+}
+
+// directStmt is one plan's shard statement and parameters.
+type directStmt struct {
+	stmt   *sharding.Statement
+	params []translate.Param
+}
+
+func loadDirectPlans(ctx context.Context, pool *pgxpool.Pool) (*directPlans, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := pgschema.Load(ctx, conn)
+	conn.Release()
+	if err != nil {
+		return nil, err
+	}
+	prepare := func(cql string) (*directStmt, error) {
+		parsed, err := translate.Parse(cql)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := translate.Prepare(parsed, "bench", schema)
+		if err != nil {
+			return nil, err
+		}
+		switch p := plan.(type) {
+		case *translate.Write:
+			return &directStmt{sharding.NewStatement(p.SQL, storageOIDs(p.Params)), p.Params}, nil
+		case *translate.Select:
+			// gocql reads in pages, so the gateway runs the paged SQL.
+			return &directStmt{sharding.NewStatement(p.PageSQL, storageOIDs(p.PageParams)), p.PageParams}, nil
+		}
+		return nil, fmt.Errorf("%s: unexpected plan %T", cql, plan)
+	}
+	var d directPlans
+	for _, s := range []struct {
+		to  **directStmt
+		cql string
+	}{{&d.insert, cqlInsert}, {&d.sel, cqlSelect}, {&d.slice, cqlSlice}, {&d.in, cqlIn}} {
+		if *s.to, err = prepare(s.cql); err != nil {
+			return nil, err
+		}
+	}
+	return &d, nil
+}
+
+// args fills in the statement's parameters for partition k, as the
+// gateway's executor does: bound holds the CQL values bound to the
+// markers, which for bench.kv's int and text columns are also their
+// Postgres binary forms.
+func (s *directStmt) args(bound [][]byte, k, c int32) ([][]byte, []int16) {
+	now := time.Now()
+	args := make([][]byte, len(s.params))
+	formats := make([]int16, len(s.params))
+	for i, p := range s.params {
+		formats[i] = 1
+		switch p.Kind {
+		case translate.ParamNow:
+			args[i] = int4(int32(now.Unix()))
+		case translate.ParamToken:
+			args[i] = binary.BigEndian.AppendUint64(nil, uint64(sharding.KeyToken([][]byte{int4(k)})))
+		case translate.ParamKey:
+			args[i] = [][]byte{int4(k), int4(c)}[p.Key]
+		case translate.ParamValue:
+			if m := p.Value.Marker; m >= 0 && m < len(bound) {
+				args[i] = bound[m]
+			}
+		case translate.ParamWritetime:
+			args[i] = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
+		case translate.ParamLimit:
+			args[i] = binary.BigEndian.AppendUint64(nil, pageSize)
+		}
+		// Expiries, empty flags and page positions stay null, as they are
+		// for these statements.
+	}
+	return args, formats
+}
+
+// call is one statement of an operation of a direct arm.
+type call struct {
+	stmt    *sharding.Statement
+	args    [][]byte
+	formats []int16
+}
+
+// directCalls returns the statements one operation of workload wl runs
+// on the shard, and whether they form one transaction (a batch).
+func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) {
+	one := func(s *directStmt, bound [][]byte, k, c int32) call {
+		args, formats := s.args(bound, k, c)
+		return call{s.stmt, args, formats}
+	}
+	insert := func() []call {
+		k, c := ks.key(r)
+		return []call{one(d.insert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)}
+	}
+	sel := func() []call {
+		k, c := ks.key(r)
+		return []call{one(d.sel, [][]byte{int4(k), int4(c)}, k, c)}
+	}
+	switch wl {
+	case "insert":
+		return insert(), false
+	case "select":
+		return sel(), false
+	case "slice":
+		k, _ := ks.key(r)
+		from := int32(r.next() % (rowsPerPartition - sliceRows + 1))
+		return []call{one(d.slice, [][]byte{int4(k), int4(from), int4(from + sliceRows)}, k, 0)}, false
+	case "in8":
+		keys := make([]int32, inPartitions)
+		bound := make([][]byte, 0, inPartitions+1)
+		for i := range keys {
+			keys[i], _ = ks.key(r)
+			bound = append(bound, int4(keys[i]))
+		}
+		_, c := ks.key(r)
+		bound = append(bound, int4(c))
+		calls := make([]call, inPartitions)
+		for i, k := range keys {
+			calls[i] = one(d.in, bound, k, c)
+		}
+		return calls, false
+	case "batch10":
+		k, _ := ks.key(r)
+		calls := make([]call, batchRows)
+		for c := range int32(batchRows) {
+			calls[c] = one(d.insert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)
+		}
+		return calls, true
+	case "mix":
+		if r.next()%2 == 0 {
+			return insert(), false
+		}
+		return sel(), false
+	}
+	return nil, false
+}
+
+// d1Arm runs each statement in its own round trip on a pgx pool of as many
+// connections as the gateway keeps to the shard, over the same socket: a
+// batch is BEGIN, its statements and COMMIT, one round trip each.
+func d1Arm(pool *pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
+	do := func(ctx context.Context, wl string, r *rng) error {
+		calls, tx := directCalls(d, ks, wl, r)
+		if calls == nil {
+			return fmt.Errorf("unknown workload %q", wl)
+		}
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		pc := conn.Conn().PgConn()
+		if tx {
+			if err := pc.Exec(ctx, "BEGIN").Close(); err != nil {
+				return err
+			}
+		}
+		for _, c := range calls {
+			if err := execParams(ctx, pc, c.stmt.SQL, c.args, c.stmt.ParamOIDs); err != nil {
+				if tx {
+					err = errors.Join(err, pc.Exec(ctx, "ROLLBACK").Close())
+				}
+				return err
+			}
+		}
+		if tx {
+			return pc.Exec(ctx, "COMMIT").Close()
+		}
+		return nil
+	}
+	return &compareArm{name: "D1", do: do, close: func() {}}
+}
+
+// d2Arm submits the same statements to a shard pool of the same size,
+// which pipelines every op queued while a connection was busy (up to 16)
+// and runs a batch as one op in one transaction, as the gateway's
+// executor does.
+func d2Arm(pool *sharding.Pool, d *directPlans, ks keyspace) *compareArm {
+	do := func(ctx context.Context, wl string, r *rng) error {
+		calls, tx := directCalls(d, ks, wl, r)
+		if calls == nil {
+			return fmt.Errorf("unknown workload %q", wl)
+		}
+		if tx {
+			steps := make([]sharding.Step, len(calls))
+			for i, c := range calls {
+				steps[i] = sharding.Step{Stmt: c.stmt, Args: c.args, Formats: c.formats}
+			}
+			op := sharding.NewTx(steps, nil)
+			pool.Submit(op)
+			return op.Wait(ctx)
+		}
+		ops := make([]*sharding.Op, len(calls))
+		for i, c := range calls {
+			ops[i] = sharding.NewOp(c.stmt, c.args, c.formats, nil)
+			pool.Submit(ops[i])
+		}
+		var errs []error
+		for _, op := range ops {
+			errs = append(errs, op.Wait(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	return &compareArm{name: "D2", do: do, close: func() {}}
+}

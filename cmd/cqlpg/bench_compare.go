@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
+)
+
+// compareConfig is what one bench compare run measures.
+type compareConfig struct {
+	Workers      int           `json:"workers"`
+	Conns        int           `json:"shard_conns"`
+	Duration     time.Duration `json:"-"`
+	DurationText string        `json:"duration"`
+	Reps         int           `json:"reps"`
+	Partitions   int           `json:"partitions"`
+	Durable      bool          `json:"durable"`
+	Workloads    []string      `json:"workloads"`
+	RateWorkload string        `json:"rate_workload"`
+	Command      string        `json:"command"`
+	Coalesce     time.Duration `json:"gocql_write_coalesce_ns"`
+}
+
+func benchCompare(args []string) int {
+	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
+	var cfg compareConfig
+	fs.IntVar(&cfg.Workers, "workers", 16, "concurrent clients per arm in the throughput runs")
+	fs.IntVar(&cfg.Conns, "conns", 4, "connections to the shard, of the gateway and of each direct arm")
+	fs.DurationVar(&cfg.Duration, "duration", 3*time.Second, "length of each measured run")
+	fs.IntVar(&cfg.Reps, "reps", 3, "repetitions of each arm, interleaved; medians are reported")
+	fs.IntVar(&cfg.Partitions, "partitions", 5000, "partitions of 20 rows the runs write and read")
+	fs.BoolVar(&cfg.Durable, "durable", false, "keep synchronous_commit on: every commit waits for its WAL flush")
+	fs.DurationVar(&cfg.Coalesce, "gocql-coalesce", -1, "gocql's WriteCoalesceWaitTime for the gateway arms; negative keeps the driver's default")
+	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run")
+	fs.StringVar(&cfg.RateWorkload, "rate-workload", "select", "workload of the fixed-rate latency runs; empty skips them")
+	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
+	svgOut := fs.String("svg", "", "also draw throughput and latency per arm in this SVG `file`")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg.DurationText = cfg.Duration.String()
+	cfg.Command = "cqlpg bench compare " + strings.Join(args, " ")
+	for _, wl := range strings.Split(*workloads, ",") {
+		if !slices.Contains(compareWorkloads, wl) {
+			fmt.Fprintf(os.Stderr, "cqlpg bench compare: unknown workload %q (have %s)\n", wl, strings.Join(compareWorkloads, ", "))
+			return 2
+		}
+		cfg.Workloads = append(cfg.Workloads, wl)
+	}
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// Headline runs commit without waiting for the WAL flush, as bench
+	// storage does; --durable waits, as a deployment would.
+	settings := map[string]string{"synchronous_commit": "off"}
+	if cfg.Durable {
+		settings = map[string]string{"synchronous_commit": "on"}
+	}
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{Settings: settings, Log: log})
+	if err != nil {
+		log.Error("cannot start a PostgreSQL cluster", "err", err)
+		return 1
+	}
+	defer stop()
+	report, err := runCompare(ctx, log, clusters[0], cfg)
+	if err != nil {
+		log.Error("benchmark failed", "err", err)
+		return 1
+	}
+	report.print(os.Stdout)
+	if *jsonOut != "" {
+		if err := report.writeJSON(*jsonOut); err != nil {
+			log.Error("cannot write the results", "err", err)
+			return 1
+		}
+	}
+	if *svgOut != "" {
+		if err := os.WriteFile(*svgOut, report.svg(), 0o644); err != nil {
+			log.Error("cannot write the chart", "err", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func runCompare(ctx context.Context, log *slog.Logger, shard *localpg.Cluster, cfg compareConfig) (*compareReport, error) {
+	url := shard.URL()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	gw, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: quiet, ShardConns: cfg.Conns,
+		Shards: []gateway.ShardConfig{{URL: url}}})
+	if err != nil {
+		return nil, err
+	}
+	go gw.Serve()
+	defer gw.Shutdown(context.Background())
+	ks := keyspace{partitions: uint32(cfg.Partitions)}
+	g, err := gocqlArm("G", gw.Addr(), ks, cfg.Coalesce)
+	if err != nil {
+		return nil, err
+	}
+	defer g.close()
+	for _, stmt := range []string{
+		"DROP KEYSPACE IF EXISTS bench",
+		"CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
+	} {
+		if err := g.exec(stmt); err != nil {
+			return nil, fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	// The null gateway opens after the table exists, so it plans against
+	// the same schema; its reads find nothing and its writes go nowhere.
+	null, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: quiet, ShardConns: cfg.Conns,
+		NullData: true, Shards: []gateway.ShardConfig{{URL: url}}})
+	if err != nil {
+		return nil, err
+	}
+	go null.Serve()
+	defer null.Shutdown(context.Background())
+	n, err := gocqlArm("N", null.Addr(), ks, cfg.Coalesce)
+	if err != nil {
+		return nil, err
+	}
+	defer n.close()
+
+	// The direct arms connect as the gateway does, so the trigger for
+	// writes made in SQL skips them too.
+	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+	if err != nil {
+		return nil, err
+	}
+	pc.MaxConns = int32(cfg.Conns)
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	shardPool, err := sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url),
+		Conns: cfg.Conns, Log: quiet})
+	if err != nil {
+		return nil, err
+	}
+	defer shardPool.Close()
+	plans, err := loadDirectPlans(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	d1, d2 := d1Arm(pool, plans, ks), d2Arm(shardPool, plans, ks)
+	if err := preload(ctx, shardPool, plans, cfg.Partitions); err != nil {
+		return nil, fmt.Errorf("loading rows: %w", err)
+	}
+	arms := []*compareArm{g, d1, d2, n}
+
+	rep := &compareReport{Config: cfg}
+	pg := postgresPIDs(shard.Dir())
+	for _, wl := range cfg.Workloads {
+		samples := make([][]throughputSample, len(arms))
+		for r := range cfg.Reps {
+			for i, arm := range arms {
+				s, err := closedLoop(ctx, arm, wl, cfg.Workers, cfg.Duration, pg, uint64(r*len(arms)+i+1))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", arm.name, wl, err)
+				}
+				samples[i] = append(samples[i], s)
+				log.Info("run", "workload", wl, "rep", r+1, "arm", arm.name, "ops/s", int(s.opsSec))
+			}
+		}
+		for i, arm := range arms {
+			rep.Throughput = append(rep.Throughput, summarize(wl, arm.name, cfg.Workers, samples[i]))
+		}
+	}
+	rep.ratios()
+	if cfg.RateWorkload != "" {
+		if err := rep.rateRuns(ctx, log, cfg, []*compareArm{g, d1, d2}); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// preload writes every row of every partition through the shard pool, so
+// that reads find what they ask for.
+func preload(ctx context.Context, pool *sharding.Pool, plans *directPlans, partitions int) error {
+	const window = 512
+	ops := make([]*sharding.Op, 0, window)
+	flush := func() error {
+		var errs []error
+		for _, op := range ops {
+			errs = append(errs, op.Wait(ctx))
+		}
+		ops = ops[:0]
+		return errors.Join(errs...)
+	}
+	for k := range int32(partitions) {
+		for c := range int32(rowsPerPartition) {
+			args, formats := plans.insert.args([][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)
+			op := sharding.NewOp(plans.insert.stmt, args, formats, nil)
+			pool.Submit(op)
+			ops = append(ops, op)
+			if len(ops) == window {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// throughputSample is one closed-loop run of one arm.
+type throughputSample struct {
+	opsSec      float64
+	procCPU     float64 // this process's CPU seconds
+	postgresCPU float64
+	ops         int64
+}
+
+// closedLoop runs workload wl from workers goroutines, each sending its
+// next operation when the last one is answered, for d.
+func closedLoop(ctx context.Context, arm *compareArm, wl string, workers int, d time.Duration, pg func() []int, seed uint64) (throughputSample, error) {
+	var done atomic.Int64
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	cpu0, pg0 := procCPU(os.Getpid()), pidsCPU(pg())
+	start := time.Now()
+	deadline := start.Add(d)
+	for w := range workers {
+		wg.Go(func() {
+			r := rng(seed*0x9E3779B97F4A7C15 + uint64(w+1)*0xBF58476D1CE4E5B9)
+			for time.Now().Before(deadline) {
+				if err := arm.do(ctx, wl, &r); err != nil {
+					mu.Lock()
+					firstErr = errors.Join(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	ops := done.Load()
+	return throughputSample{opsSec: float64(ops) / elapsed, ops: ops,
+		procCPU: procCPU(os.Getpid()) - cpu0, postgresCPU: pidsCPU(pg()) - pg0}, firstErr
+}
+
+// latencySample is one fixed-rate run of one arm.
+type latencySample struct {
+	achieved       float64
+	p50, p99, p999 time.Duration
+	errors         int64
+}
+
+// fixedRate sends workload wl at rate operations per second for d. Each
+// operation has an intended send time on a fixed schedule, and its latency
+// counts from that time, not from when a client was free to send it: a
+// stall delays every operation scheduled during it and shows in the
+// percentiles instead of silently lowering the rate (no coordinated
+// omission).
+func fixedRate(ctx context.Context, arm *compareArm, wl string, rate float64, clients int, d time.Duration) latencySample {
+	total := int(rate * d.Seconds())
+	interval := time.Duration(float64(time.Second) / rate)
+	tickets := make(chan time.Time, total+1)
+	lat := make([][]time.Duration, clients)
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	for w := range clients {
+		wg.Go(func() {
+			r := rng(uint64(w+1) * 0xD1B54A32D192ED03)
+			for due := range tickets {
+				if err := arm.do(ctx, wl, &r); err != nil {
+					errs.Add(1)
+					continue
+				}
+				lat[w] = append(lat[w], time.Since(due))
+			}
+		})
+	}
+	start := time.Now()
+	for i := range total {
+		due := start.Add(time.Duration(i) * interval)
+		if wait := time.Until(due); wait > 0 {
+			time.Sleep(wait)
+		}
+		tickets <- due
+	}
+	close(tickets)
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	pct := func(q float64) time.Duration {
+		if len(all) == 0 {
+			return 0
+		}
+		return all[min(len(all)-1, int(q*float64(len(all))))]
+	}
+	return latencySample{achieved: float64(len(all)) / elapsed, p50: pct(0.50), p99: pct(0.99), p999: pct(0.999),
+		errors: errs.Load()}
+}
+
+// loadFractions are the fractions of D1's peak throughput at which the
+// fixed-rate runs measure latency.
+var loadFractions = []float64{0.25, 0.50, 0.75}
+
+// rateRuns measures latency at fixed rates, fractions of D1's closed-loop
+// peak on the rate workload, interleaving the arms at each rate.
+func (rep *compareReport) rateRuns(ctx context.Context, log *slog.Logger, cfg compareConfig, arms []*compareArm) error {
+	peak := rep.find(cfg.RateWorkload, "D1")
+	if peak == nil {
+		return fmt.Errorf("rate workload %q was not run", cfg.RateWorkload)
+	}
+	// Enough clients that a slow answer never holds back the schedule.
+	clients := 4 * cfg.Workers
+	for _, f := range loadFractions {
+		rate := max(1, f*peak.OpsSec)
+		for _, arm := range arms {
+			s := fixedRate(ctx, arm, cfg.RateWorkload, rate, clients, cfg.Duration)
+			if s.errors > 0 {
+				return fmt.Errorf("%s at %.0f ops/s: %d operations failed", arm.name, rate, s.errors)
+			}
+			log.Info("fixed rate", "workload", cfg.RateWorkload, "arm", arm.name, "rate", int(rate),
+				"p50", s.p50, "p99", s.p99, "p99.9", s.p999)
+			rep.Latency = append(rep.Latency, latencyResult{Workload: cfg.RateWorkload, Arm: arm.name, Load: f,
+				TargetRate: rate, AchievedRate: s.achieved,
+				P50Micros: micros(s.p50), P99Micros: micros(s.p99), P999Micros: micros(s.p999)})
+		}
+	}
+	for _, f := range loadFractions {
+		g, d := rep.latency("G", f), rep.latency("D1", f)
+		if g != nil && d != nil {
+			rep.AddedP99 = append(rep.AddedP99, addedP99{Load: f, Micros: g.P99Micros - d.P99Micros})
+		}
+	}
+	return nil
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
