@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,14 @@ type conn struct {
 	// events is the set of event types the client registered for.
 	events atomic.Uint32
 
-	out      chan *[]byte
+	out chan *[]byte
+	// work hands requests to handlers waiting for one (handleLoop); idle
+	// counts those waiting.
+	work chan job
+	idle atomic.Int32
+	// busy counts the requests running, for the writer to judge whether
+	// more answers may be about to queue.
+	busy     atomic.Int32
 	inflight sync.WaitGroup
 	closed   chan struct{}
 	closeOne sync.Once
@@ -56,7 +64,7 @@ const (
 )
 
 func newConn(srv *Server, nc net.Conn) *conn {
-	c := &conn{srv: srv, nc: nc, out: make(chan *[]byte, 256), closed: make(chan struct{}),
+	c := &conn{srv: srv, nc: nc, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{}),
 		log: srv.log.With("client", nc.RemoteAddr().String())}
 	empty := ""
 	c.keyspace.Store(&empty)
@@ -103,17 +111,57 @@ func (c *conn) readLoop() error {
 	return c.readSegments(br)
 }
 
-// run starts a request in a goroutine of its own. STARTUP runs on the
+// run starts a request in a goroutine of its own: an idle handler of the
+// connection when one is waiting, else a new one. STARTUP runs on the
 // reader instead: its answer decides how the next frame is framed and
 // compressed, so it must be done before that frame is read, and only the
 // reader touches what it negotiates.
 func (c *conn) run(h header, body *[]byte) {
 	c.inflight.Add(1)
+	c.busy.Add(1)
 	if h.opcode == opStartup {
 		c.handle(h, body)
 		return
 	}
-	go c.handle(h, body)
+	select {
+	case c.work <- job{h: h, body: body}:
+	default:
+		go c.handleLoop(h, body)
+	}
+}
+
+// maxIdleHandlers bounds the handler goroutines a connection keeps
+// waiting for its next request.
+const maxIdleHandlers = 64
+
+// job is a request handed to an idle handler.
+type job struct {
+	h    header
+	body *[]byte
+}
+
+// handleLoop handles a request, then waits for the connection's next one
+// rather than ending. A new goroutine starts on a small stack and a
+// request grows it several times over, copying it each time; in a
+// profile of point reads that growth cost as much as the rest of the
+// request's own work. A handler kept waiting keeps its grown stack. Past
+// maxIdleHandlers waiting, a handler ends, so a burst of concurrent
+// requests leaves no more than that behind.
+func (c *conn) handleLoop(h header, body *[]byte) {
+	for {
+		c.handle(h, body)
+		if c.idle.Add(1) > maxIdleHandlers {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case j := <-c.work:
+			c.idle.Add(-1)
+			h, body = j.h, j.body
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 // acceptHeader validates a request header against the connection. A
@@ -158,6 +206,7 @@ func (c *conn) checkHeader(first byte, h header) *protocolError {
 // the process or the connection's other requests down.
 func (c *conn) handle(h header, body *[]byte) {
 	defer c.inflight.Done()
+	defer c.busy.Add(-1)
 	resp := getBuffer(0)
 	defer func() {
 		if r := recover(); r != nil {
@@ -287,10 +336,23 @@ func (c *conn) writeLoop() {
 			c.nc.Close()
 			continue
 		}
-		if len(c.out) == 0 {
-			if err := flush(); err != nil {
-				c.nc.Close()
+		if len(c.out) > 0 {
+			continue
+		}
+		// Responses to requests answered by the same pipeline become
+		// ready one after another, each a goroutine switch away. While
+		// other requests are in flight, let those that can run queue
+		// their answers before flushing: one write then carries them all,
+		// where flushing at once would cost a write system call each.
+		// Requests still waiting on a shard are not waited for.
+		if c.busy.Load() > 0 {
+			runtime.Gosched()
+			if len(c.out) > 0 {
+				continue
 			}
+		}
+		if err := flush(); err != nil {
+			c.nc.Close()
 		}
 	}
 }

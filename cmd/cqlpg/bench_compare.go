@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ func benchCompare(args []string) int {
 	fs.StringVar(&cfg.RateWorkload, "rate-workload", "select", "workload of the fixed-rate latency runs; empty skips them")
 	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
 	svgOut := fs.String("svg", "", "also draw throughput and latency per arm in this SVG `file`")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs (all arms, gateway included) to this `file`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,6 +79,19 @@ func benchCompare(args []string) int {
 		return 1
 	}
 	defer stop()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Error("cannot write the CPU profile", "err", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Error("cannot start the CPU profile", "err", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	report, err := runCompare(ctx, log, clusters[0], cfg)
 	if err != nil {
 		log.Error("benchmark failed", "err", err)
