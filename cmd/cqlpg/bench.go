@@ -50,6 +50,9 @@ func bench(args []string) int {
 		return benchStorage(args[1:])
 	case "compare":
 		return benchCompare(args[1:])
+	case "gateway":
+		// Not listed in the usage: bench compare starts it as a child.
+		return benchGateway(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "cqlpg bench: unknown workload %q\n\n%s", args[0], benchUsage)
 	return 2

@@ -21,6 +21,15 @@ import (
 // them on bench.kv, whose partitions hold rowsPerPartition rows.
 var compareWorkloads = []string{"insert", "select", "slice", "in8", "batch10", "mix"}
 
+// quorumWorkloads run on quorumShards shards of their own, with bench.kv
+// replicated to all of them: "insert-rf3" is the point INSERT at QUORUM,
+// which the direct arms match by writing to every replica and waiting
+// for a majority. They are not run unless asked for, since they start
+// shards of their own.
+var quorumWorkloads = []string{"insert-rf3"}
+
+const quorumShards = 3
+
 const (
 	rowsPerPartition = 20
 	sliceRows        = 10
@@ -59,6 +68,8 @@ type compareArm struct {
 	close func()
 	// exec runs a schema statement; only the gateway arms have it.
 	exec func(stmt string) error
+	// pid is the gateway's process when it runs apart from this one.
+	pid int
 }
 
 // keyspace picks the keys of one operation.
@@ -70,8 +81,8 @@ func (ks keyspace) key(r *rng) (k, c int32) {
 
 // gocqlArm drives a gateway at addr with an unmodified gocql session,
 // which prepares each statement once and binds values after.
-func gocqlArm(name string, addr net.Addr, ks keyspace, coalesce time.Duration) (*compareArm, error) {
-	host, portText, _ := net.SplitHostPort(addr.String())
+func gocqlArm(name string, srv *benchServer, ks keyspace, coalesce time.Duration) (*compareArm, error) {
+	host, portText, _ := net.SplitHostPort(srv.addr.String())
 	port, _ := strconv.Atoi(portText)
 	cluster := gocql.NewCluster(host)
 	cluster.Port = port
@@ -110,6 +121,9 @@ func gocqlArm(name string, addr net.Addr, ks keyspace, coalesce time.Duration) (
 		switch wl {
 		case "insert":
 			return insert(r)
+		case "insert-rf3":
+			k, c := ks.key(r)
+			return sess.Query(cqlInsert, k, c, k+c, "value").Consistency(gocql.Quorum).Exec()
 		case "select":
 			return sel(r)
 		case "slice":
@@ -139,7 +153,7 @@ func gocqlArm(name string, addr net.Addr, ks keyspace, coalesce time.Duration) (
 		}
 		return fmt.Errorf("unknown workload %q", wl)
 	}
-	return &compareArm{name: name, do: do, close: sess.Close,
+	return &compareArm{name: name, do: do, close: sess.Close, pid: srv.pid,
 		exec: func(stmt string) error { return sess.Query(stmt).Exec() }}, nil
 }
 
@@ -250,7 +264,7 @@ func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) 
 		return []call{one(d.sel, [][]byte{int4(k), int4(c)}, k, c)}
 	}
 	switch wl {
-	case "insert":
+	case "insert", "insert-rf3":
 		return insert(), false
 	case "select":
 		return sel(), false
@@ -290,12 +304,33 @@ func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) 
 
 // d1Arm runs each statement in its own round trip on a pgx pool of as many
 // connections as the gateway keeps to the shard, over the same socket: a
-// batch is BEGIN, its statements and COMMIT, one round trip each.
-func d1Arm(pool *pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
+// batch is BEGIN, its statements and COMMIT, one round trip each. With a
+// pool per replica it writes a single statement to all of them at once
+// and returns when a majority has answered, as a QUORUM write does.
+func d1Arm(pools []*pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
+	pool := pools[0]
 	do := func(ctx context.Context, wl string, r *rng) error {
 		calls, tx := directCalls(d, ks, wl, r)
 		if calls == nil {
 			return fmt.Errorf("unknown workload %q", wl)
+		}
+		if len(pools) > 1 {
+			if len(calls) != 1 || tx {
+				return fmt.Errorf("workload %q is not a replicated write", wl)
+			}
+			c := calls[0]
+			acks := make(chan error, len(pools))
+			for _, p := range pools {
+				go func() {
+					conn, err := p.Acquire(ctx)
+					if err == nil {
+						err = execParams(ctx, conn.Conn().PgConn(), c.stmt.SQL, c.args, c.stmt.ParamOIDs)
+						conn.Release()
+					}
+					acks <- err
+				}()
+			}
+			return quorum(len(pools), func() error { return <-acks })
 		}
 		conn, err := pool.Acquire(ctx)
 		if err != nil {
@@ -327,12 +362,27 @@ func d1Arm(pool *pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
 // d2Arm submits the same statements to a shard pool of the same size,
 // which pipelines every op queued while a connection was busy (up to 16)
 // and runs a batch as one op in one transaction, as the gateway's
-// executor does.
-func d2Arm(pool *sharding.Pool, d *directPlans, ks keyspace) *compareArm {
+// executor does. With a pool per replica it submits a single statement
+// to each and returns when a majority has run it.
+func d2Arm(pools []*sharding.Pool, d *directPlans, ks keyspace) *compareArm {
+	pool := pools[0]
 	do := func(ctx context.Context, wl string, r *rng) error {
 		calls, tx := directCalls(d, ks, wl, r)
 		if calls == nil {
 			return fmt.Errorf("unknown workload %q", wl)
+		}
+		if len(pools) > 1 {
+			if len(calls) != 1 || tx {
+				return fmt.Errorf("workload %q is not a replicated write", wl)
+			}
+			c := calls[0]
+			// The channel has room for every replica's answer, so the
+			// pools never wait on the ones this write no longer needs.
+			done := make(chan *sharding.Op, len(pools))
+			for i, p := range pools {
+				p.Submit(sharding.NewNotifyOp(c.stmt, c.args, c.formats, nil, done, i))
+			}
+			return quorum(len(pools), func() error { return (<-done).Err() })
 		}
 		if tx {
 			steps := make([]sharding.Step, len(calls))
@@ -355,4 +405,23 @@ func d2Arm(pool *sharding.Pool, d *directPlans, ks keyspace) *compareArm {
 		return errors.Join(errs...)
 	}
 	return &compareArm{name: "D2", do: do, close: func() {}}
+}
+
+// quorum waits, taking the n replicas' answers one by one from next, for
+// a majority to succeed or for so many to fail that none can; the answers
+// not taken are left on a channel with room for them.
+func quorum(n int, next func() error) error {
+	need := n/2 + 1
+	var errs []error
+	for ok := 0; ok < need; {
+		if err := next(); err != nil {
+			errs = append(errs, err)
+			if len(errs) > n-need {
+				return errors.Join(errs...)
+			}
+			continue
+		}
+		ok++
+	}
+	return nil
 }

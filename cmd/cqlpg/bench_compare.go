@@ -17,7 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
@@ -36,6 +35,9 @@ type compareConfig struct {
 	RateWorkload string        `json:"rate_workload"`
 	Command      string        `json:"command"`
 	Coalesce     time.Duration `json:"gocql_write_coalesce_ns"`
+	// GatewayProcess runs the G and N gateways as child processes, so
+	// that their CPU is measured apart from the load generator's.
+	GatewayProcess bool `json:"gateway_process"`
 }
 
 func benchCompare(args []string) int {
@@ -48,22 +50,28 @@ func benchCompare(args []string) int {
 	fs.IntVar(&cfg.Partitions, "partitions", 5000, "partitions of 20 rows the runs write and read")
 	fs.BoolVar(&cfg.Durable, "durable", false, "keep synchronous_commit on: every commit waits for its WAL flush")
 	fs.DurationVar(&cfg.Coalesce, "gocql-coalesce", -1, "gocql's WriteCoalesceWaitTime for the gateway arms; negative keeps the driver's default")
-	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run")
+	fs.BoolVar(&cfg.GatewayProcess, "gateway-process", false, "run the G and N gateways as child processes and report their CPU apart")
+	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run; insert-rf3, the point INSERT at QUORUM on three shards of its own, is run only when named")
 	fs.StringVar(&cfg.RateWorkload, "rate-workload", "select", "workload of the fixed-rate latency runs; empty skips them")
 	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
 	svgOut := fs.String("svg", "", "also draw throughput and latency per arm in this SVG `file`")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs (all arms, gateway included) to this `file`")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured runs (all arms, and the gateway unless it runs as a process of its own) to this `file`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	cfg.DurationText = cfg.Duration.String()
 	cfg.Command = "cqlpg bench compare " + strings.Join(args, " ")
 	for _, wl := range strings.Split(*workloads, ",") {
-		if !slices.Contains(compareWorkloads, wl) {
-			fmt.Fprintf(os.Stderr, "cqlpg bench compare: unknown workload %q (have %s)\n", wl, strings.Join(compareWorkloads, ", "))
+		if !slices.Contains(compareWorkloads, wl) && !slices.Contains(quorumWorkloads, wl) {
+			fmt.Fprintf(os.Stderr, "cqlpg bench compare: unknown workload %q (have %s)\n", wl,
+				strings.Join(slices.Concat(compareWorkloads, quorumWorkloads), ", "))
 			return 2
 		}
 		cfg.Workloads = append(cfg.Workloads, wl)
+	}
+	if cfg.RateWorkload != "" && !slices.Contains(cfg.Workloads, cfg.RateWorkload) {
+		fmt.Fprintf(os.Stderr, "cqlpg bench compare: rate workload %q is not among --workloads\n", cfg.RateWorkload)
+		return 2
 	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -73,7 +81,16 @@ func benchCompare(args []string) int {
 	if cfg.Durable {
 		settings = map[string]string{"synchronous_commit": "on"}
 	}
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{Settings: settings, Log: log})
+	// One shard for the single-shard workloads and quorumShards more for
+	// the replicated ones, each set started only when it has work.
+	shards := 0
+	if slices.ContainsFunc(cfg.Workloads, func(wl string) bool { return !slices.Contains(quorumWorkloads, wl) }) {
+		shards++
+	}
+	if slices.ContainsFunc(cfg.Workloads, func(wl string) bool { return slices.Contains(quorumWorkloads, wl) }) {
+		shards += quorumShards
+	}
+	clusters, stop, err := localpg.TempClusters(ctx, shards, localpg.Options{Settings: settings, Log: log})
 	if err != nil {
 		log.Error("cannot start a PostgreSQL cluster", "err", err)
 		return 1
@@ -92,7 +109,7 @@ func benchCompare(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	report, err := runCompare(ctx, log, clusters[0], cfg)
+	report, err := runCompare(ctx, log, clusters, cfg)
 	if err != nil {
 		log.Error("benchmark failed", "err", err)
 		return 1
@@ -113,83 +130,135 @@ func benchCompare(args []string) int {
 	return 0
 }
 
-func runCompare(ctx context.Context, log *slog.Logger, shard *localpg.Cluster, cfg compareConfig) (*compareReport, error) {
-	url := shard.URL()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	gw, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: quiet, ShardConns: cfg.Conns,
-		Shards: []gateway.ShardConfig{{URL: url}}})
-	if err != nil {
-		return nil, err
+func runCompare(ctx context.Context, log *slog.Logger, clusters []*localpg.Cluster, cfg compareConfig) (*compareReport, error) {
+	rep := &compareReport{Config: cfg}
+	var single, replicated []string
+	for _, wl := range cfg.Workloads {
+		if slices.Contains(quorumWorkloads, wl) {
+			replicated = append(replicated, wl)
+		} else {
+			single = append(single, wl)
+		}
 	}
-	go gw.Serve()
-	defer gw.Shutdown(context.Background())
+	if len(single) > 0 {
+		if err := rep.runPhase(ctx, log, clusters[:1], single); err != nil {
+			return nil, err
+		}
+		clusters = clusters[1:]
+	}
+	if len(replicated) > 0 {
+		if err := rep.runPhase(ctx, log, clusters[:quorumShards], replicated); err != nil {
+			return nil, err
+		}
+	}
+	rep.ratios()
+	return rep, nil
+}
+
+// runPhase measures workloads on a keyspace replicated to every one of
+// shards, with gateways and direct arms of their own: the replicated
+// workloads run on shards apart from the single-shard ones, so that
+// neither phase's ring or data is the other's.
+func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards []*localpg.Cluster, workloads []string) error {
+	cfg := rep.Config
+	var urls []string
+	var pgs []func() []int
+	for _, c := range shards {
+		urls = append(urls, c.URL())
+		pgs = append(pgs, postgresPIDs(c.Dir()))
+	}
+	pg := func() []int {
+		var pids []int
+		for _, f := range pgs {
+			pids = append(pids, f()...)
+		}
+		return pids
+	}
+	var closers []func()
+	defer func() {
+		for _, c := range slices.Backward(closers) {
+			c()
+		}
+	}()
+	gw, err := startBenchServer(ctx, urls, cfg.Conns, false, cfg.GatewayProcess)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, gw.stop)
 	ks := keyspace{partitions: uint32(cfg.Partitions)}
-	g, err := gocqlArm("G", gw.Addr(), ks, cfg.Coalesce)
+	g, err := gocqlArm("G", gw, ks, cfg.Coalesce)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer g.close()
+	closers = append(closers, g.close)
 	for _, stmt := range []string{
 		"DROP KEYSPACE IF EXISTS bench",
-		"CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		fmt.Sprintf("CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", len(shards)),
 		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
 	} {
 		if err := g.exec(stmt); err != nil {
-			return nil, fmt.Errorf("%s: %w", stmt, err)
+			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
 	// The null gateway opens after the table exists, so it plans against
 	// the same schema; its reads find nothing and its writes go nowhere.
-	null, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: quiet, ShardConns: cfg.Conns,
-		NullData: true, Shards: []gateway.ShardConfig{{URL: url}}})
+	null, err := startBenchServer(ctx, urls, cfg.Conns, true, cfg.GatewayProcess)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	go null.Serve()
-	defer null.Shutdown(context.Background())
-	n, err := gocqlArm("N", null.Addr(), ks, cfg.Coalesce)
+	closers = append(closers, null.stop)
+	n, err := gocqlArm("N", null, ks, cfg.Coalesce)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer n.close()
+	closers = append(closers, n.close)
 
 	// The direct arms connect as the gateway does, so the trigger for
-	// writes made in SQL skips them too.
-	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
-	if err != nil {
-		return nil, err
+	// writes made in SQL skips them too; each keeps as many connections
+	// to every shard as the gateway does.
+	var pools []*pgxpool.Pool
+	var shardPools []*sharding.Pool
+	for _, url := range urls {
+		pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+		if err != nil {
+			return err
+		}
+		pc.MaxConns = int32(cfg.Conns)
+		pool, err := pgxpool.NewWithConfig(ctx, pc)
+		if err != nil {
+			return err
+		}
+		closers = append(closers, pool.Close)
+		pools = append(pools, pool)
+		shardPool, err := sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url),
+			Conns: cfg.Conns, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			return err
+		}
+		closers = append(closers, shardPool.Close)
+		shardPools = append(shardPools, shardPool)
 	}
-	pc.MaxConns = int32(cfg.Conns)
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	plans, err := loadDirectPlans(ctx, pools[0])
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer pool.Close()
-	shardPool, err := sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url),
-		Conns: cfg.Conns, Log: quiet})
-	if err != nil {
-		return nil, err
-	}
-	defer shardPool.Close()
-	plans, err := loadDirectPlans(ctx, pool)
-	if err != nil {
-		return nil, err
-	}
-	d1, d2 := d1Arm(pool, plans, ks), d2Arm(shardPool, plans, ks)
-	if err := preload(ctx, shardPool, plans, cfg.Partitions); err != nil {
-		return nil, fmt.Errorf("loading rows: %w", err)
+	d1, d2 := d1Arm(pools, plans, ks), d2Arm(shardPools, plans, ks)
+	// The replicated workloads only write, so only a single shard's
+	// reads need rows to find.
+	if len(shards) == 1 {
+		if err := preload(ctx, shardPools[0], plans, cfg.Partitions); err != nil {
+			return fmt.Errorf("loading rows: %w", err)
+		}
 	}
 	arms := []*compareArm{g, d1, d2, n}
 
-	rep := &compareReport{Config: cfg}
-	pg := postgresPIDs(shard.Dir())
-	for _, wl := range cfg.Workloads {
+	for _, wl := range workloads {
 		samples := make([][]throughputSample, len(arms))
 		for r := range cfg.Reps {
 			for i, arm := range arms {
 				s, err := closedLoop(ctx, arm, wl, cfg.Workers, cfg.Duration, pg, uint64(r*len(arms)+i+1))
 				if err != nil {
-					return nil, fmt.Errorf("%s %s: %w", arm.name, wl, err)
+					return fmt.Errorf("%s %s: %w", arm.name, wl, err)
 				}
 				samples[i] = append(samples[i], s)
 				log.Info("run", "workload", wl, "rep", r+1, "arm", arm.name, "ops/s", int(s.opsSec))
@@ -199,13 +268,12 @@ func runCompare(ctx context.Context, log *slog.Logger, shard *localpg.Cluster, c
 			rep.Throughput = append(rep.Throughput, summarize(wl, arm.name, cfg.Workers, samples[i]))
 		}
 	}
-	rep.ratios()
-	if cfg.RateWorkload != "" {
+	if cfg.RateWorkload != "" && slices.Contains(workloads, cfg.RateWorkload) {
 		if err := rep.rateRuns(ctx, log, cfg, []*compareArm{g, d1, d2}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return rep, nil
+	return nil
 }
 
 // preload writes every row of every partition through the shard pool, so
@@ -241,6 +309,7 @@ func preload(ctx context.Context, pool *sharding.Pool, plans *directPlans, parti
 type throughputSample struct {
 	opsSec      float64
 	procCPU     float64 // this process's CPU seconds
+	gatewayCPU  float64 // the gateway process's, when it runs apart
 	postgresCPU float64
 	ops         int64
 }
@@ -252,7 +321,7 @@ func closedLoop(ctx context.Context, arm *compareArm, wl string, workers int, d 
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
-	cpu0, pg0 := procCPU(os.Getpid()), pidsCPU(pg())
+	cpu0, pg0, gw0 := procCPU(os.Getpid()), pidsCPU(pg()), gatewayCPU(arm)
 	start := time.Now()
 	deadline := start.Add(d)
 	for w := range workers {
@@ -273,7 +342,16 @@ func closedLoop(ctx context.Context, arm *compareArm, wl string, workers int, d 
 	elapsed := time.Since(start).Seconds()
 	ops := done.Load()
 	return throughputSample{opsSec: float64(ops) / elapsed, ops: ops,
-		procCPU: procCPU(os.Getpid()) - cpu0, postgresCPU: pidsCPU(pg()) - pg0}, firstErr
+		procCPU: procCPU(os.Getpid()) - cpu0, gatewayCPU: gatewayCPU(arm) - gw0, postgresCPU: pidsCPU(pg()) - pg0}, firstErr
+}
+
+// gatewayCPU returns the CPU seconds of the arm's gateway process so far,
+// or 0 when the arm has none of its own.
+func gatewayCPU(arm *compareArm) float64 {
+	if arm.pid == 0 {
+		return 0
+	}
+	return procCPU(arm.pid)
 }
 
 // latencySample is one fixed-rate run of one arm.

@@ -22,13 +22,16 @@ type compareReport struct {
 // throughputResult is one arm's closed-loop figures on one workload,
 // medians over the repetitions. CPU is per operation: ProcessCPU is the
 // benchmark process's (load generator, drivers and, for G and N, the
-// in-process gateway), PostgresCPU that of the shard's server processes.
+// gateway unless it runs as a process of its own), GatewayCPU that
+// process's when it does, PostgresCPU that of the shards' server
+// processes.
 type throughputResult struct {
 	Workload    string    `json:"workload"`
 	Arm         string    `json:"arm"`
 	OpsSec      float64   `json:"ops_per_sec"`
 	Micros      float64   `json:"us_per_op"`
 	ProcessCPU  float64   `json:"process_cpu_us_per_op"`
+	GatewayCPU  float64   `json:"gateway_cpu_us_per_op,omitempty"`
 	PostgresCPU float64   `json:"postgres_cpu_us_per_op"`
 	Reps        []float64 `json:"ops_per_sec_reps"`
 }
@@ -60,15 +63,16 @@ type addedP99 struct {
 }
 
 func summarize(wl, arm string, workers int, samples []throughputSample) throughputResult {
-	ops, proc, pg := make([]float64, len(samples)), make([]float64, len(samples)), make([]float64, len(samples))
+	ops, proc, gw, pg := make([]float64, len(samples)), make([]float64, len(samples)), make([]float64, len(samples)),
+		make([]float64, len(samples))
 	for i, s := range samples {
 		ops[i] = s.opsSec
 		n := float64(max(s.ops, 1))
-		proc[i], pg[i] = 1e6*s.procCPU/n, 1e6*s.postgresCPU/n
+		proc[i], gw[i], pg[i] = 1e6*s.procCPU/n, 1e6*s.gatewayCPU/n, 1e6*s.postgresCPU/n
 	}
 	m := median(ops)
 	return throughputResult{Workload: wl, Arm: arm, OpsSec: m, Micros: 1e6 * float64(workers) / max(m, 1e-9),
-		ProcessCPU: median(proc), PostgresCPU: median(pg), Reps: ops}
+		ProcessCPU: median(proc), GatewayCPU: median(gw), PostgresCPU: median(pg), Reps: ops}
 }
 
 func (rep *compareReport) find(wl, arm string) *throughputResult {
@@ -100,13 +104,26 @@ func (rep *compareReport) ratios() {
 }
 
 func (rep *compareReport) print(w io.Writer) {
-	fmt.Fprintf(w, "%-8s %-3s %10s %9s %12s %12s\n", "workload", "arm", "ops/s", "µs/op", "proc CPU µs", "pg CPU µs")
-	for _, r := range rep.Throughput {
-		fmt.Fprintf(w, "%-8s %-3s %10.0f %9.1f %12.1f %12.1f\n", r.Workload, r.Arm, r.OpsSec, r.Micros, r.ProcessCPU, r.PostgresCPU)
+	// The gateway's own column appears only when it ran apart; in process
+	// its CPU is part of proc's.
+	gwHead, gwCell := "", func(throughputResult) string { return "" }
+	if rep.Config.GatewayProcess {
+		gwHead = fmt.Sprintf(" %12s", "gw CPU µs")
+		gwCell = func(r throughputResult) string {
+			if r.Arm == "G" || r.Arm == "N" {
+				return fmt.Sprintf(" %12.1f", r.GatewayCPU)
+			}
+			return fmt.Sprintf(" %12s", "-")
+		}
 	}
-	fmt.Fprintf(w, "\n%-8s %6s %6s\n", "workload", "G/D1", "G/D2")
+	fmt.Fprintf(w, "%-10s %-3s %10s %9s %12s%s %12s\n", "workload", "arm", "ops/s", "µs/op", "proc CPU µs", gwHead, "pg CPU µs")
+	for _, r := range rep.Throughput {
+		fmt.Fprintf(w, "%-10s %-3s %10.0f %9.1f %12.1f%s %12.1f\n", r.Workload, r.Arm, r.OpsSec, r.Micros, r.ProcessCPU,
+			gwCell(r), r.PostgresCPU)
+	}
+	fmt.Fprintf(w, "\n%-10s %6s %6s\n", "workload", "G/D1", "G/D2")
 	for _, r := range rep.Ratios {
-		fmt.Fprintf(w, "%-8s %6.2f %6.2f\n", r.Workload, r.GOverD1, r.GOverD2)
+		fmt.Fprintf(w, "%-10s %6.2f %6.2f\n", r.Workload, r.GOverD1, r.GOverD2)
 	}
 	if len(rep.Latency) > 0 {
 		fmt.Fprintf(w, "\nfixed rate, %s (latency from intended send time)\n", rep.Config.RateWorkload)

@@ -104,3 +104,56 @@ func TestBenchCompare(t *testing.T) {
 		t.Errorf("chart: %v, %.40q", err, svg)
 	}
 }
+
+// TestBenchCompareGatewayProcess runs the gateways as child processes and
+// the replicated QUORUM insert on shards of its own, and checks that the
+// gateway arms report their gateway's CPU apart and the direct arms none.
+func TestBenchCompareGatewayProcess(t *testing.T) {
+	bin := buildCqlpg(t)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	cmd := exec.Command(bin, "bench", "compare", "--gateway-process", "--duration", "150ms", "--reps", "1",
+		"--partitions", "30", "--workers", "2", "--workloads", "select,insert-rf3", "--rate-workload", "", "--json", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cqlpg bench compare: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Throughput []struct {
+			Workload   string  `json:"workload"`
+			Arm        string  `json:"arm"`
+			OpsSec     float64 `json:"ops_per_sec"`
+			GatewayCPU float64 `json:"gateway_cpu_us_per_op"`
+		} `json:"throughput"`
+		Ratios []struct {
+			Workload string `json:"workload"`
+		} `json:"ratios"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Throughput) != 8 || len(report.Ratios) != 2 || report.Ratios[1].Workload != "insert-rf3" {
+		t.Fatalf("report: %+v", report)
+	}
+	// CPU time comes in 10 ms ticks, which one short run of one arm may
+	// not reach: the gateway arms' sum must, the direct arms have none.
+	var gatewayCPU float64
+	for _, r := range report.Throughput {
+		if r.OpsSec <= 0 {
+			t.Errorf("%s %s: %+v", r.Workload, r.Arm, r)
+		}
+		switch r.Arm {
+		case "G", "N":
+			gatewayCPU += r.GatewayCPU
+		default:
+			if r.GatewayCPU != 0 {
+				t.Errorf("%s %s: gateway CPU of a direct arm: %+v", r.Workload, r.Arm, r)
+			}
+		}
+	}
+	if gatewayCPU <= 0 {
+		t.Errorf("no gateway CPU reported: %+v", report.Throughput)
+	}
+}
