@@ -38,6 +38,8 @@ Usage:
   cqlpg bench compare [flags]   gocql through the gateway against pgx running the
                                 same SQL directly, one statement per round trip and
                                 pipelined, and the gateway on a null backend
+  cqlpg bench paging [flags]    gocql paging through a large table and a large
+                                partition, with the gateway's resident memory
 `
 
 func bench(args []string) int {
@@ -50,6 +52,8 @@ func bench(args []string) int {
 		return benchStorage(args[1:])
 	case "compare":
 		return benchCompare(args[1:])
+	case "paging":
+		return benchPaging(args[1:])
 	case "gateway":
 		// Not listed in the usage: bench compare starts it as a child.
 		return benchGateway(args[1:])

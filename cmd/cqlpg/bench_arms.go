@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -82,22 +80,7 @@ func (ks keyspace) key(r *rng) (k, c int32) {
 // gocqlArm drives a gateway at addr with an unmodified gocql session,
 // which prepares each statement once and binds values after.
 func gocqlArm(name string, srv *benchServer, ks keyspace, coalesce time.Duration) (*compareArm, error) {
-	host, portText, _ := net.SplitHostPort(srv.addr.String())
-	port, _ := strconv.Atoi(portText)
-	cluster := gocql.NewCluster(host)
-	cluster.Port = port
-	cluster.Consistency = gocql.One
-	cluster.Timeout = 10 * time.Second
-	// gocql holds each write up to WriteCoalesceWaitTime (200µs by
-	// default) for others to share its syscall, which at low concurrency
-	// bounds a connection's rate; negative keeps the driver's default.
-	if coalesce >= 0 {
-		cluster.WriteCoalesceWaitTime = coalesce
-	}
-	// Both gateways of the run share the shards and so list each other
-	// as peers: the filter keeps each session on its own gateway.
-	cluster.HostFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool { return h.Port() == port })
-	sess, err := cluster.CreateSession()
+	sess, err := gocqlSession(srv, coalesce)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

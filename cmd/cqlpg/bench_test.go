@@ -157,3 +157,57 @@ func TestBenchCompareGatewayProcess(t *testing.T) {
 		t.Errorf("no gateway CPU reported: %+v", report.Throughput)
 	}
 }
+
+// TestBenchPaging loads a few thousand rows, pages through the table and
+// its large partition in pages smaller than either, and checks that every
+// row came back exactly once and the gateway's memory was sampled.
+func TestBenchPaging(t *testing.T) {
+	bin := buildCqlpg(t)
+	out := filepath.Join(t.TempDir(), "paging.json")
+	cmd := exec.Command(bin, "bench", "paging", "--rows", "3000", "--partition-rows", "100",
+		"--large-partition", "1200", "--page-size", "250", "--json", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cqlpg bench paging: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Reads []struct {
+			Read       string  `json:"read"`
+			Rows       int64   `json:"rows_read"`
+			Distinct   int64   `json:"distinct_rows"`
+			Duplicates int64   `json:"duplicate_rows"`
+			Expected   int64   `json:"expected_rows"`
+			Pages      int64   `json:"pages"`
+			Seconds    float64 `json:"elapsed_s"`
+			RowsSec    float64 `json:"rows_per_sec"`
+			RSSStart   float64 `json:"rss_start_mb"`
+			RSSMax     float64 `json:"rss_max_mb"`
+			RSSEnd     float64 `json:"rss_end_mb"`
+		} `json:"reads"`
+	}
+	if err := json.Unmarshal(data, &report); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"scan": 3000, "partition": 1200}
+	if len(report.Reads) != len(want) {
+		t.Fatalf("reads: %+v", report.Reads)
+	}
+	for _, r := range report.Reads {
+		n := want[r.Read]
+		if r.Rows != n || r.Distinct != n || r.Duplicates != 0 || r.Expected != n {
+			t.Errorf("%s: not every row read exactly once: %+v", r.Read, r)
+		}
+		// Pages of 250 rows: at least n/250, and one more when the
+		// last full page cannot tell that nothing follows it.
+		if r.Pages < n/250 || r.Pages > n/250+1 {
+			t.Errorf("%s: %d pages of 250 for %d rows", r.Read, r.Pages, n)
+		}
+		if r.Seconds <= 0 || r.RowsSec <= 0 || r.RSSStart <= 0 || r.RSSMax < r.RSSStart || r.RSSMax < r.RSSEnd ||
+			r.RSSEnd <= 0 {
+			t.Errorf("%s: %+v", r.Read, r)
+		}
+	}
+}
