@@ -121,11 +121,7 @@ func runRefusals(t *testing.T, sess *gocql.Session, cases []refusal) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.stmt, func(t *testing.T) {
-			q := sess.Query(tc.stmt, tc.args...)
-			if tc.noPaging {
-				q = q.PageSize(0)
-			}
-			_, err := queryRows(q)
+			_, err := queryRows(caseQuery(sess, tc.stmt, tc.args, tc.noPaging))
 			requireCQLError(t, err, tc.code, tc.msg)
 		})
 	}
@@ -146,11 +142,7 @@ func runAcceptances(t *testing.T, sess *gocql.Session, cases []acceptance) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.stmt, func(t *testing.T) {
-			q := sess.Query(tc.stmt, tc.args...)
-			if tc.noPaging {
-				q = q.PageSize(0)
-			}
-			got, err := queryRows(q)
+			got, err := queryRows(caseQuery(sess, tc.stmt, tc.args, tc.noPaging))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,6 +156,15 @@ func runAcceptances(t *testing.T, sess *gocql.Session, cases []acceptance) {
 			}
 		})
 	}
+}
+
+// caseQuery is a case's statement with its values, paging off if noPaging.
+func caseQuery(sess *gocql.Session, stmt string, args []any, noPaging bool) *gocql.Query {
+	q := sess.Query(stmt, args...)
+	if noPaging {
+		q = q.PageSize(0)
+	}
+	return q
 }
 
 // queryRows runs a statement and renders its rows.

@@ -278,21 +278,23 @@ func TestTypesRegular(t *testing.T) {
 	for ci, c := range regularCases() {
 		t.Run(c.name, func(t *testing.T) {
 			col := "v_" + c.name
+			// roundTrip writes expr into row k and reads back want.
+			roundTrip := func(what string, k int, expr string, args []any, want []byte) {
+				t.Helper()
+				exec1(t, sess.Query("INSERT INTO reg (k, "+col+") VALUES (?, "+expr+")", append([]any{k}, args...)...))
+				row := readOne(t, sess.Query("SELECT "+col+" FROM reg WHERE k = ?", k))
+				wantBytes(t, what, row[0], want)
+			}
 			for vi, v := range c.values {
 				if v.jsonOnly {
 					continue
 				}
 				k := ci*100 + vi
 				if text, args, ok := bindText(c, v.in); v.in != nil && ok {
-					exec1(t, sess.Query("INSERT INTO reg (k, "+col+") VALUES (?, "+text+")", append([]any{k}, args...)...))
-					row := readOne(t, sess.Query("SELECT "+col+" FROM reg WHERE k = ?", k))
-					wantBytes(t, fmt.Sprintf("%s bound %s", c.name, cellText(v.in)), row[0], v.back())
+					roundTrip(fmt.Sprintf("%s bound %s", c.name, cellText(v.in)), k, text, args, v.back())
 				}
 				if v.lit != "" {
-					k += 50
-					exec1(t, sess.Query("INSERT INTO reg (k, "+col+") VALUES (?, "+v.lit+")", k))
-					row := readOne(t, sess.Query("SELECT "+col+" FROM reg WHERE k = ?", k))
-					wantBytes(t, c.name+" literal "+shorten(v.lit), row[0], v.back())
+					roundTrip(c.name+" literal "+shorten(v.lit), k+50, v.lit, nil, v.back())
 				}
 			}
 		})
