@@ -69,17 +69,28 @@ func (k *deadlineClock) run() {
 
 // requestContext is a request's context: done once the request's time is
 // up, by the shared clock. It is never cancelled otherwise, so Err is
-// DeadlineExceeded once done.
+// DeadlineExceeded once done. It also carries the time the request
+// arrived, the one reading of the clock a request makes.
 type requestContext struct {
-	deadline time.Time
-	done     <-chan struct{}
+	arrived time.Time
+	timeout time.Duration
+	done    <-chan struct{}
 }
 
 func newRequestContext(now time.Time, timeout time.Duration) *requestContext {
-	return &requestContext{deadline: now.Add(timeout), done: deadlines.after(now, timeout)}
+	return &requestContext{arrived: now, timeout: timeout, done: deadlines.after(now, timeout)}
 }
 
-func (r *requestContext) Deadline() (time.Time, bool) { return r.deadline, true }
+// arrival returns when the request of ctx arrived, or now for a context
+// made elsewhere.
+func arrival(ctx context.Context) time.Time {
+	if r, ok := ctx.(*requestContext); ok {
+		return r.arrived
+	}
+	return time.Now()
+}
+
+func (r *requestContext) Deadline() (time.Time, bool) { return r.arrived.Add(r.timeout), true }
 func (r *requestContext) Done() <-chan struct{}       { return r.done }
 func (r *requestContext) Value(any) any               { return nil }
 

@@ -106,11 +106,11 @@ const (
 )
 
 // newExecution binds a request's values to a statement's variables.
-func (c *conn) newExecution(st *statement, q *queryParams, from request) (*execution, error) {
+func (c *conn) newExecution(ctx context.Context, st *statement, q *queryParams, from request) (*execution, error) {
 	md := st.plan.Meta()
 	e := executionPool.Get().(*execution)
 	e.refs.Store(1)
-	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, time.Now(), c.srv.cluster.topology(), c.srv.cluster.schema(), st
+	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, arrival(ctx), c.srv.cluster.topology(), c.srv.cluster.schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.hasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by

@@ -247,20 +247,11 @@ func (c *conn) hintParts(m *mutations, parts []shardPart, errs []error, counter 
 			continue
 		}
 		target := parts[i].shard
-		holder := -1
-		for r, sh := range m.topo.Shards {
-			if r != target && sh.Pool.Alive() {
-				holder = r
-				break
-			}
-		}
+		holder := hintHolder(m.topo, target, nil)
 		if holder < 0 {
 			continue
 		}
-		step, err := hintStep(m.topo.Shards[target].Info.HostID, parts[i].steps, m.gcGrace)
-		if err != nil {
-			continue
-		}
+		step := hintStep(m.topo.Shards[target].Info.HostID, parts[i].steps, m.gcGrace)
 		m.topo.Shards[holder].Pool.Submit(sharding.NewOp(step.Stmt, step.Args, step.Formats, nil))
 		c.srv.metrics.hintsWritten.Inc()
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/binary"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,18 +27,28 @@ var (
 
 // hintStep returns the statement that stores a hint of steps for the
 // shard with host id target.
-func hintStep(target [16]byte, steps []sharding.Step, gcGrace int64) (sharding.Step, error) {
+func hintStep(target [16]byte, steps []sharding.Step, gcGrace int64) sharding.Step {
 	rec := batchRecord{parts: []batchPart{{shard: target, steps: steps}}}
-	mutation := appendBatchRecord(nil, &rec)
-	var grace [8]byte
-	putInt64(grace[:], gcGrace)
-	return sharding.Step{Stmt: stmtHintInsert, Args: [][]byte{target[:], grace[:], mutation}, Formats: binaryParams}, nil
+	grace := binary.BigEndian.AppendUint64(nil, uint64(gcGrace))
+	return sharding.Step{Stmt: stmtHintInsert, Args: [][]byte{target[:], grace, appendBatchRecord(nil, &rec)},
+		Formats: binaryParams}
 }
 
-func putInt64(b []byte, v int64) {
-	for i := range 8 {
-		b[i] = byte(v >> (56 - 8*i))
+// hintHolder picks the shard that keeps a hint for target: the first of
+// preferred (the partition's other replicas) that is up, else any shard
+// that is up; -1 when none is.
+func hintHolder(topo *sharding.Topology, target int, preferred []int) int {
+	for _, r := range preferred {
+		if r != target && topo.Shards[r].Pool.Alive() {
+			return r
+		}
 	}
+	for r, sh := range topo.Shards {
+		if r != target && sh.Pool.Alive() {
+			return r
+		}
+	}
+	return -1
 }
 
 // hintReplayInterval is how often the shards are checked for hints of

@@ -149,7 +149,7 @@ func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
 func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, args [][]byte, replicas []int,
 	sink sharding.RowSink, w *rowWriter, timeout time.Duration, repair readRepair, rs *readScratch) error {
 	level := sharding.Consistency(e.params.consistency)
-	started := time.Now()
+	started := e.now // the request's arrival: the clock is read once per request
 	expire := deadlines.after(started, timeout)
 	if rs == nil {
 		rs = new(readScratch)

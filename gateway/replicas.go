@@ -140,35 +140,19 @@ func (w *replicaWrites) submit(i int) {
 }
 
 // hint sends a hint for the replica of w.sends[i], on another replica of
-// the partition that is up, else on any shard that is up. It reports
-// whether a hint was sent.
-func (w *replicaWrites) hint(i int) bool {
+// the partition that is up, else on any shard that is up; with no shard
+// up, the write is left to repair.
+func (w *replicaWrites) hint(i int) {
 	s := w.sends[i]
 	topo := w.e.topo
-	holder := -1
-	for _, r := range w.parts[s.part].replicas {
-		if r != s.shard && topo.Shards[r].Pool.Alive() {
-			holder = r
-			break
-		}
-	}
-	for r := 0; holder < 0 && r < len(topo.Shards); r++ {
-		if r != s.shard && topo.Shards[r].Pool.Alive() {
-			holder = r
-		}
-	}
+	holder := hintHolder(topo, s.shard, w.parts[s.part].replicas)
 	if holder < 0 {
-		return false
+		return
 	}
-	step, err := hintStep(topo.Shards[s.shard].Info.HostID, []sharding.Step{s.step}, w.parts[s.part].gcGrace)
-	if err != nil {
-		w.e.c.srv.log.Error("cannot encode a hint", "err", err)
-		return false
-	}
+	step := hintStep(topo.Shards[s.shard].Info.HostID, []sharding.Step{s.step}, w.parts[s.part].gcGrace)
 	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, step: step, hintFor: s.shard})
 	w.submit(len(w.sends) - 1)
 	w.e.c.srv.metrics.hintsWritten.Inc()
-	return true
 }
 
 // met reports whether every partition has the acknowledgements it needs.
@@ -186,13 +170,15 @@ func (w *replicaWrites) met() bool {
 // running when it returns are followed by a goroutine that hints the
 // replicas they fail on.
 func (w *replicaWrites) wait(ctx context.Context, timeout time.Duration, writeType primitive.WriteType) error {
-	expire := deadlines.after(time.Now(), timeout)
+	// Timeouts count from the request's arrival, whose time the
+	// execution already holds: the clock is read once per request.
+	expire := deadlines.after(w.e.now, timeout)
 	var err error
 collect:
 	for w.pending > 0 && (w.every || !w.met()) {
 		select {
 		case op := <-w.notify:
-			if err = w.receive(op, false); err != nil {
+			if err = w.receive(op); err != nil {
 				break collect
 			}
 		case <-expire:
@@ -209,7 +195,7 @@ collect:
 	// Ops that have already finished are counted now, which spares the
 	// drain goroutine when every replica has answered.
 	for w.pending > 0 && len(w.notify) > 0 {
-		w.receive(<-w.notify, true)
+		w.receive(<-w.notify)
 	}
 	if w.pending > 0 {
 		w.e.hold()
@@ -220,9 +206,9 @@ collect:
 
 // receive counts one finished op. A statement error, which every replica
 // would return alike, is the request's error; a replica that failed gets
-// a hint, unless late (the client has its answer) and the write is a
-// counter update, which is not safe to apply twice.
-func (w *replicaWrites) receive(op *sharding.Op, late bool) error {
+// a hint, unless the write is a counter update that may have applied,
+// which is not safe to apply twice.
+func (w *replicaWrites) receive(op *sharding.Op) error {
 	w.pending--
 	s := &w.sends[op.Tag]
 	err := op.Err()
@@ -250,7 +236,7 @@ func (w *replicaWrites) receive(op *sharding.Op, late bool) error {
 // round trip.
 func (w *replicaWrites) drain() {
 	for w.pending > 0 {
-		w.receive(<-w.notify, true)
+		w.receive(<-w.notify)
 	}
 	w.e.release()
 }
