@@ -10,20 +10,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
@@ -93,11 +89,10 @@ func benchStorage(args []string) int {
 		return 2
 	}
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := benchLog()
 	url := *shardURL
 	if url == "" {
-		clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{
-			Settings: map[string]string{"synchronous_commit": "off"}, Log: log})
+		clusters, stop, err := benchClusters(ctx, log, 1, false)
 		if err != nil {
 			log.Error("cannot start a PostgreSQL cluster", "err", err)
 			return 1
@@ -118,52 +113,32 @@ func benchStorage(args []string) int {
 		fmt.Printf("cqlpg/plain: writes %.2f, reads %.2f, size %.2f\n", results[0].WriteOpsSec/results[1].WriteOpsSec,
 			results[0].ReadOpsSec/results[1].ReadOpsSec, results[0].BytesPerRow/results[1].BytesPerRow)
 	}
-	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(results, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-			log.Error("cannot write the results", "err", err)
-			return 1
-		}
+	if !writeResults(log, *jsonOut, results) {
+		return 1
 	}
 	return 0
 }
 
 func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers int, d time.Duration, reps, rows int) ([]storageResult, error) {
 	// A gateway creates the CQL table through its own DDL path.
-	srv, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Shards: []gateway.ShardConfig{{URL: url}}})
+	gw, err := startBenchServer(ctx, []string{url}, 0, false, false)
 	if err != nil {
 		return nil, err
 	}
-	go srv.Serve()
-	defer srv.Shutdown(context.Background())
-	host, port, _ := net.SplitHostPort(srv.Addr().String())
-	cluster := gocql.NewCluster(host)
-	cluster.Port, _ = strconv.Atoi(port)
-	sess, err := cluster.CreateSession()
+	defer gw.stop()
+	sess, err := gocqlSession(gw, -1)
 	if err != nil {
 		return nil, err
 	}
-	for _, stmt := range []string{
-		"DROP KEYSPACE IF EXISTS bench",
-		"CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
-	} {
-		if err := sess.Query(stmt).Exec(); err != nil {
-			sess.Close()
-			return nil, fmt.Errorf("%s: %w", stmt, err)
-		}
-	}
+	err = createBenchTable(func(stmt string) error { return sess.Query(stmt).Exec() }, 1)
 	sess.Close()
+	if err != nil {
+		return nil, err
+	}
 
 	// The arms write as the gateway does, so the psql-write trigger skips
 	// them.
-	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
-	if err != nil {
-		return nil, err
-	}
-	pc.MaxConns = int32(workers)
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	pool, err := gatewayPool(ctx, url, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -266,21 +241,9 @@ func median(xs []float64) float64 {
 // INSERT INTO bench.kv (k, c, v, w) VALUES (?, ?, ?, ?) and a point SELECT,
 // with the parameters the gateway would send.
 func cqlpgStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, error) {
-	conn, err := pool.Acquire(ctx)
+	prepare, err := benchPlanner(ctx, pool)
 	if err != nil {
 		return nil, err
-	}
-	schema, err := pgschema.Load(ctx, conn)
-	conn.Release()
-	if err != nil {
-		return nil, err
-	}
-	prepare := func(cql string) (translate.Plan, error) {
-		parsed, err := translate.Parse(cql)
-		if err != nil {
-			return nil, err
-		}
-		return translate.Prepare(parsed, "bench", schema)
 	}
 	ins, err := prepare("INSERT INTO bench.kv (k, c, v, w) VALUES (?, ?, ?, ?)")
 	if err != nil {
@@ -296,21 +259,24 @@ func cqlpgStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, erro
 	return &storageArm{
 		name: "cqlpg",
 		write: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
-			bound := [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}
-			args := storageArgs(write.Params, bound, k, c)
+			args := bindArgs(write.Params, rowValues(k, c), k, c, 1<<62)
 			return execParams(ctx, conn.Conn().PgConn(), write.SQL, args, writeOIDs)
 		},
 		read: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
-			args := storageArgs(read.Params, [][]byte{int4(k), int4(c)}, k, c)
+			args := bindArgs(read.Params, [][]byte{int4(k), int4(c)}, k, c, 1<<62)
 			return execParams(ctx, conn.Conn().PgConn(), read.SQL, args, readOIDs)
 		},
 		tables: []string{t.Ident(), pgx.Identifier{t.PGSchema, t.DeletionsPGName()}.Sanitize()},
 	}, nil
 }
 
-// storageArgs fills in a plan's parameters for the row (k, c) of bench.kv,
-// whose CQL values (int and text) are also their Postgres binary forms.
-func storageArgs(params []translate.Param, bound [][]byte, k, c int32) [][]byte {
+// bindArgs fills in a plan's parameters for the row (k, c) of bench.kv
+// as the gateway's executor does: bound holds the CQL values bound to the
+// markers, which for bench.kv's int and text columns are also their
+// Postgres binary forms, and limit is the row limit of a read. Expiries,
+// empty flags and page positions stay null, as they are for these
+// statements.
+func bindArgs(params []translate.Param, bound [][]byte, k, c int32, limit uint64) [][]byte {
 	now := time.Now()
 	args := make([][]byte, len(params))
 	for i, p := range params {
@@ -322,15 +288,21 @@ func storageArgs(params []translate.Param, bound [][]byte, k, c int32) [][]byte 
 		case translate.ParamKey:
 			args[i] = [][]byte{int4(k), int4(c)}[p.Key]
 		case translate.ParamValue:
-			args[i] = bound[p.Value.Marker]
+			if m := p.Value.Marker; m >= 0 && m < len(bound) {
+				args[i] = bound[m]
+			}
 		case translate.ParamWritetime:
 			args[i] = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
 		case translate.ParamLimit:
-			args[i] = binary.BigEndian.AppendUint64(nil, 1<<62)
+			args[i] = binary.BigEndian.AppendUint64(nil, limit)
 		}
 	}
 	return args
 }
+
+// rowValues are the values the benchmarks write to row (k, c) of bench.kv,
+// bound to INSERT's markers k, c, v and w.
+func rowValues(k, c int32) [][]byte { return [][]byte{int4(k), int4(c), int4(k + c), []byte("value")} }
 
 func int4(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
 
@@ -392,12 +364,110 @@ func plainStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, erro
 	return &storageArm{
 		name: "plain",
 		write: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
-			return execParams(ctx, conn.Conn().PgConn(), upsert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")},
-				[]uint32{23, 23, 23, 25})
+			return execParams(ctx, conn.Conn().PgConn(), upsert, rowValues(k, c), []uint32{23, 23, 23, 25})
 		},
 		read: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
 			return execParams(ctx, conn.Conn().PgConn(), point, [][]byte{int4(k), int4(c)}, []uint32{23, 23})
 		},
 		tables: []string{"bench_plain.kv"},
 	}, nil
+}
+
+// benchLog logs a benchmark's progress to standard error.
+func benchLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// quietLog discards what the benchmarks' gateways and pools log.
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// benchClusters starts n throwaway PostgreSQL clusters. Unless durable,
+// commits do not wait for their WAL flush.
+func benchClusters(ctx context.Context, log *slog.Logger, n int, durable bool) ([]*localpg.Cluster, func(), error) {
+	commit := "off"
+	if durable {
+		commit = "on"
+	}
+	return localpg.TempClusters(ctx, n, localpg.Options{Settings: map[string]string{"synchronous_commit": commit}, Log: log})
+}
+
+// createBenchTable creates the keyspace bench, replicated rf times, and
+// its table kv, running each statement with exec.
+func createBenchTable(exec func(stmt string) error, rf int) error {
+	for _, stmt := range []string{
+		"DROP KEYSPACE IF EXISTS bench",
+		fmt.Sprintf("CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", rf),
+		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
+	} {
+		if err := exec(stmt); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// gatewayPool connects to the shard at url as the gateway does, so that
+// the trigger for writes made in SQL skips the benchmark's own writes;
+// conns caps the pool, 0 keeps pgxpool's default.
+func gatewayPool(ctx context.Context, url string, conns int) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+	if err != nil {
+		return nil, err
+	}
+	if conns > 0 {
+		pc.MaxConns = int32(conns)
+	}
+	return pgxpool.NewWithConfig(ctx, pc)
+}
+
+// shardPool is a gateway's shard pool of conns connections to url.
+func shardPool(url string, conns int) (*sharding.Pool, error) {
+	return sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url), Conns: conns, Log: quietLog()})
+}
+
+// waitAll waits for every op and joins their errors.
+func waitAll(ctx context.Context, ops []*sharding.Op) error {
+	var errs []error
+	for _, op := range ops {
+		errs = append(errs, op.Wait(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// benchPlanner plans CQL in the keyspace bench against the catalog as it
+// is now.
+func benchPlanner(ctx context.Context, pool *pgxpool.Pool) (func(cql string) (translate.Plan, error), error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := pgschema.Load(ctx, conn)
+	conn.Release()
+	if err != nil {
+		return nil, err
+	}
+	return func(cql string) (translate.Plan, error) {
+		parsed, err := translate.Parse(cql)
+		if err != nil {
+			return nil, err
+		}
+		return translate.Prepare(parsed, "bench", schema)
+	}, nil
+}
+
+// writeResults writes v as indented JSON to path, if one was given, and
+// reports whether that went well.
+func writeResults(log *slog.Logger, path string, v any) bool {
+	if path == "" {
+		return true
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		err = os.WriteFile(path, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		log.Error("cannot write the results", "err", err)
+		return false
+	}
+	return true
 }

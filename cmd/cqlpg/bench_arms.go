@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -77,7 +75,7 @@ func (ks keyspace) key(r *rng) (k, c int32) {
 	return int32(r.next() % ks.partitions), int32(r.next() % rowsPerPartition)
 }
 
-// gocqlArm drives a gateway at addr with an unmodified gocql session,
+// gocqlArm drives the gateway srv with an unmodified gocql session,
 // which prepares each statement once and binds values after.
 func gocqlArm(name string, srv *benchServer, ks keyspace, coalesce time.Duration) (*compareArm, error) {
 	sess, err := gocqlSession(srv, coalesce)
@@ -153,21 +151,12 @@ type directStmt struct {
 }
 
 func loadDirectPlans(ctx context.Context, pool *pgxpool.Pool) (*directPlans, error) {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	schema, err := pgschema.Load(ctx, conn)
-	conn.Release()
+	planner, err := benchPlanner(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
 	prepare := func(cql string) (*directStmt, error) {
-		parsed, err := translate.Parse(cql)
-		if err != nil {
-			return nil, err
-		}
-		plan, err := translate.Prepare(parsed, "bench", schema)
+		plan, err := planner(cql)
 		if err != nil {
 			return nil, err
 		}
@@ -192,36 +181,14 @@ func loadDirectPlans(ctx context.Context, pool *pgxpool.Pool) (*directPlans, err
 	return &d, nil
 }
 
-// args fills in the statement's parameters for partition k, as the
-// gateway's executor does: bound holds the CQL values bound to the
-// markers, which for bench.kv's int and text columns are also their
-// Postgres binary forms.
+// args fills in the statement's parameters for the row (k, c), as
+// bindArgs does, asking for gocql's page size, all in binary format.
 func (s *directStmt) args(bound [][]byte, k, c int32) ([][]byte, []int16) {
-	now := time.Now()
-	args := make([][]byte, len(s.params))
 	formats := make([]int16, len(s.params))
-	for i, p := range s.params {
+	for i := range formats {
 		formats[i] = 1
-		switch p.Kind {
-		case translate.ParamNow:
-			args[i] = int4(int32(now.Unix()))
-		case translate.ParamToken:
-			args[i] = binary.BigEndian.AppendUint64(nil, uint64(sharding.KeyToken([][]byte{int4(k)})))
-		case translate.ParamKey:
-			args[i] = [][]byte{int4(k), int4(c)}[p.Key]
-		case translate.ParamValue:
-			if m := p.Value.Marker; m >= 0 && m < len(bound) {
-				args[i] = bound[m]
-			}
-		case translate.ParamWritetime:
-			args[i] = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
-		case translate.ParamLimit:
-			args[i] = binary.BigEndian.AppendUint64(nil, pageSize)
-		}
-		// Expiries, empty flags and page positions stay null, as they are
-		// for these statements.
 	}
-	return args, formats
+	return bindArgs(s.params, bound, k, c, pageSize), formats
 }
 
 // call is one statement of an operation of a direct arm.
@@ -240,7 +207,7 @@ func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) 
 	}
 	insert := func() []call {
 		k, c := ks.key(r)
-		return []call{one(d.insert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)}
+		return []call{one(d.insert, rowValues(k, c), k, c)}
 	}
 	sel := func() []call {
 		k, c := ks.key(r)
@@ -273,7 +240,7 @@ func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) 
 		k, _ := ks.key(r)
 		calls := make([]call, batchRows)
 		for c := range int32(batchRows) {
-			calls[c] = one(d.insert, [][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)
+			calls[c] = one(d.insert, rowValues(k, c), k, c)
 		}
 		return calls, true
 	case "mix":
@@ -381,11 +348,7 @@ func d2Arm(pools []*sharding.Pool, d *directPlans, ks keyspace) *compareArm {
 			ops[i] = sharding.NewOp(c.stmt, c.args, c.formats, nil)
 			pool.Submit(ops[i])
 		}
-		var errs []error
-		for _, op := range ops {
-			errs = append(errs, op.Wait(ctx))
-		}
-		return errors.Join(errs...)
+		return waitAll(ctx, ops)
 	}
 	return &compareArm{name: "D2", do: do, close: func() {}}
 }

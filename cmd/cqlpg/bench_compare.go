@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"runtime/pprof"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
@@ -74,13 +72,7 @@ func benchCompare(args []string) int {
 		return 2
 	}
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	// Headline runs commit without waiting for the WAL flush, as bench
-	// storage does; --durable waits, as a deployment would.
-	settings := map[string]string{"synchronous_commit": "off"}
-	if cfg.Durable {
-		settings = map[string]string{"synchronous_commit": "on"}
-	}
+	log := benchLog()
 	// One shard for the single-shard workloads and quorumShards more for
 	// the replicated ones, each set started only when it has work.
 	shards := 0
@@ -90,7 +82,9 @@ func benchCompare(args []string) int {
 	if slices.ContainsFunc(cfg.Workloads, func(wl string) bool { return slices.Contains(quorumWorkloads, wl) }) {
 		shards += quorumShards
 	}
-	clusters, stop, err := localpg.TempClusters(ctx, shards, localpg.Options{Settings: settings, Log: log})
+	// Headline runs commit without waiting for the WAL flush, as bench
+	// storage does; --durable waits, as a deployment would.
+	clusters, stop, err := benchClusters(ctx, log, shards, cfg.Durable)
 	if err != nil {
 		log.Error("cannot start a PostgreSQL cluster", "err", err)
 		return 1
@@ -115,11 +109,8 @@ func benchCompare(args []string) int {
 		return 1
 	}
 	report.print(os.Stdout)
-	if *jsonOut != "" {
-		if err := report.writeJSON(*jsonOut); err != nil {
-			log.Error("cannot write the results", "err", err)
-			return 1
-		}
+	if !writeResults(log, *jsonOut, report) {
+		return 1
 	}
 	if *svgOut != "" {
 		if err := os.WriteFile(*svgOut, report.svg(), 0o644); err != nil {
@@ -191,14 +182,8 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 		return err
 	}
 	closers = append(closers, g.close)
-	for _, stmt := range []string{
-		"DROP KEYSPACE IF EXISTS bench",
-		fmt.Sprintf("CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", len(shards)),
-		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
-	} {
-		if err := g.exec(stmt); err != nil {
-			return fmt.Errorf("%s: %w", stmt, err)
-		}
+	if err := createBenchTable(g.exec, len(shards)); err != nil {
+		return err
 	}
 	// The null gateway opens after the table exists, so it plans against
 	// the same schema; its reads find nothing and its writes go nowhere.
@@ -219,24 +204,18 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 	var pools []*pgxpool.Pool
 	var shardPools []*sharding.Pool
 	for _, url := range urls {
-		pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
-		if err != nil {
-			return err
-		}
-		pc.MaxConns = int32(cfg.Conns)
-		pool, err := pgxpool.NewWithConfig(ctx, pc)
+		pool, err := gatewayPool(ctx, url, cfg.Conns)
 		if err != nil {
 			return err
 		}
 		closers = append(closers, pool.Close)
 		pools = append(pools, pool)
-		shardPool, err := sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url),
-			Conns: cfg.Conns, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		sp, err := shardPool(url, cfg.Conns)
 		if err != nil {
 			return err
 		}
-		closers = append(closers, shardPool.Close)
-		shardPools = append(shardPools, shardPool)
+		closers = append(closers, sp.Close)
+		shardPools = append(shardPools, sp)
 	}
 	plans, err := loadDirectPlans(ctx, pools[0])
 	if err != nil {
@@ -281,28 +260,21 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 func preload(ctx context.Context, pool *sharding.Pool, plans *directPlans, partitions int) error {
 	const window = 512
 	ops := make([]*sharding.Op, 0, window)
-	flush := func() error {
-		var errs []error
-		for _, op := range ops {
-			errs = append(errs, op.Wait(ctx))
-		}
-		ops = ops[:0]
-		return errors.Join(errs...)
-	}
 	for k := range int32(partitions) {
 		for c := range int32(rowsPerPartition) {
-			args, formats := plans.insert.args([][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)
+			args, formats := plans.insert.args(rowValues(k, c), k, c)
 			op := sharding.NewOp(plans.insert.stmt, args, formats, nil)
 			pool.Submit(op)
 			ops = append(ops, op)
 			if len(ops) == window {
-				if err := flush(); err != nil {
+				if err := waitAll(ctx, ops); err != nil {
 					return err
 				}
+				ops = ops[:0]
 			}
 		}
 	}
-	return flush()
+	return waitAll(ctx, ops)
 }
 
 // throughputSample is one closed-loop run of one arm.

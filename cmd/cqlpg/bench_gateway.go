@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -33,17 +32,11 @@ func benchGateway(args []string) int {
 		return 2
 	}
 	ctx := context.Background()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: quiet, ShardConns: *conns, NullData: *null}
-	for _, url := range shards {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
-	}
-	gw, err := gateway.New(ctx, cfg)
+	gw, err := serveGateway(ctx, shards, *conns, *null)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cqlpg bench gateway:", err)
 		return 1
 	}
-	go gw.Serve()
 	fmt.Printf("listening %s\n", gw.Addr())
 	io.Copy(io.Discard, os.Stdin)
 	shutdown, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -52,7 +45,23 @@ func benchGateway(args []string) int {
 	return 0
 }
 
-// benchServer is a gateway of bench compare, in this process or in a
+// serveGateway starts serving a gateway on a free local port with conns
+// connections to each of the shards at urls (0 for the gateway's default);
+// null answers data statements from memory.
+func serveGateway(ctx context.Context, urls []string, conns int, null bool) (*gateway.Server, error) {
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: quietLog(), ShardConns: conns, NullData: null}
+	for _, url := range urls {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
+	}
+	gw, err := gateway.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	go gw.Serve()
+	return gw, nil
+}
+
+// benchServer is a gateway of the benchmarks, in this process or in a
 // child of its own. pid is the child's, 0 when in process: only a child's
 // CPU can be told apart from the load generator's.
 type benchServer struct {
@@ -64,16 +73,10 @@ type benchServer struct {
 // startBenchServer starts a gateway on the shards at urls.
 func startBenchServer(ctx context.Context, urls []string, conns int, null, process bool) (*benchServer, error) {
 	if !process {
-		cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			ShardConns: conns, NullData: null}
-		for _, url := range urls {
-			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
-		}
-		gw, err := gateway.New(ctx, cfg)
+		gw, err := serveGateway(ctx, urls, conns, null)
 		if err != nil {
 			return nil, err
 		}
-		go gw.Serve()
 		return &benchServer{addr: gw.Addr(), stop: func() { gw.Shutdown(context.Background()) }}, nil
 	}
 	self, err := os.Executable()

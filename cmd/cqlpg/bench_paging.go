@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,11 +15,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
-	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
 // pagingConfig is what one bench paging run measures.
@@ -87,9 +82,8 @@ func benchPaging(args []string) int {
 	}
 	cfg.Command = strings.TrimSpace("cqlpg bench paging " + strings.Join(args, " "))
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{
-		Settings: map[string]string{"synchronous_commit": "off"}, Log: log})
+	log := benchLog()
+	clusters, stop, err := benchClusters(ctx, log, 1, false)
 	if err != nil {
 		log.Error("cannot start a PostgreSQL cluster", "err", err)
 		return 1
@@ -101,15 +95,8 @@ func benchPaging(args []string) int {
 		return 1
 	}
 	rep.print(os.Stdout)
-	if *jsonOut != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			log.Error("cannot write the results", "err", err)
-			return 1
-		}
+	if !writeResults(log, *jsonOut, rep) {
+		return 1
 	}
 	return 0
 }
@@ -160,20 +147,10 @@ func runPaging(ctx context.Context, log *slog.Logger, url string, cfg pagingConf
 		return nil, err
 	}
 	defer sess.Close()
-	for _, stmt := range []string{
-		"DROP KEYSPACE IF EXISTS bench",
-		"CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE bench.kv (k int, c int, v int, w text, PRIMARY KEY (k, c))",
-	} {
-		if err := sess.Query(stmt).Exec(); err != nil {
-			return nil, fmt.Errorf("%s: %w", stmt, err)
-		}
-	}
-	pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
-	if err != nil {
+	if err := createBenchTable(func(stmt string) error { return sess.Query(stmt).Exec() }, 1); err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	pool, err := gatewayPool(ctx, url, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +159,7 @@ func runPaging(ctx context.Context, log *slog.Logger, url string, cfg pagingConf
 	if err != nil {
 		return nil, err
 	}
-	shard, err := sharding.NewPool(sharding.PoolConfig{Name: "bench", URL: pgschema.GatewayConnString(url),
-		Conns: cfg.Conns, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	shard, err := shardPool(url, cfg.Conns)
 	if err != nil {
 		return nil, err
 	}
@@ -221,18 +197,10 @@ func runPaging(ctx context.Context, log *slog.Logger, url string, cfg pagingConf
 func loadPaging(ctx context.Context, pool *sharding.Pool, plans *directPlans, cfg pagingConfig) error {
 	const txRows, window = 200, 64
 	ops := make([]*sharding.Op, 0, window)
-	flush := func() error {
-		var errs []error
-		for _, op := range ops {
-			errs = append(errs, op.Wait(ctx))
-		}
-		ops = ops[:0]
-		return errors.Join(errs...)
-	}
 	steps := make([]sharding.Step, 0, txRows)
 	for i := range cfg.Rows {
 		k, c := cfg.row(i)
-		args, formats := plans.insert.args([][]byte{int4(k), int4(c), int4(k + c), []byte("value")}, k, c)
+		args, formats := plans.insert.args(rowValues(k, c), k, c)
 		steps = append(steps, sharding.Step{Stmt: plans.insert.stmt, Args: args, Formats: formats})
 		if len(steps) < txRows && i < cfg.Rows-1 {
 			continue
@@ -241,12 +209,13 @@ func loadPaging(ctx context.Context, pool *sharding.Pool, plans *directPlans, cf
 		steps = make([]sharding.Step, 0, txRows)
 		pool.Submit(op)
 		if ops = append(ops, op); len(ops) == window {
-			if err := flush(); err != nil {
+			if err := waitAll(ctx, ops); err != nil {
 				return err
 			}
+			ops = ops[:0]
 		}
 	}
-	return flush()
+	return waitAll(ctx, ops)
 }
 
 // pagedRead pages through cql one page at a time, as an application
@@ -294,10 +263,10 @@ func pagedRead(sess *gocql.Session, pid int, cfg pagingConfig, name, cql string,
 
 // rssSampler reads a process's resident set every rssInterval.
 type rssSampler struct {
-	done            chan struct{}
-	wg              sync.WaitGroup
-	pid             int
-	first, top, end float64
+	done       chan struct{}
+	wg         sync.WaitGroup
+	pid        int
+	first, top float64
 }
 
 func startRSSSampler(pid int) *rssSampler {
@@ -324,8 +293,8 @@ func startRSSSampler(pid int) *rssSampler {
 func (s *rssSampler) stop() (start, top, end float64) {
 	close(s.done)
 	s.wg.Wait()
-	s.end = rssMB(s.pid)
-	return s.first, max(s.top, s.end), s.end
+	end = rssMB(s.pid)
+	return s.first, max(s.top, end), end
 }
 
 // rssMB returns VmRSS of process pid in MB, or 0 if it cannot be read.

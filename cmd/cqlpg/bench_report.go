@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -138,24 +137,10 @@ func (rep *compareReport) print(w io.Writer) {
 	}
 }
 
-func (rep *compareReport) writeJSON(path string) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
 // procCPU returns a process's user and system CPU seconds so far, from
 // /proc/<pid>/stat, or 0 when it has gone.
 func procCPU(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name, field 2, may hold spaces: count from its end.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	fields := procStat(pid)
 	if len(fields) < 13 {
 		return 0
 	}
@@ -195,16 +180,22 @@ func postgresPIDs(dir string) func() []int {
 			if err != nil {
 				continue
 			}
-			st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if err != nil {
-				continue
-			}
-			s := string(st)
-			fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-			if len(fields) > 1 && fields[1] == strconv.Itoa(pm) {
+			if fields := procStat(pid); len(fields) > 1 && fields[1] == strconv.Itoa(pm) {
 				pids = append(pids, pid)
 			}
 		}
 		return pids
 	}
+}
+
+// procStat returns the fields of /proc/<pid>/stat after the command name,
+// the process's state first, or nil when it has gone. The command name,
+// field 2, may hold spaces: the fields are counted from its end.
+func procStat(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }

@@ -6,31 +6,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
 // TestBenchStorage runs a short storage benchmark end to end and checks
 // that both arms report figures.
 func TestBenchStorage(t *testing.T) {
-	bin := buildCqlpg(t)
-	out := filepath.Join(t.TempDir(), "storage.json")
-	cmd := exec.Command(bin, "bench", "storage", "--duration", "300ms", "--reps", "1", "--rows", "200", "--workers", "2", "--json", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("cqlpg bench storage: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var results []struct {
 		Arm         string  `json:"arm"`
 		WriteOpsSec float64 `json:"write_ops_per_sec"`
 		ReadOpsSec  float64 `json:"read_ops_per_sec"`
 		BytesPerRow float64 `json:"bytes_per_row"`
 	}
-	if err := json.Unmarshal(data, &results); err != nil {
-		t.Fatal(err)
-	}
+	runBench(t, &results, "storage", "--duration", "300ms", "--reps", "1", "--rows", "200", "--workers", "2")
 	if len(results) != 2 || results[0].Arm != "cqlpg" || results[1].Arm != "plain" {
 		t.Fatalf("results: %+v", results)
 	}
@@ -45,18 +34,7 @@ func TestBenchStorage(t *testing.T) {
 // that the JSON holds figures for every arm on every workload, and the
 // fixed-rate latencies.
 func TestBenchCompare(t *testing.T) {
-	bin := buildCqlpg(t)
-	dir := t.TempDir()
-	out, chart := filepath.Join(dir, "compare.json"), filepath.Join(dir, "compare.svg")
-	cmd := exec.Command(bin, "bench", "compare", "--duration", "150ms", "--reps", "1", "--partitions", "30",
-		"--workers", "2", "--json", out, "--svg", chart)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("cqlpg bench compare: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chart := filepath.Join(t.TempDir(), "compare.svg")
 	var report struct {
 		Throughput []struct {
 			Workload string  `json:"workload"`
@@ -73,9 +51,8 @@ func TestBenchCompare(t *testing.T) {
 			Target float64 `json:"target_ops_per_sec"`
 		} `json:"latency"`
 	}
-	if err := json.Unmarshal(data, &report); err != nil {
-		t.Fatal(err)
-	}
+	runBench(t, &report, "compare", "--duration", "150ms", "--reps", "1", "--partitions", "30", "--workers", "2",
+		"--svg", chart)
 	workloads := []string{"insert", "select", "slice", "in8", "batch10", "mix"}
 	arms := []string{"G", "D1", "D2", "N"}
 	seen := map[string]float64{}
@@ -109,17 +86,6 @@ func TestBenchCompare(t *testing.T) {
 // the replicated QUORUM insert on shards of its own, and checks that the
 // gateway arms report their gateway's CPU apart and the direct arms none.
 func TestBenchCompareGatewayProcess(t *testing.T) {
-	bin := buildCqlpg(t)
-	out := filepath.Join(t.TempDir(), "compare.json")
-	cmd := exec.Command(bin, "bench", "compare", "--gateway-process", "--duration", "150ms", "--reps", "1",
-		"--partitions", "30", "--workers", "2", "--workloads", "select,insert-rf3", "--rate-workload", "", "--json", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("cqlpg bench compare: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var report struct {
 		Throughput []struct {
 			Workload   string  `json:"workload"`
@@ -131,9 +97,8 @@ func TestBenchCompareGatewayProcess(t *testing.T) {
 			Workload string `json:"workload"`
 		} `json:"ratios"`
 	}
-	if err := json.Unmarshal(data, &report); err != nil {
-		t.Fatal(err)
-	}
+	runBench(t, &report, "compare", "--gateway-process", "--duration", "150ms", "--reps", "1", "--partitions", "30",
+		"--workers", "2", "--workloads", "select,insert-rf3", "--rate-workload", "")
 	if len(report.Throughput) != 8 || len(report.Ratios) != 2 || report.Ratios[1].Workload != "insert-rf3" {
 		t.Fatalf("report: %+v", report)
 	}
@@ -162,17 +127,6 @@ func TestBenchCompareGatewayProcess(t *testing.T) {
 // its large partition in pages smaller than either, and checks that every
 // row came back exactly once and the gateway's memory was sampled.
 func TestBenchPaging(t *testing.T) {
-	bin := buildCqlpg(t)
-	out := filepath.Join(t.TempDir(), "paging.json")
-	cmd := exec.Command(bin, "bench", "paging", "--rows", "3000", "--partition-rows", "100",
-		"--large-partition", "1200", "--page-size", "250", "--json", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("cqlpg bench paging: %v\n%s", err, b)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var report struct {
 		Reads []struct {
 			Read       string  `json:"read"`
@@ -188,9 +142,8 @@ func TestBenchPaging(t *testing.T) {
 			RSSEnd     float64 `json:"rss_end_mb"`
 		} `json:"reads"`
 	}
-	if err := json.Unmarshal(data, &report); err != nil {
-		t.Fatal(err)
-	}
+	runBench(t, &report, "paging", "--rows", "3000", "--partition-rows", "100", "--large-partition", "1200",
+		"--page-size", "250")
 	want := map[string]int64{"scan": 3000, "partition": 1200}
 	if len(report.Reads) != len(want) {
 		t.Fatalf("reads: %+v", report.Reads)
@@ -209,5 +162,23 @@ func TestBenchPaging(t *testing.T) {
 			r.RSSEnd <= 0 {
 			t.Errorf("%s: %+v", r.Read, r)
 		}
+	}
+}
+
+// runBench runs cqlpg bench with args and the results written as JSON to
+// a file of its own, and decodes that file into report.
+func runBench(t *testing.T, report any, args ...string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bench.json")
+	cmd := exec.Command(buildCqlpg(t), slices.Concat([]string{"bench"}, args, []string{"--json", out})...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cqlpg bench %s: %v\n%s", args[0], err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, report); err != nil {
+		t.Fatal(err)
 	}
 }
