@@ -173,7 +173,7 @@ func TestPartitionOrder(t *testing.T) {
 // TestReplicaPlacement checks that every partition is written to the
 // shards its keyspace's replication names, and only to them.
 func TestReplicaPlacement(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	for rf := 1; rf <= 3; rf++ {
 		ks := fmt.Sprintf("placed%d", rf)
 		exec(t, sess,

@@ -93,6 +93,16 @@ func session(t testing.TB, keyspace string) *gocql.Session {
 	return sessionOn(t, gw, keyspace)
 }
 
+// sessionAll is a session that writes and reads at ALL, for tests that
+// look at the shards directly afterwards: at the default QUORUM the
+// answer may come before the last replica's write has landed.
+func sessionAll(t testing.TB, keyspace string) *gocql.Session {
+	t.Helper()
+	sess := session(t, keyspace)
+	sess.SetConsistency(gocql.All)
+	return sess
+}
+
 func sessionOn(t testing.TB, s *gateway.Server, keyspace string) *gocql.Session {
 	t.Helper()
 	sess, err := clusterConfig(s, keyspace).CreateSession()

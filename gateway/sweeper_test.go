@@ -56,7 +56,7 @@ var wholePasses = gateway.SweepConfig{PassBatches: 1 << 20}
 func waitExpiry() { time.Sleep(2100 * time.Millisecond) }
 
 func TestSweeperExpiresAndPurges(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.t (k int PRIMARY KEY, v int, w int, e int) WITH gc_grace_seconds = 0",
@@ -128,7 +128,7 @@ func TestSweeperExpiresAndPurges(t *testing.T) {
 }
 
 func TestSweeperRowMarker(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.marker (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0",
@@ -151,7 +151,7 @@ func TestSweeperRowMarker(t *testing.T) {
 }
 
 func TestSweeperStatic(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.st (k int, c int, s int STATIC, s2 int STATIC, v int, PRIMARY KEY (k, c)) WITH gc_grace_seconds = 0",
@@ -193,7 +193,7 @@ func TestSweeperStatic(t *testing.T) {
 // BatchRows rows per statement and PassBatches statements per shard, and
 // that later passes take up where it stopped.
 func TestSweeperBounded(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.bounded (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0")
@@ -234,7 +234,7 @@ func TestSweeperBounded(t *testing.T) {
 // TestSweeperConcurrentWrites sweeps expired rows while they are written
 // again: no write may be lost.
 func TestSweeperConcurrentWrites(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.race (k int PRIMARY KEY, v int, w int) WITH gc_grace_seconds = 0")
@@ -294,7 +294,7 @@ func TestSweeperConcurrentWrites(t *testing.T) {
 // schema is not the one the gateway knows, and skips a table whose
 // Postgres table is gone, as when it is dropped during the pass.
 func TestSweeperSkips(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		// The keyspace sorts first, so that a pass starts with its table.
 		`CREATE KEYSPACE "0sweep" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}`,
@@ -347,7 +347,7 @@ func TestSweeperSkips(t *testing.T) {
 // TestSweeperBackground checks that a gateway sweeps by itself every
 // interval and counts what it did in its metrics.
 func TestSweeperBackground(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.background (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0",
