@@ -572,7 +572,7 @@ func TestGatewaysCrash(t *testing.T) {
 	if gone < timeout-500*time.Millisecond {
 		t.Errorf("the killed gateway left after %v, before its heartbeat could be %v old", gone, timeout)
 	}
-	for _, r := range nodeRows(t, sessionOn(t, gw, ""), "SELECT * FROM system.peers_v2") {
+	for _, r := range nodeRows(t, sess, "SELECT * FROM system.peers_v2") {
 		if r.str("native_port") == strconv.Itoa(p.port) {
 			t.Errorf("the killed gateway is still a peer: %v", r)
 		}
