@@ -123,6 +123,9 @@ func (c *conn) run(h header, body *[]byte) {
 		c.handle(h, body)
 		return
 	}
+	if c.executeAsync(h, body) {
+		return
+	}
 	select {
 	case c.work <- job{h: h, body: body}:
 	default:
@@ -280,6 +283,20 @@ func (c *conn) queue(frame *[]byte) {
 	case c.out <- frame:
 	case <-c.closed:
 		putBuffer(frame)
+	}
+}
+
+// sendAsync is send for the pools' goroutines, which must never wait on
+// a client slow to read: when the writer's queue is full, the frame waits
+// for room in a goroutine of its own.
+func (c *conn) sendAsync(frame *[]byte) {
+	if k := compression(c.compression.Load()); k != compressNone && c.version < 5 {
+		frame = k.compressFrame(frame)
+	}
+	select {
+	case c.out <- frame:
+	default:
+		go c.queue(frame)
 	}
 }
 

@@ -17,38 +17,68 @@ import (
 // deadlineTick is the clock's resolution.
 const deadlineTick = 5 * time.Millisecond
 
-// deadlineClock closes each tick's channel once the tick has passed. Its
-// goroutine runs only while some channel is open.
+// deadlineClock closes each tick's channel once the tick has passed, and
+// expires the asynchronous requests due in it (async.go). Its goroutine
+// runs only while some channel is open or some request is due.
 type deadlineClock struct {
 	mu      sync.Mutex
 	ticks   map[int64]chan struct{}
+	due     map[int64][]dueRequest
 	running bool
 }
 
-var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}}
+// dueRequest is an asynchronous request to expire at its tick, unless it
+// was answered first: gen tells whether the execution still runs the
+// same request, as executions are recycled.
+type dueRequest struct {
+	e   *execution
+	gen uint64
+}
+
+var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[int64][]dueRequest{}}
+
+// tickOf returns the tick at whose end a deadline d after now falls.
+func tickOf(now time.Time, d time.Duration) int64 {
+	return (now.Add(d).UnixNano() + int64(deadlineTick) - 1) / int64(deadlineTick)
+}
+
+// expireAt has e.expire(gen) called once d has passed since now.
+func (k *deadlineClock) expireAt(now time.Time, d time.Duration, e *execution, gen uint64) {
+	tick := tickOf(now, d)
+	k.mu.Lock()
+	k.due[tick] = append(k.due[tick], dueRequest{e: e, gen: gen})
+	k.start()
+	k.mu.Unlock()
+}
+
+// start starts the clock's goroutine unless it runs; k.mu is held.
+func (k *deadlineClock) start() {
+	if !k.running {
+		k.running = true
+		go k.run()
+	}
+}
 
 // after returns a channel closed once d has passed since now.
 func (k *deadlineClock) after(now time.Time, d time.Duration) <-chan struct{} {
-	tick := (now.Add(d).UnixNano() + int64(deadlineTick) - 1) / int64(deadlineTick)
+	tick := tickOf(now, d)
 	k.mu.Lock()
 	ch := k.ticks[tick]
 	if ch == nil {
 		ch = make(chan struct{})
 		k.ticks[tick] = ch
-		if !k.running {
-			k.running = true
-			go k.run()
-		}
+		k.start()
 	}
 	k.mu.Unlock()
 	return ch
 }
 
-// run closes the channels of the ticks that have passed, until none is
-// left open.
+// run closes the channels of the ticks that have passed and expires the
+// requests due in them, until nothing is left to wait for.
 func (k *deadlineClock) run() {
 	t := time.NewTicker(deadlineTick)
 	defer t.Stop()
+	var expired []dueRequest
 	for now := range t.C {
 		passed := now.UnixNano() / int64(deadlineTick)
 		k.mu.Lock()
@@ -58,12 +88,26 @@ func (k *deadlineClock) run() {
 				delete(k.ticks, tick)
 			}
 		}
-		if len(k.ticks) == 0 {
+		for tick, due := range k.due {
+			if tick <= passed {
+				expired = append(expired, due...)
+				delete(k.due, tick)
+			}
+		}
+		idle := len(k.ticks) == 0 && len(k.due) == 0
+		if idle {
 			k.running = false
-			k.mu.Unlock()
-			return
 		}
 		k.mu.Unlock()
+		// Outside the lock: expiring answers requests, and may submit.
+		for i, d := range expired {
+			d.e.expire(d.gen)
+			expired[i] = dueRequest{}
+		}
+		expired = expired[:0]
+		if idle {
+			return
+		}
 	}
 }
 

@@ -52,6 +52,8 @@ type execution struct {
 	scratch readScratch
 	writes  replicaWrites
 	args    argBuffer
+	// async runs the request from the pools' goroutines (async.go).
+	async asyncState
 }
 
 // readScratch is what one partition read needs, kept so that a read that
@@ -74,6 +76,7 @@ func (e *execution) release() {
 	if e.refs.Add(-1) != 0 {
 		return
 	}
+	e.async.reset(e)
 	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st = nil, nil, translate.Bound{}, nil, nil, nil, nil
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
@@ -106,11 +109,12 @@ const (
 )
 
 // newExecution binds a request's values to a statement's variables.
-func (c *conn) newExecution(ctx context.Context, st *statement, q *queryParams, from request) (*execution, error) {
+// now is the request's arrival.
+func (c *conn) newExecution(now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
 	md := st.plan.Meta()
 	e := executionPool.Get().(*execution)
 	e.refs.Store(1)
-	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, arrival(ctx), c.srv.cluster.topology(), c.srv.cluster.schema(), st
+	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.topology(), c.srv.cluster.schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.hasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by

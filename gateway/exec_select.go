@@ -18,44 +18,9 @@ var binaryParams = []int16{1}
 // selectRows runs a SELECT and appends a Rows result: one page of it, with
 // the paging state of the next, when the client asks for pages.
 func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.Select, resp *[]byte) error {
-	if err := e.checkReadConsistency(); err != nil {
-		return err
-	}
-	limit, err := e.limit(p.Limit)
+	q, err := e.selectQuery(st, p)
 	if err != nil {
 		return err
-	}
-	perPartition, err := e.limit(p.PerPartitionLimit)
-	if err != nil {
-		return err
-	}
-	if err := e.checkClusteringValues(p); err != nil {
-		return err
-	}
-	// Rows merged from several partitions cannot be paged; aggregates are
-	// always paged internally. Bad keys are reported first.
-	if len(p.SortSlots) > 0 && (e.params.pageSize > 0 || p.Aggregate) {
-		if _, err := e.keyProduct(p.Keys); err != nil {
-			return err
-		}
-		return invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; " +
-			"you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
-	}
-	// A query is paged unless it folds all its rows into one (aggregates
-	// without GROUP BY) or reads a virtual table.
-	page := -1
-	if e.params.pageSize > 0 && p.Pageable {
-		page = int(e.params.pageSize)
-	}
-	var from *pageState
-	if page > 0 && e.params.pagingState != nil {
-		if from, err = decodePageState(e.params.pagingState, st.id, pagingKey(e.topo)); err != nil {
-			return err
-		}
-		if len(from.key) != len(p.PartitionSlots) || len(from.clustering) > len(p.PositionSlots) {
-			return errPagingState()
-		}
-		limit = int(from.remaining)
 	}
 	if isSerial(sharding.Consistency(e.params.consistency)) && !p.Table.Virtual {
 		release, err := e.serialRead(ctx, p)
@@ -64,37 +29,103 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 		}
 		defer release()
 	}
+	w := e.startRows(st, p, resp, q)
+	switch {
+	case p.Table.Virtual:
+		err = e.virtualRows(p, w)
+	case p.Route == translate.RoutePartitions:
+		err = e.partitionRows(ctx, p, w, q.from)
+	default:
+		err = e.scanRows(ctx, p, w, q.from)
+	}
+	if err != nil {
+		return err
+	}
+	return w.end()
+}
+
+// selectQuery is what a SELECT's options and values ask of its rows.
+type selectQuery struct {
+	limit, perPartition int
+	// page is the page size, -1 when the rows are not paged; from is
+	// where the page starts, nil for the first.
+	page int
+	from *pageState
+}
+
+// selectQuery checks a SELECT's values and options, and reads its limits
+// and paging state.
+func (e *execution) selectQuery(st *statement, p *translate.Select) (selectQuery, error) {
+	q := selectQuery{page: -1}
+	if err := e.checkReadConsistency(); err != nil {
+		return q, err
+	}
+	var err error
+	if q.limit, err = e.limit(p.Limit); err != nil {
+		return q, err
+	}
+	if q.perPartition, err = e.limit(p.PerPartitionLimit); err != nil {
+		return q, err
+	}
+	if err := e.checkClusteringValues(p); err != nil {
+		return q, err
+	}
+	// Rows merged from several partitions cannot be paged; aggregates are
+	// always paged internally. Bad keys are reported first.
+	if len(p.SortSlots) > 0 && (e.params.pageSize > 0 || p.Aggregate) {
+		if _, err := e.keyProduct(p.Keys); err != nil {
+			return q, err
+		}
+		return q, invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; " +
+			"you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+	}
+	// A query is paged unless it folds all its rows into one (aggregates
+	// without GROUP BY) or reads a virtual table.
+	if e.params.pageSize > 0 && p.Pageable {
+		q.page = int(e.params.pageSize)
+	}
+	if q.page > 0 && e.params.pagingState != nil {
+		if q.from, err = decodePageState(e.params.pagingState, st.id, pagingKey(e.topo)); err != nil {
+			return q, err
+		}
+		if len(q.from.key) != len(p.PartitionSlots) || len(q.from.clustering) > len(p.PositionSlots) {
+			return q, errPagingState()
+		}
+		q.limit = int(q.from.remaining)
+	}
+	return q, nil
+}
+
+// startRows appends the head of a Rows result to resp and returns the
+// row writer that appends the rows.
+func (e *execution) startRows(st *statement, p *translate.Select, resp *[]byte, q selectQuery) *rowWriter {
 	*resp = appendInt(*resp, resultRows)
 	metaAt := len(*resp)
 	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
 	countAt := len(*resp)
 	*resp = appendInt(*resp, 0)
-	w := newRowWriter(e, st, p, resp, limit, perPartition)
-	w.page = page
-	if from != nil {
-		w.resume(from)
+	w := newRowWriter(e, st, p, resp, q.limit, q.perPartition)
+	w.page, w.metaAt, w.countAt = q.page, metaAt, countAt
+	if q.from != nil {
+		w.resume(q.from)
 	}
-	switch {
-	case p.Table.Virtual:
-		err = e.virtualRows(p, w)
-	case p.Route == translate.RoutePartitions:
-		err = e.partitionRows(ctx, p, w, from)
-	default:
-		err = e.scanRows(ctx, p, w, from)
-	}
-	if err == nil {
-		err = w.finish()
-	}
-	if err != nil {
+	return w
+}
+
+// end finishes the rows and completes the result's head: its row count,
+// and the paging state when there are more pages.
+func (w *rowWriter) end() error {
+	if err := w.finish(); err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint32((*resp)[countAt:], uint32(w.rows))
+	resp, e := w.out, w.e
+	binary.BigEndian.PutUint32((*resp)[w.countAt:], uint32(w.rows))
 	if w.next != nil {
 		// The metadata says there are more pages and carries the state,
 		// after the flags and the column count.
-		flags := binary.BigEndian.Uint32((*resp)[metaAt:])
-		binary.BigEndian.PutUint32((*resp)[metaAt:], flags|uint32(rowsHasMorePages))
-		*resp = slices.Insert(*resp, metaAt+8, appendBytes(nil, w.next.encode(st.id, pagingKey(e.topo)))...)
+		flags := binary.BigEndian.Uint32((*resp)[w.metaAt:])
+		binary.BigEndian.PutUint32((*resp)[w.metaAt:], flags|uint32(rowsHasMorePages))
+		*resp = slices.Insert(*resp, w.metaAt+8, appendBytes(nil, w.next.encode(w.st.id, pagingKey(e.topo)))...)
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	if err != nil {
 		return err
 	}
-	e, err := c.newExecution(ctx, st, q, fromQuery)
+	e, err := c.newExecution(arrival(ctx), st, q, fromQuery)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 			q.flags &^= qfSkipMetadata
 		}
 	}
-	e, err := c.newExecution(ctx, st, q, fromExecute)
+	e, err := c.newExecution(arrival(ctx), st, q, fromExecute)
 	if err != nil {
 		return err
 	}

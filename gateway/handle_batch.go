@@ -39,7 +39,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		}
 		q := b.queryParams
 		q.values, q.unset, q.names = it.values, it.unset, nil
-		e, err := c.newExecution(ctx, st, &q, fromBatch)
+		e, err := c.newExecution(arrival(ctx), st, &q, fromBatch)
 		if err != nil {
 			return err
 		}

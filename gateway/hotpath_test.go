@@ -171,15 +171,14 @@ func queryFrame(query string) []byte {
 	return b
 }
 
-// roundTrip runs one request frame through the connection's handler, as
-// its reader and writer would, and returns the response frame, which the
-// caller puts back.
+// roundTrip runs one request frame through the connection as its reader
+// does, and returns the response frame as its writer receives it, which
+// the caller puts back.
 func (h *hotServer) roundTrip(frame []byte) *[]byte {
 	hdr := parseHeader(frame)
 	body := getBuffer(int(hdr.length))
 	copy(*body, frame[headerSize:])
-	h.c.inflight.Add(1)
-	h.c.handle(hdr, body)
+	h.c.run(hdr, body)
 	return <-h.c.out
 }
 

@@ -36,17 +36,38 @@ type replicaWrites struct {
 	ops     []sharding.Op
 	notify  chan *sharding.Op
 	pending int
+	// then, when set, is handed each op once it has run, in place of
+	// notify, and the ops wait in later to be submitted once the lock of
+	// the asynchronous request is released (async.go).
+	then  sharding.Completer
+	later []laterOp
+	taken int
+}
+
+// laterOp is an op to submit once a lock is released.
+type laterOp struct {
+	pool *sharding.Pool
+	op   *sharding.Op
+}
+
+// takeLater returns the ops waiting to be submitted, leaving none. What
+// it returns stays valid while more are added.
+func (w *replicaWrites) takeLater() []laterOp {
+	l := w.later[w.taken:]
+	w.taken = len(w.later)
+	return l
 }
 
 // clear readies the replica writes of an execution for the next one,
 // keeping their buffers. It is called only once every op sent has been
 // received, so that none can still send on notify or read its op.
 func (w *replicaWrites) clear() {
-	parts, sends, ops, notify := w.parts[:0], w.sends[:0], w.ops[:0], w.notify
+	parts, sends, ops, notify, later := w.parts[:0], w.sends[:0], w.ops[:0], w.notify, w.later[:0]
 	clear(parts[:cap(parts)])
 	clear(sends[:cap(sends)])
 	clear(ops[:cap(ops)])
-	*w = replicaWrites{parts: parts, sends: sends, ops: ops, notify: notify}
+	clear(later[:cap(later)])
+	*w = replicaWrites{parts: parts, sends: sends, ops: ops, notify: notify, later: later}
 }
 
 // partitionWrite is the writes to one partition's replicas.
@@ -129,14 +150,25 @@ func (w *replicaWrites) submit(i int) {
 	s := &w.sends[i]
 	st := &s.step
 	var op *sharding.Op
-	if i < len(w.ops) {
+	switch {
+	case i < len(w.ops) && w.then != nil:
+		op = &w.ops[i]
+		op.ResetThen(st.Stmt, st.Args, st.Formats, nil, w.then, i)
+	case i < len(w.ops):
 		op = &w.ops[i]
 		op.ResetNotify(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
-	} else {
+	case w.then != nil:
+		op = sharding.NewThenOp(st.Stmt, st.Args, st.Formats, nil, w.then, i)
+	default:
 		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	}
 	w.pending++
-	w.e.topo.Shards[s.shard].Pool.Submit(op)
+	pool := w.e.topo.Shards[s.shard].Pool
+	if w.then != nil {
+		w.later = append(w.later, laterOp{pool: pool, op: op})
+		return
+	}
+	pool.Submit(op)
 }
 
 // hint sends a hint for the replica of w.sends[i], on another replica of

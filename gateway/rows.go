@@ -48,6 +48,9 @@ type rowWriter struct {
 	page int
 	last position
 	next *pageState
+	// metaAt and countAt are where the result's metadata and row count
+	// start in out.
+	metaAt, countAt int
 }
 
 // newRowWriter returns the execution's row writer, ready for a SELECT;

@@ -55,7 +55,18 @@ type Op struct {
 	// notify, when set, receives the op once it has run, in place of
 	// done; Err then tells its outcome.
 	notify chan<- *Op
-	err    error
+	// then, when set, is called with the op once it has run, in place of
+	// done and notify.
+	then Completer
+	err  error
+}
+
+// Completer is told of ops that have run (NewThenOp). OpDone runs in the
+// pool's goroutine, or in Submit's when the op fails before it is sent:
+// it must not block, and must not call Submit while holding a lock that
+// another OpDone takes.
+type Completer interface {
+	OpDone(op *Op)
 }
 
 // Step is one statement of an op that runs several in one transaction.
@@ -101,11 +112,28 @@ func (op *Op) ResetNotify(stmt *Statement, args [][]byte, formats []int16, rows 
 	*op = Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, Tag: tag, notify: notify}
 }
 
-// Err returns the outcome of an op received from its Notify channel.
+// NewThenOp returns an Op that is handed to then once it has run.
+func NewThenOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink, then Completer, tag int) *Op {
+	return &Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, Tag: tag, then: then}
+}
+
+// ResetThen is Reset for an op handed to then once it has run, which may
+// be recycled once then has been called.
+func (op *Op) ResetThen(stmt *Statement, args [][]byte, formats []int16, rows RowSink, then Completer, tag int) {
+	*op = Op{Stmt: stmt, Args: args, Formats: formats, Rows: rows, Tag: tag, then: then, done: op.done}
+}
+
+// Err returns the outcome of an op received from its Notify channel or
+// handed to its Completer.
 func (op *Op) Err() error { return op.err }
 
 // finish hands the op its outcome.
 func (op *Op) finish(err error) {
+	if op.then != nil {
+		op.err = err
+		op.then.OpDone(op)
+		return
+	}
 	if op.notify != nil {
 		op.err = err
 		op.notify <- op

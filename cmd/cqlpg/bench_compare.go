@@ -30,6 +30,7 @@ type compareConfig struct {
 	Partitions   int           `json:"partitions"`
 	Durable      bool          `json:"durable"`
 	Workloads    []string      `json:"workloads"`
+	Arms         []string      `json:"arms"`
 	RateWorkload string        `json:"rate_workload"`
 	Command      string        `json:"command"`
 	Coalesce     time.Duration `json:"gocql_write_coalesce_ns"`
@@ -50,6 +51,7 @@ func benchCompare(args []string) int {
 	fs.DurationVar(&cfg.Coalesce, "gocql-coalesce", -1, "gocql's WriteCoalesceWaitTime for the gateway arms; negative keeps the driver's default")
 	fs.BoolVar(&cfg.GatewayProcess, "gateway-process", false, "run the G and N gateways as child processes and report their CPU apart")
 	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run; insert-rf3, the point INSERT at QUORUM on three shards of its own, is run only when named")
+	arms := fs.String("arms", "G,D1,D2,N", "comma-separated arms to run, for profiling one alone; ratios need G, D1 and D2")
 	fs.StringVar(&cfg.RateWorkload, "rate-workload", "select", "workload of the fixed-rate latency runs; empty skips them")
 	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
 	svgOut := fs.String("svg", "", "also draw throughput and latency per arm in this SVG `file`")
@@ -66,6 +68,13 @@ func benchCompare(args []string) int {
 			return 2
 		}
 		cfg.Workloads = append(cfg.Workloads, wl)
+	}
+	for _, a := range strings.Split(*arms, ",") {
+		if !slices.Contains(compareArms, a) {
+			fmt.Fprintf(os.Stderr, "cqlpg bench compare: unknown arm %q (have %s)\n", a, strings.Join(compareArms, ", "))
+			return 2
+		}
+		cfg.Arms = append(cfg.Arms, a)
 	}
 	if cfg.RateWorkload != "" && !slices.Contains(cfg.Workloads, cfg.RateWorkload) {
 		fmt.Fprintf(os.Stderr, "cqlpg bench compare: rate workload %q is not among --workloads\n", cfg.RateWorkload)
@@ -229,7 +238,7 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 			return fmt.Errorf("loading rows: %w", err)
 		}
 	}
-	arms := []*compareArm{g, d1, d2, n}
+	arms := cfg.chosen(g, d1, d2, n)
 
 	for _, wl := range workloads {
 		samples := make([][]throughputSample, len(arms))
@@ -248,11 +257,19 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 		}
 	}
 	if cfg.RateWorkload != "" && slices.Contains(workloads, cfg.RateWorkload) {
-		if err := rep.rateRuns(ctx, log, cfg, []*compareArm{g, d1, d2}); err != nil {
+		if err := rep.rateRuns(ctx, log, cfg, cfg.chosen(g, d1, d2)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// compareArms names the arms in the order they run.
+var compareArms = []string{"G", "D1", "D2", "N"}
+
+// chosen returns those of arms that --arms names.
+func (cfg *compareConfig) chosen(arms ...*compareArm) []*compareArm {
+	return slices.DeleteFunc(arms, func(a *compareArm) bool { return !slices.Contains(cfg.Arms, a.name) })
 }
 
 // preload writes every row of every partition through the shard pool, so

@@ -120,7 +120,9 @@ func (rep *compareReport) print(w io.Writer) {
 		fmt.Fprintf(w, "%-10s %-3s %10.0f %9.1f %12.1f%s %12.1f\n", r.Workload, r.Arm, r.OpsSec, r.Micros, r.ProcessCPU,
 			gwCell(r), r.PostgresCPU)
 	}
-	fmt.Fprintf(w, "\n%-10s %6s %6s\n", "workload", "G/D1", "G/D2")
+	if len(rep.Ratios) > 0 {
+		fmt.Fprintf(w, "\n%-10s %6s %6s\n", "workload", "G/D1", "G/D2")
+	}
 	for _, r := range rep.Ratios {
 		fmt.Fprintf(w, "%-10s %6.2f %6.2f\n", r.Workload, r.GOverD1, r.GOverD2)
 	}

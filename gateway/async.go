@@ -1,0 +1,411 @@
+package gateway
+
+import (
+	"bytes"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// Point requests answered from the shard pools' goroutines.
+//
+// A request normally runs in a handler goroutine of its own, which blocks
+// while its statements run on the shards. For the commonest requests that
+// costs two goroutine switches on top of the pool's own: the reader hands
+// the request to a handler, and the pool hands the outcome back to it.
+// The EXECUTEs of a read of one partition from one replica, and of a
+// plain write of one row, skip both: the reader binds them itself and
+// submits their ops with the execution as their completion, and the pool
+// goroutine that finishes the op the answer waits for also encodes the
+// answer and queues it for the writer. A request not answered in time is
+// answered with its timeout by the shared clock (deadline.go).
+//
+// Whatever the reader cannot start this way (another kind of request, a
+// level needing several replicas, a paging state, any error before the
+// ops are sent) goes to a handler, which runs it afresh as before: errors
+// are always worded by the one synchronous path.
+
+// asyncState is the part of an execution that runs a request
+// asynchronously. mu orders the completions, the clock's expiry and the
+// recycling of the execution.
+type asyncState struct {
+	mu sync.Mutex
+	// gen counts the requests the execution has run, so that the clock,
+	// which names a request by its execution and gen, leaves alone an
+	// execution recycled since.
+	gen uint64
+	// live is set while the execution runs a request asynchronously;
+	// answered once the request has been answered, and finished once the
+	// request has also given its execution back.
+	live, answered, finished bool
+	kind                     asyncKind
+	stream                   int16
+	body                     *[]byte
+	resp                     *[]byte
+	// A read's: its ops pending, the next replica of e.scratch.order to
+	// ask should one fail, its statement and its rows' writer.
+	pending int
+	next    int
+	stmt    *sharding.Statement
+	rows    *rowWriter
+}
+
+type asyncKind uint8
+
+const (
+	asyncRead asyncKind = iota + 1
+	asyncWrite
+)
+
+// reset readies the state for the execution's next request, giving back
+// the buffers the last one held.
+func (a *asyncState) reset(e *execution) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.live {
+		return
+	}
+	putBuffer(a.body)
+	paramsPool.Put(e.params)
+	a.gen++
+	a.live, a.answered, a.finished, a.body, a.resp, a.stmt, a.rows = false, false, false, nil, nil, nil, nil
+}
+
+// executeAsync starts an EXECUTE on the reader's goroutine if it is a
+// request answered from the pools' goroutines, and reports whether it
+// did; it then owns body.
+func (c *conn) executeAsync(h header, body *[]byte) bool {
+	if h.opcode != opExecute || h.flags&(flagTracing|flagCustomPayload) != 0 ||
+		h.flags&flagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.opcode) != nil {
+		return false
+	}
+	d := decoder{b: *body}
+	id := d.shortBytes()
+	var resultID []byte
+	if c.version >= 5 {
+		resultID = d.shortBytes()
+	}
+	q := paramsPool.Get().(*queryParams)
+	d.queryParams(q, c.version)
+	if d.err != nil {
+		paramsPool.Put(q)
+		return false
+	}
+	st, err := c.srv.lookup(id)
+	if err != nil {
+		// Answered here: a look-up that finds the statement reshaped
+		// replans it, and a second would find the new plan.
+		paramsPool.Put(q)
+		putBuffer(body)
+		c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+		c.sendError(c.version, h.stream, err)
+		c.busy.Add(-1)
+		c.inflight.Done()
+		return true
+	}
+	e, err := c.newExecution(time.Now(), st, q, fromExecute)
+	if err != nil {
+		paramsPool.Put(q)
+		return false
+	}
+	started := false
+	switch p := st.plan.(type) {
+	case *translate.Select:
+		started = (resultID == nil || bytes.Equal(resultID, st.resultID[:])) && e.startRead(st, p, h.stream, body)
+	case *translate.Write:
+		started = e.startWrite(st, p, h.stream, body)
+	}
+	if !started {
+		e.release()
+		paramsPool.Put(q)
+		return false
+	}
+	c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+	return true
+}
+
+// newAnswer returns a buffer holding the head of a RESULT frame.
+func (e *execution) newAnswer(stream int16) *[]byte {
+	resp := getBuffer(0)
+	*resp = appendHeader((*resp)[:0], e.c.version, stream, opResult)
+	return resp
+}
+
+// begin records the request the execution now runs asynchronously, whose
+// answer is built in resp, and returns its generation.
+func (e *execution) begin(kind asyncKind, stream int16, body, resp *[]byte) uint64 {
+	a := &e.async
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.live, a.kind, a.stream, a.body, a.resp = true, kind, stream, body, resp
+	return a.gen
+}
+
+// startRead starts a SELECT of one partition that one replica answers.
+func (e *execution) startRead(st *statement, p *translate.Select, stream int16, body *[]byte) bool {
+	level := sharding.Consistency(e.params.consistency)
+	if p.Table.Virtual || p.Route != translate.RoutePartitions || p.Aggregate || len(p.SortSlots) > 0 || isSerial(level) ||
+		e.params.pageSize > 0 && e.params.pagingState != nil {
+		return false
+	}
+	q, err := e.selectQuery(st, p)
+	if err != nil {
+		return false
+	}
+	keys, ok, err := e.singleKey(p.Keys)
+	if !ok || err != nil {
+		return false
+	}
+	placement, err := e.placement(p.Table.Keyspace)
+	if err != nil {
+		return false
+	}
+	token := sharding.KeyToken(keys[0])
+	replicas := placement.Replicas(token)
+	rs := &e.scratch
+	plan, err := e.planRead(replicas, rs.order[:0])
+	if len(replicas) == 0 || err != nil || plan.ask != 1 {
+		return false
+	}
+	rs.order = plan.order
+	resp := e.newAnswer(stream)
+	w := e.startRows(st, p, resp, q)
+	read, params := w.partitionRead(false)
+	ra := rowArgs{key: keys[0], token: int64(token), limit: w.sqlLimit(true)}
+	if err := rs.args.build(e, params, &ra); err != nil {
+		putBuffer(resp)
+		return false
+	}
+	gen := e.begin(asyncRead, stream, body, resp)
+	a := &e.async
+	a.pending, a.next, a.stmt, a.rows = 1, 1, read, w
+	rs.guard.inner, rs.guard.rows, rs.guard.closed = w, 0, false
+	deadlines.expireAt(e.now, e.c.srv.cfg.ReadTimeout, e, gen)
+	e.submitRead(0)
+	return true
+}
+
+// submitRead asks replica i of the read's order, through the guard that
+// the caller has opened.
+func (e *execution) submitRead(i int) {
+	rs := &e.scratch
+	rs.op.ResetThen(e.async.stmt, rs.args.args, binaryParams, &rs.guard, e, 0)
+	e.topo.Shards[rs.order[i]].Pool.Submit(&rs.op)
+}
+
+// readDone takes the outcome of a read's op: the answer, or another
+// replica asked when this one failed before sending a row.
+func (e *execution) readDone(op *sharding.Op) {
+	a, rs := &e.async, &e.scratch
+	err := op.Err()
+	rows := rs.guard.close()
+	a.mu.Lock()
+	a.pending--
+	if a.answered { // expired: the answer has gone
+		a.finished = true
+		a.mu.Unlock()
+		e.release()
+		return
+	}
+	if err != nil && !permanent(err) && rows == 0 && a.next < len(rs.order) {
+		i := a.next
+		a.next++
+		a.pending++
+		// Opened under the lock, so that an expiry after it closes it.
+		rs.guard.rows, rs.guard.closed = 0, false
+		a.mu.Unlock()
+		e.submitRead(i)
+		return
+	}
+	a.answered, a.finished = true, true
+	a.mu.Unlock()
+	if shardFailed(err) {
+		err = &readTimeoutError{consistency: sharding.Consistency(e.params.consistency), blockFor: 1}
+	}
+	if err == nil {
+		err = a.rows.end()
+	}
+	e.answer(err)
+	e.release()
+}
+
+// startWrite starts a write of one row without conditions to its
+// replicas, answered once the level's acknowledgements are in.
+func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, body *[]byte) bool {
+	if p.Conditions != nil || p.Counter || p.InPlace {
+		return false
+	}
+	r := rowArgs{}
+	var err error
+	if r.timestamp, err = e.timestamp(p.Timestamp, nil); err != nil {
+		return false
+	}
+	if r.expiry, err = e.expiry(p); err != nil {
+		return false
+	}
+	keys, ok, err := e.singleKey(p.Keys)
+	if !ok || err != nil || e.checkWriteConsistency(p.Table.Name, false) != nil {
+		return false
+	}
+	placement, err := e.placement(p.Table.Keyspace)
+	if err != nil {
+		return false
+	}
+	r.key = keys[0]
+	token := sharding.KeyToken(r.key[:len(p.Table.PartitionKey)])
+	r.token = int64(token)
+	replicas := placement.Replicas(token)
+	if len(replicas) == 0 || e.args.build(e, p.Params, &r) != nil {
+		return false
+	}
+	w := e.newReplicaWrites(false, false)
+	if w.add(replicas, sharding.Step{Stmt: st.write, Args: e.args.args, Formats: binaryParams}, tableGCGrace(p.Table)) != nil {
+		return false
+	}
+	gen := e.begin(asyncWrite, stream, body, e.newAnswer(stream))
+	*e.async.resp = appendInt(*e.async.resp, resultVoid)
+	w.then = e
+	e.async.mu.Lock()
+	w.send() // the ops wait in w.later, each counted as pending
+	later := w.takeLater()
+	e.async.mu.Unlock()
+	deadlines.expireAt(e.now, e.c.srv.cfg.WriteTimeout, e, gen)
+	// The ops may all finish, and the request be answered and its
+	// execution recycled, before the last is submitted: hold it.
+	e.hold()
+	submitOps(later)
+	e.writeSettle(nil)
+	e.release()
+	return true
+}
+
+// writeDone takes the outcome of one of a write's ops.
+func (e *execution) writeDone(op *sharding.Op) { e.writeSettle(op) }
+
+// writeSettle counts op, when given, and answers the write once its level
+// is met, a replica returned an error every replica would, or no op is
+// left to wait for; the execution goes back once the answer has gone and
+// every op has finished. Hints for replicas that failed are submitted
+// here too, once the lock is released.
+func (e *execution) writeSettle(op *sharding.Op) {
+	a, w := &e.async, &e.writes
+	a.mu.Lock()
+	var err error
+	if op != nil {
+		err = w.receive(op)
+	}
+	answer := false
+	if !a.answered && (err != nil || w.met() || w.pending == 0) {
+		answer, a.answered = true, true
+		if err == nil {
+			err = w.timeout(primitive.WriteTypeSimple)
+		}
+	}
+	// Ops taken to submit count as pending: none is finished meanwhile.
+	finish := a.answered && !a.finished && w.pending == 0
+	a.finished = a.finished || finish
+	later := w.takeLater()
+	// Once the lock is released the ops left may finish, and the execution
+	// go back, while ops are still being submitted (one may fail in
+	// Submit itself) or the answer sent: hold it until done.
+	e.hold()
+	a.mu.Unlock()
+	submitOps(later)
+	if answer {
+		e.answer(err)
+	}
+	if finish {
+		e.release()
+	}
+	e.release()
+}
+
+// OpDone implements sharding.Completer for the ops of an asynchronous
+// request. It runs in a pool's goroutine: a panic is answered as a server
+// error there, as a handler's would be, and never takes the pool down.
+func (e *execution) OpDone(op *sharding.Op) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.c.log.Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
+			e.expireWith(e.async.gen, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	switch e.async.kind {
+	case asyncRead:
+		e.readDone(op)
+	case asyncWrite:
+		e.writeDone(op)
+	}
+}
+
+// expire answers the request of generation gen with its timeout, unless it
+// has been answered or the execution has moved on.
+func (e *execution) expire(gen uint64) { e.expireWith(gen, nil) }
+
+// expireWith is expire answering err, or the request's timeout when err
+// is nil.
+func (e *execution) expireWith(gen uint64, err error) {
+	a := &e.async
+	a.mu.Lock()
+	if a.gen != gen || !a.live || a.answered {
+		a.mu.Unlock()
+		return
+	}
+	a.answered = true
+	pending := a.pending
+	if a.kind == asyncWrite {
+		pending = e.writes.pending
+		if err == nil {
+			err = e.writes.timeout(primitive.WriteTypeSimple)
+		}
+	}
+	if err == nil {
+		err = &readTimeoutError{consistency: sharding.Consistency(e.params.consistency), blockFor: 1}
+	}
+	finish := pending == 0 && !a.finished
+	a.finished = a.finished || finish
+	// The op still running may finish as soon as the lock is released,
+	// and let the execution go back while the answer is being sent.
+	e.hold()
+	a.mu.Unlock()
+	if a.kind == asyncRead {
+		// Rows still arriving from the replica must not reach the
+		// buffer the answer goes out in.
+		e.scratch.guard.close()
+	}
+	e.answer(err)
+	if finish {
+		e.release()
+	}
+	e.release()
+}
+
+// answer sends the request's answer: its result, or err. Only the one
+// that set answered calls it.
+func (e *execution) answer(err error) {
+	a, c := &e.async, e.c
+	resp := a.resp
+	a.resp = nil
+	if err != nil {
+		*resp = (*resp)[:0]
+		c.appendError(resp, c.version, a.stream, err)
+	} else {
+		finishFrame(*resp)
+	}
+	c.sendAsync(resp)
+	c.busy.Add(-1)
+	c.inflight.Done()
+}
+
+// submitOps submits ops that were held back while a lock was held.
+func submitOps(ops []laterOp) {
+	for _, l := range ops {
+		l.pool.Submit(l.op)
+	}
+}
