@@ -9,6 +9,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -196,6 +197,7 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 func (e *execution) submitRead(i int) {
 	rs := &e.scratch
 	rs.op.ResetThen(e.async.stmt, rs.args.args, binaryParams, &rs.guard, e, 0)
+	rs.op.Order = readOrder
 	e.topo.Shards[rs.order[i]].Pool.Submit(&rs.op)
 }
 
@@ -265,6 +267,7 @@ func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, 
 		return false
 	}
 	w := e.newReplicaWrites(false, false)
+	w.order = rowOrder(p.Table, r.key)
 	if w.add(replicas, sharding.Step{Stmt: st.write, Args: e.args.args, Formats: binaryParams}, tableGCGrace(p.Table)) != nil {
 		return false
 	}
@@ -401,6 +404,38 @@ func (e *execution) answer(err error) {
 	c.sendAsync(resp)
 	c.busy.Add(-1)
 	c.inflight.Done()
+}
+
+// readOrder is the order of point reads among the ops sharing a
+// transaction (sharding.Op.Order): they take no locks, so any order does,
+// and before the writes.
+const readOrder = 1
+
+// rowOrder is the order of a write of one row among the ops sharing a
+// transaction: a hash of its table and primary key, the same on every
+// gateway, so that transactions on every connection lock rows in one
+// order. It is never readOrder or zero.
+func rowOrder(t *pgschema.Table, key [][]byte) uint64 {
+	h := fnvAdd(fnvAdd(fnvOffset, t.Keyspace), t.Name)
+	for _, k := range key {
+		h = fnvAdd(h, k)
+	}
+	return max(h, readOrder+1)
+}
+
+// FNV-1a, 64 bits.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvAdd hashes s into h, then a separator, so that consecutive values
+// hash apart from their concatenation.
+func fnvAdd[S string | []byte](h uint64, s S) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return (h ^ 0xff) * fnvPrime
 }
 
 // submitOps submits ops that were held back while a lock was held.

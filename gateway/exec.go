@@ -64,6 +64,9 @@ type readScratch struct {
 	guard guardSink
 	op    sharding.Op
 	order []int
+	// share lets the read's ops share their pipelines' transactions
+	// (sharding.Op.Order): reads of one partition, short, unlike scans.
+	share bool
 }
 
 // executionPool recycles executions (release).
@@ -81,7 +84,7 @@ func (e *execution) release() {
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
 	e.rw.clear()
-	e.scratch.guard.inner = nil
+	e.scratch.guard.inner, e.scratch.share = nil, false
 	e.scratch.op.Reset(nil, nil, nil, nil) // keeps its done channel
 	e.writes.clear()
 	executionPool.Put(e)

@@ -326,6 +326,7 @@ func (e *execution) readPartition(ctx context.Context, placement *sharding.Place
 	if rs == nil {
 		rs = new(readScratch)
 	}
+	rs.share = true
 	ra := rowArgs{key: key, token: token, after: after, limit: w.sqlLimit(true)}
 	if err := rs.args.build(e, params, &ra); err != nil {
 		return err

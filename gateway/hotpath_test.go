@@ -35,6 +35,24 @@ type fakeShards struct {
 	// late, when set, takes every op unfinished, as from a shard that
 	// does not answer in time.
 	late chan *sharding.Op
+	// failing, when set, names shards whose connections fail every op,
+	// and perShard counts the ops each shard was sent.
+	failing  map[int]bool
+	perShard map[int]int
+}
+
+// on returns the run of shard i.
+func (f *fakeShards) on(i int) func(*sharding.Op) error {
+	return func(op *sharding.Op) error {
+		f.mu.Lock()
+		f.perShard[i]++
+		fail := f.failing[i]
+		f.mu.Unlock()
+		if fail {
+			return &sharding.ShardError{Shard: fmt.Sprint(i), Err: io.ErrUnexpectedEOF}
+		}
+		return f.run(op)
+	}
 }
 
 func (f *fakeShards) run(op *sharding.Op) error {
@@ -77,7 +95,7 @@ func newHotServer(tb testing.TB) *hotServer {
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
 	s.metrics = newMetrics(s)
-	f := &fakeShards{}
+	f := &fakeShards{perShard: map[int]int{}}
 	var infos []sharding.ShardInfo
 	var existing [][]sharding.Token
 	for i := range 3 {
@@ -91,8 +109,8 @@ func newHotServer(tb testing.TB) *hotServer {
 		tb.Fatal(err)
 	}
 	var shards []*sharding.Shard
-	for _, in := range infos {
-		shards = append(shards, &sharding.Shard{Info: in, Pool: sharding.NewFuncPool(in.Name, f.run)})
+	for i, in := range infos {
+		shards = append(shards, &sharding.Shard{Info: in, Pool: sharding.NewFuncPool(in.Name, f.on(i))})
 	}
 	keyspace := func(name string, rf int) *pgschema.Keyspace {
 		cols := []*pgschema.Column{
@@ -354,6 +372,56 @@ func TestHotPathLateOps(t *testing.T) {
 	}
 	if h.s.HintsWritten() != 3 {
 		t.Errorf("%d hints written, want 3", h.s.HintsWritten())
+	}
+}
+
+// TestHotPathReplicaFails checks the requests answered from the pools'
+// goroutines when a replica's connection fails: a read at ONE moves on to
+// the next replica, and a write at ONE is answered by the others while the
+// failed replica gets a hint.
+func TestHotPathReplicaFails(t *testing.T) {
+	h := newHotServer(t)
+	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	ins := h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)")
+	// A partition whose first replica is shard 0, which fails.
+	var key []byte
+	for k := range uint32(1000) {
+		key = binary.BigEndian.AppendUint32(nil, k)
+		if replicas, _, err := h.s.PartitionReplicas("rf3", "t", key); err != nil {
+			t.Fatal(err)
+		} else if replicas[0] == 0 {
+			break
+		}
+	}
+	h.shards.failing = map[int]bool{0: true}
+	past := *h.roundTrip(executeFrame(sel.id, key))
+	if past[4] != opResult {
+		t.Fatalf("read past a failed replica: opcode %#x, want RESULT", past[4])
+	}
+	if n := h.shards.perShard[0] + h.shards.perShard[1] + h.shards.perShard[2]; h.shards.perShard[0] != 1 || n != 2 {
+		t.Errorf("read sent ops to shards %v, want one to the failed replica and one more", h.shards.perShard)
+	}
+	h.shards.failing = nil
+	if healthy := *h.roundTrip(executeFrame(sel.id, key)); string(past) != string(healthy) {
+		t.Errorf("read past a failed replica answered %x, want %x as when every replica is up", past, healthy)
+	}
+
+	h.shards.failing = map[int]bool{0: true}
+	clear(h.shards.perShard)
+	hints := h.s.HintsWritten()
+	if resp := h.roundTrip(executeFrame(ins.id, key, value)); (*resp)[4] != opResult {
+		t.Fatalf("write at ONE with one replica failing: opcode %#x, want RESULT", (*resp)[4])
+	}
+	if got := h.s.HintsWritten() - hints; got != 1 {
+		t.Errorf("%d hints written for the failed replica, want 1", got)
+	}
+	// Three writes, and the hint on one of the two replicas up.
+	if n := h.shards.perShard[0]; n != 1 {
+		t.Errorf("failed replica sent %d ops, want 1", n)
+	}
+	if n := h.shards.perShard[1] + h.shards.perShard[2]; n != 3 {
+		t.Errorf("replicas up sent %d ops, want 3 (two writes and a hint)", n)
 	}
 }
 

@@ -183,7 +183,9 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 			inner = data
 		}
 		sinks = append(sinks, newDigestSink(inner))
-		e.topo.Shards[p.order[i]].Pool.Submit(sharding.NewNotifyOp(stmt, args, binaryParams, sinks[i], notify, i))
+		op := sharding.NewNotifyOp(stmt, args, binaryParams, sinks[i], notify, i)
+		op.Order = rs.opOrder()
+		e.topo.Shards[p.order[i]].Pool.Submit(op)
 	}
 	for i := range p.ask {
 		submit(i)
@@ -274,6 +276,7 @@ func (e *execution) readOne(ctx context.Context, expire <-chan struct{}, stmt *s
 		guard, op := &rs.guard, &rs.op
 		guard.inner, guard.rows, guard.closed = sink, 0, false
 		op.Reset(stmt, args, binaryParams, guard)
+		op.Order = rs.opOrder()
 		e.topo.Shards[r].Pool.Submit(op)
 		var finished bool
 		finished, err = op.WaitUntil(ctx, expire)
@@ -289,6 +292,15 @@ func (e *execution) readOne(ctx context.Context, expire <-chan struct{}, stmt *s
 		return &readTimeoutError{consistency: level, received: 0, blockFor: 1}
 	}
 	return err
+}
+
+// opOrder is the order of the read's ops among those sharing a
+// transaction, zero when they do not.
+func (rs *readScratch) opOrder() uint64 {
+	if rs.share {
+		return readOrder
+	}
+	return 0
 }
 
 // deliver hands the rows of a read that asked several replicas to the

@@ -42,6 +42,9 @@ type replicaWrites struct {
 	then  sharding.Completer
 	later []laterOp
 	taken int
+	// order, when set, lets the writes share their pipelines'
+	// transactions (sharding.Op.Order).
+	order uint64
 }
 
 // laterOp is an op to submit once a lock is released.
@@ -162,6 +165,7 @@ func (w *replicaWrites) submit(i int) {
 	default:
 		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	}
+	op.Order = w.order
 	w.pending++
 	pool := w.e.topo.Shards[s.shard].Pool
 	if w.then != nil {

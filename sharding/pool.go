@@ -1,12 +1,14 @@
 package sharding
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +52,15 @@ type Op struct {
 	Rows RowSink
 	// Tag is the caller's, for telling ops apart on a Notify channel.
 	Tag int
+	// Order, when not zero, lets an op of one statement share one
+	// transaction with the other such ops of its pipeline: one commit
+	// and one answer from Postgres for them all. They run sorted by
+	// Order, so that writes given an order by the rows they change take
+	// their row locks in the same order on every connection. A shared
+	// write is finished once the transaction commits; should another op
+	// of it fail, the writes it rolled back and the ops it skipped run
+	// again on their own.
+	Order uint64
 
 	done chan error
 	// notify, when set, receives the op once it has run, in place of
@@ -59,6 +70,9 @@ type Op struct {
 	// done and notify.
 	then Completer
 	err  error
+	// alone is set on an op to run again after the transaction it shared
+	// failed: it then runs in a transaction of its own.
+	alone bool
 }
 
 // Completer is told of ops that have run (NewThenOp). OpDone runs in the
@@ -368,7 +382,10 @@ type worker struct {
 	conn     *pgconn.PgConn
 	connDown uint64 // the pool's downs when conn was opened
 	prepared map[string]bool
-	batch    []*Op
+	// batch is the pipeline's ops, the first shared of them sharing one
+	// transaction; an op is set to nil once finished.
+	batch  []*Op
+	shared int
 	// parses names the statements the pipeline prepares, in order; op i
 	// prepares parses[parseAt[i]:parseAt[i+1]].
 	parses  []string
@@ -406,11 +423,38 @@ func (w *worker) close() {
 	}
 }
 
-// fail finishes every op of the batch with err.
+// fail finishes every op of the batch not yet finished with err.
 func (w *worker) fail(err error) {
 	for _, op := range w.batch {
-		op.finish(err)
+		if op != nil {
+			op.finish(err)
+		}
 	}
+}
+
+// done finishes op i of the batch.
+func (w *worker) done(i int, err error) {
+	op := w.batch[i]
+	w.batch[i] = nil
+	op.finish(err)
+}
+
+// share moves the ops that may share a transaction to the front of the
+// batch, in their order, and counts them; one alone shares nothing.
+func (w *worker) share() {
+	n := 0
+	for i, op := range w.batch {
+		if op.Order != 0 && len(op.Then) == 0 && !op.alone {
+			w.batch[n], w.batch[i] = w.batch[i], w.batch[n]
+			n++
+		}
+	}
+	if n < 2 {
+		w.shared = 0
+		return
+	}
+	slices.SortStableFunc(w.batch[:n], func(a, b *Op) int { return cmp.Compare(a.Order, b.Order) })
+	w.shared = n
 }
 
 // run sends the batch as one pipeline and hands each op its result.
@@ -431,9 +475,10 @@ func (w *worker) run() {
 		}
 		w.conn, w.connDown, w.prepared = conn, downs, map[string]bool{}
 	}
+	w.share()
 	pl := w.conn.StartPipeline(ctx)
 	w.parses, w.parseAt = w.parses[:0], w.parseAt[:0]
-	for _, op := range w.batch {
+	for i, op := range w.batch {
 		w.parseAt = append(w.parseAt, len(w.parses))
 		for j := range len(op.Then) + 1 {
 			stmt, args, formats := op.step(j)
@@ -444,31 +489,107 @@ func (w *worker) run() {
 			}
 			pl.SendQueryPrepared(stmt.Name, args, formats, binaryResults)
 		}
-		pl.SendPipelineSync()
+		// A sync point ends each transaction: after the shared ops, and
+		// after each op of its own.
+		if i >= w.shared-1 {
+			pl.SendPipelineSync()
+		}
 	}
 	w.parseAt = append(w.parseAt, len(w.parses))
 	if err := pl.Flush(); err != nil {
 		w.broken(pl, err)
 		return
 	}
-	for i, op := range w.batch {
-		parsed, err, fatal := collect(pl, op)
+	if w.shared > 0 {
+		if err := w.collectShared(pl); err != nil {
+			w.broken(pl, err)
+			return
+		}
+	}
+	for i := w.shared; i < len(w.batch); i++ {
+		parsed, err, fatal := collect(pl, w.batch[i])
 		if fatal {
-			w.batch = w.batch[i:]
 			w.broken(pl, err)
 			return
 		}
 		if err != nil {
-			// After an error Postgres skips the rest of the op, its
-			// prepares too: those are prepared again next time.
-			for _, name := range w.parses[w.parseAt[i]+parsed : w.parseAt[i+1]] {
-				delete(w.prepared, name)
-			}
+			w.unprepare(i, parsed, i+1)
 		}
-		op.finish(err)
+		w.done(i, err)
 	}
 	if err := pl.Close(); err != nil {
 		w.pool.log.Warn("closing pipeline", "err", err)
+	}
+}
+
+// unprepare forgets the statements that ops from..to-1 were to prepare
+// once op from has failed after parsed of its own prepares: Postgres
+// skips what follows an error up to the sync point, prepares too, and
+// those are prepared again next time.
+func (w *worker) unprepare(from, parsed, to int) {
+	for _, name := range w.parses[w.parseAt[from]+parsed : w.parseAt[to]] {
+		delete(w.prepared, name)
+	}
+}
+
+// collectShared reads the results of the ops sharing the pipeline's
+// transaction, up to its sync point. A read is finished as soon as its
+// rows are in; a write once the transaction has committed. When an op
+// fails, Postgres rolls the transaction back and skips the rest: the
+// failed op gets its error (unless it is a deadlock or serialization
+// failure, which it runs again), the writes before it and every op after
+// it run again alone. It returns an error only when the connection is
+// unusable.
+func (w *worker) collectShared(pl *pgconn.Pipeline) error {
+	failed := -1
+	for i := range w.shared {
+		op := w.batch[i]
+		parsed, err, fatal := collectResult(pl, op)
+		if fatal {
+			return err
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			failed = i
+			w.unprepare(i, parsed, w.shared)
+			// A write that lost a deadlock or a serialization conflict
+			// is run again; a read may have passed rows on already.
+			if op.Rows == nil && (pgErr.Code == "40P01" || pgErr.Code == "40001") {
+				w.again(i)
+			} else {
+				w.done(i, err)
+			}
+			break
+		}
+		if op.Rows != nil {
+			w.done(i, err)
+		}
+	}
+	// The sync point: the transaction has committed, or was rolled back.
+	if _, err, fatal := collect(pl, nil); fatal {
+		return err
+	}
+	for i := range w.shared {
+		switch {
+		case w.batch[i] == nil:
+		case failed < 0:
+			w.done(i, nil)
+		default:
+			w.again(i)
+		}
+	}
+	return nil
+}
+
+// again queues op i of the batch to run again, alone.
+func (w *worker) again(i int) {
+	op := w.batch[i]
+	w.batch[i] = nil
+	op.alone = true
+	select {
+	case w.pool.queue <- op:
+	default:
+		op.finish(&ShardError{Shard: w.pool.name, Err: errQueueFull, Unsent: true})
 	}
 }
 
@@ -481,9 +602,40 @@ func (w *worker) broken(pl *pgconn.Pipeline, err error) {
 	w.fail(&ShardError{Shard: w.pool.name, Err: err})
 }
 
-// collect reads one op's results up to its sync point. It returns how
-// many of the op's prepares succeeded, the op's error, and whether the
-// connection is unusable.
+// collectResult reads the results of an op that shares its transaction:
+// its prepares' and its statement's, up to the statement's rows or the
+// first error. It returns how many of the op's prepares succeeded, the
+// op's error, and whether the connection is unusable.
+func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
+	for {
+		res, rerr := pl.GetResults()
+		if rerr != nil {
+			var pgErr *pgconn.PgError
+			return parsed, rerr, !errors.As(rerr, &pgErr)
+		}
+		switch r := res.(type) {
+		case *pgconn.StatementDescription:
+			parsed++
+		case *pgconn.ResultReader:
+			for r.NextRow() {
+				if op.Rows != nil && err == nil {
+					err = op.Rows.Row(r.Values())
+				}
+			}
+			if _, cerr := r.Close(); cerr != nil {
+				return parsed, cerr, false
+			}
+			return parsed, err, false
+		default:
+			return parsed, errors.New("pipeline result out of order"), true
+		}
+	}
+}
+
+// collect reads one op's results up to its sync point; with op nil, it
+// reads up to the next sync point. It returns how many of the op's
+// prepares succeeded, the op's error, and whether the connection is
+// unusable.
 func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 	for {
 		res, rerr := pl.GetResults()
@@ -502,7 +654,7 @@ func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 			parsed++
 		case *pgconn.ResultReader:
 			for r.NextRow() {
-				if op.Rows != nil && err == nil {
+				if op != nil && op.Rows != nil && err == nil {
 					err = op.Rows.Row(r.Values())
 				}
 			}

@@ -110,6 +110,101 @@ func TestPoolTransactions(t *testing.T) {
 	}
 }
 
+// TestPoolSharedTransactions runs ops that share their pipeline's
+// transaction (Op.Order) on a real PostgreSQL, one of them failing: the
+// failed op gets its error, the write rolled back with it and the ops it
+// skipped run again and succeed, and every read passes its rows on
+// exactly once.
+func TestPoolSharedTransactions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	stmt := func(sql string) *sharding.Statement { return sharding.NewStatement(sql, nil) }
+	setup := sharding.NewTx([]sharding.Step{{Stmt: stmt("CREATE TABLE t (k int PRIMARY KEY)")},
+		{Stmt: stmt("INSERT INTO t VALUES (1)")}}, nil)
+	pool.Submit(setup)
+	if err := setup.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	insert, count := stmt("INSERT INTO t VALUES ($1::int)"), stmt("SELECT count(*)::text FROM t WHERE k < $1::int")
+	op := func(s *sharding.Statement, arg string, rows sharding.RowSink, order uint64) *sharding.Op {
+		o := sharding.NewOp(s, [][]byte{[]byte(arg)}, nil, rows)
+		o.Order = order
+		return o
+	}
+	var before, after rows
+	ops := []*sharding.Op{
+		op(count, "100", &before, 1), // runs first, sees k = 1 alone
+		op(insert, "10", nil, 5),     // rolled back, then runs alone
+		op(insert, "1", nil, 6),      // fails: duplicate key
+		op(insert, "11", nil, 7),     // skipped, then runs alone
+		op(count, "100", &after, 9),  // skipped, then runs alone
+		op(insert, "12", nil, 0),     // a transaction of its own
+	}
+	// The connection is busy while the ops queue, so that one pipeline
+	// takes them all.
+	sleep := sharding.NewOp(stmt("SELECT pg_sleep(0.2)"), nil, nil, nil)
+	pool.Submit(sleep)
+	time.Sleep(50 * time.Millisecond)
+	for _, o := range ops {
+		pool.Submit(o)
+	}
+	for i, o := range ops {
+		err := o.Wait(ctx)
+		var pgErr *pgconn.PgError
+		switch {
+		case i == 2 && (!errors.As(err, &pgErr) || pgErr.Code != "23505"):
+			t.Errorf("duplicate key: %v, want SQLSTATE 23505", err)
+		case i != 2 && err != nil:
+			t.Errorf("op %d: %v", i, err)
+		}
+	}
+	if len(before) != 1 || before[0][0] != "1" {
+		t.Errorf("read before the failure passed on %v, want one row of 1", before)
+	}
+	// It runs after the failed transaction; the writes run again may
+	// come before or after it.
+	if len(after) != 1 {
+		t.Errorf("read skipped and run again passed on %v, want one row", after)
+	}
+	// Ops that share a transaction see one transaction start time.
+	var starts rows
+	if err := sleep.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sleep.Reset(sleep.Stmt, nil, nil, nil)
+	pool.Submit(sleep)
+	time.Sleep(50 * time.Millisecond)
+	shared := make([]*sharding.Op, 3)
+	for i := range shared {
+		shared[i] = op(stmt("SELECT now()::text WHERE $1::int > 0"), "1", &starts, 1)
+		pool.Submit(shared[i])
+	}
+	for _, o := range shared {
+		if err := o.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(starts) != 3 || starts[0][0] != starts[1][0] || starts[1][0] != starts[2][0] {
+		t.Errorf("transaction start times of ops in one pipeline: %v, want one", starts)
+	}
+	var all rows
+	final := op(stmt("SELECT string_agg(k::text, ',' ORDER BY k) FROM t WHERE $1::int > 0"), "1", &all, 0)
+	pool.Submit(final)
+	if err := final.Wait(ctx); err != nil || len(all) != 1 || all[0][0] != "1,10,11,12" {
+		t.Errorf("rows after the ops: %v %v, want 1,10,11,12", all, err)
+	}
+}
+
 // TestPoolLiveness kills a shard's server: the pool marks it down at the
 // first failure, fails ops at once while it is down, tells its listener,
 // and marks it up again once the server is back.

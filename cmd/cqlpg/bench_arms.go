@@ -196,6 +196,9 @@ type call struct {
 	stmt    *sharding.Statement
 	args    [][]byte
 	formats []int16
+	// order lets D2 share transactions as the gateway does
+	// (sharding.Op.Order): reads first, writes by their row.
+	order uint64
 }
 
 // directCalls returns the statements one operation of workload wl runs
@@ -203,7 +206,11 @@ type call struct {
 func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) {
 	one := func(s *directStmt, bound [][]byte, k, c int32) call {
 		args, formats := s.args(bound, k, c)
-		return call{s.stmt, args, formats}
+		order := uint64(1)
+		if s == d.insert {
+			order = 2 + uint64(uint32(k))<<32 | uint64(uint32(c))
+		}
+		return call{s.stmt, args, formats, order}
 	}
 	insert := func() []call {
 		k, c := ks.key(r)
@@ -330,7 +337,9 @@ func d2Arm(pools []*sharding.Pool, d *directPlans, ks keyspace) *compareArm {
 			// pools never wait on the ones this write no longer needs.
 			done := make(chan *sharding.Op, len(pools))
 			for i, p := range pools {
-				p.Submit(sharding.NewNotifyOp(c.stmt, c.args, c.formats, nil, done, i))
+				op := sharding.NewNotifyOp(c.stmt, c.args, c.formats, nil, done, i)
+				op.Order = c.order
+				p.Submit(op)
 			}
 			return quorum(len(pools), func() error { return (<-done).Err() })
 		}
@@ -346,6 +355,7 @@ func d2Arm(pools []*sharding.Pool, d *directPlans, ks keyspace) *compareArm {
 		ops := make([]*sharding.Op, len(calls))
 		for i, c := range calls {
 			ops[i] = sharding.NewOp(c.stmt, c.args, c.formats, nil)
+			ops[i].Order = c.order
 			pool.Submit(ops[i])
 		}
 		return waitAll(ctx, ops)
