@@ -104,7 +104,7 @@ func (c *conn) executeAsync(h header, body *[]byte) bool {
 		// replans it, and a second would find the new plan.
 		paramsPool.Put(q)
 		putBuffer(body)
-		c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+		c.srv.metrics.request(h.opcode)
 		c.sendError(c.version, h.stream, err)
 		c.busy.Add(-1)
 		c.inflight.Done()
@@ -127,7 +127,7 @@ func (c *conn) executeAsync(h header, body *[]byte) bool {
 		paramsPool.Put(q)
 		return false
 	}
-	c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+	c.srv.metrics.request(h.opcode)
 	return true
 }
 

@@ -220,7 +220,7 @@ func (c *conn) handle(h header, body *[]byte) {
 		}
 		putBuffer(body)
 	}()
-	c.srv.metrics.requests.WithLabelValues(opNames[h.opcode]).Inc()
+	c.srv.metrics.request(h.opcode)
 	if h.flags&flagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {

@@ -23,8 +23,14 @@ const deadlineTick = 5 * time.Millisecond
 type deadlineClock struct {
 	mu      sync.Mutex
 	ticks   map[int64]chan struct{}
-	due     map[int64][]dueRequest
+	due     map[int64]*[]dueRequest
 	running bool
+	// lastTick and lastDue are the tick a request was last due in and
+	// its list: requests arriving together share one, and skip the map.
+	lastTick int64
+	lastDue  *[]dueRequest
+	// spare holds lists whose tick has passed, for later ticks.
+	spare []*[]dueRequest
 }
 
 // dueRequest is an asynchronous request to expire at its tick, unless it
@@ -35,7 +41,7 @@ type dueRequest struct {
 	gen uint64
 }
 
-var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[int64][]dueRequest{}}
+var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[int64]*[]dueRequest{}}
 
 // tickOf returns the tick at whose end a deadline d after now falls.
 func tickOf(now time.Time, d time.Duration) int64 {
@@ -46,7 +52,19 @@ func tickOf(now time.Time, d time.Duration) int64 {
 func (k *deadlineClock) expireAt(now time.Time, d time.Duration, e *execution, gen uint64) {
 	tick := tickOf(now, d)
 	k.mu.Lock()
-	k.due[tick] = append(k.due[tick], dueRequest{e: e, gen: gen})
+	if tick != k.lastTick || k.lastDue == nil {
+		k.lastDue = k.due[tick]
+		if k.lastDue == nil {
+			if n := len(k.spare); n > 0 {
+				k.lastDue, k.spare = k.spare[n-1], k.spare[:n-1]
+			} else {
+				k.lastDue = new([]dueRequest)
+			}
+			k.due[tick] = k.lastDue
+		}
+		k.lastTick = tick
+	}
+	*k.lastDue = append(*k.lastDue, dueRequest{e: e, gen: gen})
 	k.start()
 	k.mu.Unlock()
 }
@@ -90,8 +108,14 @@ func (k *deadlineClock) run() {
 		}
 		for tick, due := range k.due {
 			if tick <= passed {
-				expired = append(expired, due...)
+				expired = append(expired, *due...)
 				delete(k.due, tick)
+				if due == k.lastDue {
+					k.lastDue = nil
+				}
+				clear(*due)
+				*due = (*due)[:0]
+				k.spare = append(k.spare, due)
 			}
 		}
 		idle := len(k.ticks) == 0 && len(k.due) == 0

@@ -38,7 +38,7 @@ type fakeShards struct {
 	// failing, when set, names shards whose connections fail every op,
 	// and perShard counts the ops each shard was sent.
 	failing  map[int]bool
-	perShard map[int]int
+	perShard [3]int
 }
 
 // on returns the run of shard i.
@@ -95,7 +95,7 @@ func newHotServer(tb testing.TB) *hotServer {
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
 	s.metrics = newMetrics(s)
-	f := &fakeShards{perShard: map[int]int{}}
+	f := &fakeShards{}
 	var infos []sharding.ShardInfo
 	var existing [][]sharding.Token
 	for i := range 3 {
@@ -408,7 +408,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 	}
 
 	h.shards.failing = map[int]bool{0: true}
-	clear(h.shards.perShard)
+	h.shards.perShard = [3]int{}
 	hints := h.s.HintsWritten()
 	if resp := h.roundTrip(executeFrame(ins.id, key, value)); (*resp)[4] != opResult {
 		t.Fatalf("write at ONE with one replica failing: opcode %#x, want RESULT", (*resp)[4])

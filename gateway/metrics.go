@@ -8,8 +8,11 @@ import (
 // metrics are the gateway's Prometheus metrics, registered on a registry
 // of the server's own so that several servers can live in one process.
 type metrics struct {
-	registry    *prometheus.Registry
-	requests    *prometheus.CounterVec
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	// byOpcode holds requests' counter of each known opcode, looked up
+	// once rather than by label on every request.
+	byOpcode    [256]prometheus.Counter
 	errors      *prometheus.CounterVec
 	connections prometheus.Gauge
 	// sweep counts the sweeper's work, by shard.
@@ -59,7 +62,19 @@ func newMetrics(s *Server) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))
 	m.sweep = newSweepMetrics(m.registry)
+	for op, name := range opNames {
+		m.byOpcode[op] = m.requests.WithLabelValues(name)
+	}
 	return m
+}
+
+// request counts a request of opcode op.
+func (m *metrics) request(op byte) {
+	if c := m.byOpcode[op]; c != nil {
+		c.Inc()
+		return
+	}
+	m.requests.WithLabelValues(opNames[op]).Inc()
 }
 
 // sweepMetrics count what the sweeper's passes did on each shard.

@@ -63,14 +63,15 @@ func (w *replicaWrites) takeLater() []laterOp {
 
 // clear readies the replica writes of an execution for the next one,
 // keeping their buffers. It is called only once every op sent has been
-// received, so that none can still send on notify or read its op.
+// received, so that none can still send on notify or read its op. The
+// buffers only ever grow by append up to clear, so what lies past their
+// length was cleared before.
 func (w *replicaWrites) clear() {
-	parts, sends, ops, notify, later := w.parts[:0], w.sends[:0], w.ops[:0], w.notify, w.later[:0]
-	clear(parts[:cap(parts)])
-	clear(sends[:cap(sends)])
-	clear(ops[:cap(ops)])
-	clear(later[:cap(later)])
-	*w = replicaWrites{parts: parts, sends: sends, ops: ops, notify: notify, later: later}
+	clear(w.parts)
+	clear(w.sends)
+	clear(w.ops)
+	clear(w.later)
+	*w = replicaWrites{parts: w.parts[:0], sends: w.sends[:0], ops: w.ops[:0], notify: w.notify, later: w.later[:0]}
 }
 
 // partitionWrite is the writes to one partition's replicas.
