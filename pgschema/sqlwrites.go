@@ -54,13 +54,19 @@ const (
 // bookkeeping columns set, must use it, or the tables' triggers take its
 // writes for plain SQL ones. jit = off: the gateway's statements are short,
 // and their wide upserts look costly enough to the planner that compiling
-// them would take far longer than running them.
+// them would take far longer than running them. enable_bitmapscan = off:
+// every read the gateway makes is shaped for the key index, in its order,
+// with a row limit; a bitmap scan must collect and sort every row its
+// bounds allow before the first is returned, which the planner chooses
+// when its statistics are stale (a table just loaded, not yet analyzed)
+// or a generic plan expects a partition of average size, and a page of
+// a large partition or table then costs the whole of it.
 func GatewayConnString(s string) string {
 	param := WriterSetting + "=" + GatewayWriter
 	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
-		return s + " " + param + " jit=off"
+		return s + " " + param + " jit=off enable_bitmapscan=off"
 	}
-	param += "&jit=off"
+	param += "&jit=off&enable_bitmapscan=off"
 	u, err := url.Parse(s)
 	if err != nil {
 		return s // parsing the configuration reports it

@@ -32,6 +32,9 @@ type compareConfig struct {
 	Workloads    []string      `json:"workloads"`
 	Arms         []string      `json:"arms"`
 	RateWorkload string        `json:"rate_workload"`
+	// RatePeak, when set, stands for D1's measured peak in the fixed-rate
+	// runs, so that runs on different data run at the same rates.
+	RatePeak float64 `json:"rate_peak,omitempty"`
 	Command      string        `json:"command"`
 	Coalesce     time.Duration `json:"gocql_write_coalesce_ns"`
 	// GatewayProcess runs the G and N gateways as child processes, so
@@ -52,6 +55,7 @@ func benchCompare(args []string) int {
 	fs.BoolVar(&cfg.GatewayProcess, "gateway-process", false, "run the G and N gateways as child processes and report their CPU apart")
 	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run; insert-rf3, the point INSERT at QUORUM on three shards of its own, is run only when named")
 	arms := fs.String("arms", "G,D1,D2,N", "comma-separated arms to run, for profiling one alone; ratios need G, D1 and D2")
+	fs.Float64Var(&cfg.RatePeak, "rate-peak", 0, "ops/s the fixed-rate runs take as D1's peak (25/50/75% of it); 0 uses D1's measured peak")
 	fs.StringVar(&cfg.RateWorkload, "rate-workload", "select", "workload of the fixed-rate latency runs; empty skips them")
 	jsonOut := fs.String("json", "", "also write the results to this `file` as JSON")
 	svgOut := fs.String("svg", "", "also draw throughput and latency per arm in this SVG `file`")
@@ -281,6 +285,7 @@ func preload(ctx context.Context, pool *sharding.Pool, plans *directPlans, parti
 		for c := range int32(rowsPerPartition) {
 			args, formats := plans.insert.args(rowValues(k, c), k, c)
 			op := sharding.NewOp(plans.insert.stmt, args, formats, nil)
+			op.Order = 2 + uint64(uint32(k))<<32 | uint64(uint32(c)) // shared transactions, as D2
 			pool.Submit(op)
 			ops = append(ops, op)
 			if len(ops) == window {
@@ -405,14 +410,18 @@ var loadFractions = []float64{0.25, 0.50, 0.75}
 // rateRuns measures latency at fixed rates, fractions of D1's closed-loop
 // peak on the rate workload, interleaving the arms at each rate.
 func (rep *compareReport) rateRuns(ctx context.Context, log *slog.Logger, cfg compareConfig, arms []*compareArm) error {
-	peak := rep.find(cfg.RateWorkload, "D1")
-	if peak == nil {
-		return fmt.Errorf("rate workload %q was not run", cfg.RateWorkload)
+	peak := cfg.RatePeak
+	if peak == 0 {
+		d1 := rep.find(cfg.RateWorkload, "D1")
+		if d1 == nil {
+			return fmt.Errorf("rate workload %q was not run by D1, and --rate-peak is not given", cfg.RateWorkload)
+		}
+		peak = d1.OpsSec
 	}
 	// Enough clients that a slow answer never holds back the schedule.
 	clients := 4 * cfg.Workers
 	for _, f := range loadFractions {
-		rate := max(1, f*peak.OpsSec)
+		rate := max(1, f*peak)
 		for _, arm := range arms {
 			s := fixedRate(ctx, arm, cfg.RateWorkload, rate, clients, cfg.Duration)
 			if s.errors > 0 {
