@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -470,4 +472,16 @@ func writeResults(log *slog.Logger, path string, v any) bool {
 		return false
 	}
 	return true
+}
+
+// commandLine is the command a benchmark ran, as a shell would take it:
+// empty arguments and those with spaces quoted.
+func commandLine(command string, args []string) string {
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'") {
+			a = strconv.Quote(a)
+		}
+		command += " " + a
+	}
+	return command
 }

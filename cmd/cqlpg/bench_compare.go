@@ -34,9 +34,9 @@ type compareConfig struct {
 	RateWorkload string        `json:"rate_workload"`
 	// RatePeak, when set, stands for D1's measured peak in the fixed-rate
 	// runs, so that runs on different data run at the same rates.
-	RatePeak float64 `json:"rate_peak,omitempty"`
-	Command      string        `json:"command"`
-	Coalesce     time.Duration `json:"gocql_write_coalesce_ns"`
+	RatePeak float64       `json:"rate_peak,omitempty"`
+	Command  string        `json:"command"`
+	Coalesce time.Duration `json:"gocql_write_coalesce_ns"`
 	// GatewayProcess runs the G and N gateways as child processes, so
 	// that their CPU is measured apart from the load generator's.
 	GatewayProcess bool `json:"gateway_process"`
@@ -64,7 +64,7 @@ func benchCompare(args []string) int {
 		return 2
 	}
 	cfg.DurationText = cfg.Duration.String()
-	cfg.Command = "cqlpg bench compare " + strings.Join(args, " ")
+	cfg.Command = commandLine("cqlpg bench compare", args)
 	for _, wl := range strings.Split(*workloads, ",") {
 		if !slices.Contains(compareWorkloads, wl) && !slices.Contains(quorumWorkloads, wl) {
 			fmt.Fprintf(os.Stderr, "cqlpg bench compare: unknown workload %q (have %s)\n", wl,
@@ -238,8 +238,16 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 	// The replicated workloads only write, so only a single shard's
 	// reads need rows to find.
 	if len(shards) == 1 {
-		if err := preload(ctx, shardPools[0], plans, cfg.Partitions); err != nil {
+		if err := preload(ctx, log, shardPools[0], plans, cfg.Partitions); err != nil {
 			return fmt.Errorf("loading rows: %w", err)
+		}
+		// Measure the steady state, not the load's aftermath: statistics
+		// current, dirty pages written, dead tuples gone.
+		if _, err := pools[0].Exec(ctx, "VACUUM ANALYZE"); err != nil {
+			return fmt.Errorf("vacuuming after the load: %w", err)
+		}
+		if _, err := pools[0].Exec(ctx, "CHECKPOINT"); err != nil {
+			return fmt.Errorf("checkpoint after the load: %w", err)
 		}
 	}
 	arms := cfg.chosen(g, d1, d2, n)
@@ -278,10 +286,16 @@ func (cfg *compareConfig) chosen(arms ...*compareArm) []*compareArm {
 
 // preload writes every row of every partition through the shard pool, so
 // that reads find what they ask for.
-func preload(ctx context.Context, pool *sharding.Pool, plans *directPlans, partitions int) error {
+func preload(ctx context.Context, log *slog.Logger, pool *sharding.Pool, plans *directPlans, partitions int) error {
 	const window = 512
 	ops := make([]*sharding.Op, 0, window)
+	start, step := time.Now(), max(1, partitions/10)
 	for k := range int32(partitions) {
+		if k > 0 && int(k)%step == 0 {
+			rows := int(k) * rowsPerPartition
+			log.Info("loading", "rows", rows, "of", partitions*rowsPerPartition,
+				"rows/s", int(float64(rows)/time.Since(start).Seconds()))
+		}
 		for c := range int32(rowsPerPartition) {
 			args, formats := plans.insert.args(rowValues(k, c), k, c)
 			op := sharding.NewOp(plans.insert.stmt, args, formats, nil)

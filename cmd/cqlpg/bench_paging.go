@@ -80,7 +80,7 @@ func benchPaging(args []string) int {
 		fmt.Fprintln(os.Stderr, "cqlpg bench paging: need 0 < --large-partition <= --rows and positive sizes")
 		return 2
 	}
-	cfg.Command = strings.TrimSpace("cqlpg bench paging " + strings.Join(args, " "))
+	cfg.Command = commandLine("cqlpg bench paging", args)
 	ctx := context.Background()
 	log := benchLog()
 	clusters, stop, err := benchClusters(ctx, log, 1, false)

@@ -82,6 +82,38 @@ func TestBenchCompare(t *testing.T) {
 	}
 }
 
+// TestBenchCompareArms runs chosen arms alone, with the fixed-rate runs at
+// rates given rather than measured.
+func TestBenchCompareArms(t *testing.T) {
+	var report struct {
+		Throughput []struct {
+			Arm string `json:"arm"`
+		} `json:"throughput"`
+		Ratios  []struct{} `json:"ratios"`
+		Latency []struct {
+			Arm    string  `json:"arm"`
+			Target float64 `json:"target_ops_per_sec"`
+		} `json:"latency"`
+	}
+	runBench(t, &report, "compare", "--duration", "100ms", "--reps", "1", "--partitions", "30", "--workers", "2",
+		"--arms", "G,D1", "--workloads", "select", "--rate-peak", "400")
+	if len(report.Throughput) != 2 || report.Throughput[0].Arm != "G" || report.Throughput[1].Arm != "D1" {
+		t.Errorf("throughput of arms G and D1 alone: %+v", report.Throughput)
+	}
+	if len(report.Ratios) != 0 {
+		t.Errorf("ratios without D2: %+v", report.Ratios)
+	}
+	var targets []float64
+	for _, l := range report.Latency {
+		if l.Arm == "G" {
+			targets = append(targets, l.Target)
+		}
+	}
+	if !slices.Equal(targets, []float64{100, 200, 300}) || len(report.Latency) != 6 {
+		t.Errorf("fixed-rate runs at 25/50/75%% of 400 ops/s, G and D1: %+v", report.Latency)
+	}
+}
+
 // TestBenchCompareGatewayProcess runs the gateways as child processes and
 // the replicated QUORUM insert on shards of its own, and checks that the
 // gateway arms report their gateway's CPU apart and the direct arms none.
