@@ -14,7 +14,10 @@
 // resolves replicas against one topology snapshot, runs the plan's SQL on
 // the shard pools, and encodes rows straight into the response; one
 // writer goroutine per connection coalesces responses (on v5, into shared
-// segments).
+// segments). The EXECUTEs of point reads from one replica and of plain
+// one-row writes skip the request goroutine: the reader binds them and
+// submits their ops, and the shard pool's goroutine that finishes the op
+// the answer waits for encodes it (async.go).
 //
 // Writes and reads meet their consistency levels as replicas.go and
 // replica_reads.go describe: Unavailable before anything is sent when too

@@ -22,6 +22,9 @@
 //   - Replica sets: Ring.Placement precomputes, for one replication setting,
 //     the ordered list of shard indexes that hold each token range, so that
 //     Placement.Replicas answers per-request look-ups without allocating.
+//   - Shard pools (Pool): ops run on a shard's connections, each
+//     connection sending every op queued while it was busy as one
+//     pipeline; ops with an Order share one transaction per pipeline.
 //   - Token choices for a joining shard (AllocateTokens) and the share of the
 //     ring each shard owns (Ring.Ownership), for the operator tooling.
 //
