@@ -45,7 +45,7 @@ var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[int64]*
 
 // tickOf returns the tick at whose end a deadline d after now falls.
 func tickOf(now time.Time, d time.Duration) int64 {
-	return (now.Add(d).UnixNano() + int64(deadlineTick) - 1) / int64(deadlineTick)
+	return (now.UnixNano() + int64(d) + int64(deadlineTick) - 1) / int64(deadlineTick)
 }
 
 // expireAt has e.expire(gen) called once d has passed since now.
