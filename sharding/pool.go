@@ -440,12 +440,12 @@ func (w *worker) done(i int, err error) {
 }
 
 // share moves the ops that may share a transaction to the front of the
-// batch, in their order, and counts them; one alone shares nothing.
+// batch, in their order, and counts them; one alone shares nothing. The
+// others keep the order they were queued in.
 func (w *worker) share() {
 	n := 0
-	for i, op := range w.batch {
-		if op.Order != 0 && len(op.Then) == 0 && !op.alone {
-			w.batch[n], w.batch[i] = w.batch[i], w.batch[n]
+	for _, op := range w.batch {
+		if op.shares() {
 			n++
 		}
 	}
@@ -453,9 +453,22 @@ func (w *worker) share() {
 		w.shared = 0
 		return
 	}
-	slices.SortStableFunc(w.batch[:n], func(a, b *Op) int { return cmp.Compare(a.Order, b.Order) })
+	slices.SortStableFunc(w.batch, func(a, b *Op) int {
+		switch as, bs := a.shares(), b.shares(); {
+		case as && bs:
+			return cmp.Compare(a.Order, b.Order)
+		case as:
+			return -1
+		case bs:
+			return 1
+		}
+		return 0
+	})
 	w.shared = n
 }
+
+// shares reports whether the op may share its pipeline's transaction.
+func (op *Op) shares() bool { return op.Order != 0 && len(op.Then) == 0 && !op.alone }
 
 // run sends the batch as one pipeline and hands each op its result.
 func (w *worker) run() {
