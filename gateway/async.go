@@ -187,7 +187,7 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	a := &e.async
 	a.pending, a.next, a.stmt, a.rows = 1, 1, read, w
 	rs.guard.inner, rs.guard.rows, rs.guard.closed = w, 0, false
-	deadlines.expireAt(e.now, e.c.srv.cfg.ReadTimeout, e, gen)
+	deadlines.expireAt(e, e.c.srv.cfg.ReadTimeout, gen)
 	e.submitRead(0)
 	return true
 }
@@ -278,7 +278,7 @@ func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, 
 	w.send() // the ops wait in w.later, each counted as pending
 	later := w.takeLater()
 	e.async.mu.Unlock()
-	deadlines.expireAt(e.now, e.c.srv.cfg.WriteTimeout, e, gen)
+	deadlines.expireAt(e, e.c.srv.cfg.WriteTimeout, gen)
 	// The ops may all finish, and the request be answered and its
 	// execution recycled, before the last is submitted: hold it.
 	e.hold()
@@ -392,6 +392,7 @@ func (e *execution) expireWith(gen uint64, err error) {
 // answer sends the request's answer: its result, or err. Only the one
 // that set answered calls it.
 func (e *execution) answer(err error) {
+	deadlines.cancel(e)
 	a, c := &e.async, e.c
 	resp := a.resp
 	a.resp = nil

@@ -12,61 +12,97 @@ import (
 // tick, and every request whose deadline falls in the same tick waits on
 // the same channel, which the clock closes once the tick has passed. A
 // deadline thus fires up to one tick late, never early; timeouts are
-// seconds, a tick milliseconds.
+// seconds, a tick milliseconds. Requests answered from the pools'
+// goroutines wait on nothing: the clock holds them in lists, in arrival
+// order, and answers with its timeout each one still there when its time
+// is up. An answer takes its request out, so what the clock holds is
+// bounded by the requests in flight, not by the rate times the timeout.
 
 // deadlineTick is the clock's resolution.
 const deadlineTick = 5 * time.Millisecond
 
 // deadlineClock closes each tick's channel once the tick has passed, and
-// expires the asynchronous requests due in it (async.go). Its goroutine
-// runs only while some channel is open or some request is due.
+// expires the asynchronous requests whose time is up (async.go). Its
+// goroutine runs only while some channel is open or some request waits.
 type deadlineClock struct {
 	mu      sync.Mutex
 	ticks   map[int64]chan struct{}
-	due     map[int64]*[]dueRequest
 	running bool
-	// lastTick and lastDue are the tick a request was last due in and
-	// its list: requests arriving together share one, and skip the map.
-	lastTick int64
-	lastDue  *[]dueRequest
-	// spare holds lists whose tick has passed, for later ticks.
-	spare []*[]dueRequest
+	// due holds the asynchronous requests waiting for an answer, one list
+	// per timeout, each in the order the requests arrived and so, near
+	// enough, in the order their time is up. A request leaves its list
+	// when answered, so the lists hold only requests in flight; waiting
+	// counts them.
+	due     map[time.Duration]*dueList
+	waiting int
 }
 
-// dueRequest is an asynchronous request to expire at its tick, unless it
-// was answered first: gen tells whether the execution still runs the
-// same request, as executions are recycled.
-type dueRequest struct {
-	e   *execution
-	gen uint64
+// dueList is the requests of one timeout, linked through their
+// executions (execution.due).
+type dueList struct{ head, tail *execution }
+
+// dueLink is an execution's place in a dueList, guarded by the clock's
+// lock: the list it is in (nil once out), its neighbours, when its time
+// is up, and the generation of the request it was put there for.
+type dueLink struct {
+	list       *dueList
+	prev, next *execution
+	at         int64
+	gen        uint64
 }
 
-var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[int64]*[]dueRequest{}}
+var deadlines = deadlineClock{ticks: map[int64]chan struct{}{}, due: map[time.Duration]*dueList{}}
 
 // tickOf returns the tick at whose end a deadline d after now falls.
 func tickOf(now time.Time, d time.Duration) int64 {
 	return (now.UnixNano() + int64(d) + int64(deadlineTick) - 1) / int64(deadlineTick)
 }
 
-// expireAt has e.expire(gen) called once d has passed since now.
-func (k *deadlineClock) expireAt(now time.Time, d time.Duration, e *execution, gen uint64) {
-	tick := tickOf(now, d)
+// expireAt has e.expire(gen) called once d has passed since e's request
+// arrived, unless cancel takes the request out first.
+func (k *deadlineClock) expireAt(e *execution, d time.Duration, gen uint64) {
 	k.mu.Lock()
-	if tick != k.lastTick || k.lastDue == nil {
-		k.lastDue = k.due[tick]
-		if k.lastDue == nil {
-			if n := len(k.spare); n > 0 {
-				k.lastDue, k.spare = k.spare[n-1], k.spare[:n-1]
-			} else {
-				k.lastDue = new([]dueRequest)
-			}
-			k.due[tick] = k.lastDue
-		}
-		k.lastTick = tick
+	l := k.due[d]
+	if l == nil {
+		l = new(dueList)
+		k.due[d] = l
 	}
-	*k.lastDue = append(*k.lastDue, dueRequest{e: e, gen: gen})
+	e.due = dueLink{list: l, prev: l.tail, at: e.now.UnixNano() + int64(d), gen: gen}
+	if l.tail != nil {
+		l.tail.due.next = e
+	} else {
+		l.head = e
+	}
+	l.tail = e
+	k.waiting++
 	k.start()
 	k.mu.Unlock()
+}
+
+// cancel takes e's request out of its list, if the clock has not.
+func (k *deadlineClock) cancel(e *execution) {
+	k.mu.Lock()
+	if e.due.list != nil {
+		k.unlink(e)
+	}
+	k.mu.Unlock()
+}
+
+// unlink takes e out of its list; k.mu is held.
+func (k *deadlineClock) unlink(e *execution) {
+	l := e.due.list
+	if e.due.prev != nil {
+		e.due.prev.due.next = e.due.next
+	} else {
+		l.head = e.due.next
+	}
+	if e.due.next != nil {
+		e.due.next.due.prev = e.due.prev
+	} else {
+		l.tail = e.due.prev
+	}
+	e.due = dueLink{}
+	k.waiting--
 }
 
 // start starts the clock's goroutine unless it runs; k.mu is held.
@@ -92,10 +128,14 @@ func (k *deadlineClock) after(now time.Time, d time.Duration) <-chan struct{} {
 }
 
 // run closes the channels of the ticks that have passed and expires the
-// requests due in them, until nothing is left to wait for.
+// requests whose time is up, until nothing is left to wait for.
 func (k *deadlineClock) run() {
 	t := time.NewTicker(deadlineTick)
 	defer t.Stop()
+	type dueRequest struct {
+		e   *execution
+		gen uint64
+	}
 	var expired []dueRequest
 	for now := range t.C {
 		passed := now.UnixNano() / int64(deadlineTick)
@@ -106,19 +146,13 @@ func (k *deadlineClock) run() {
 				delete(k.ticks, tick)
 			}
 		}
-		for tick, due := range k.due {
-			if tick <= passed {
-				expired = append(expired, *due...)
-				delete(k.due, tick)
-				if due == k.lastDue {
-					k.lastDue = nil
-				}
-				clear(*due)
-				*due = (*due)[:0]
-				k.spare = append(k.spare, due)
+		for _, l := range k.due {
+			for e := l.head; e != nil && e.due.at <= now.UnixNano(); e = l.head {
+				expired = append(expired, dueRequest{e, e.due.gen})
+				k.unlink(e)
 			}
 		}
-		idle := len(k.ticks) == 0 && len(k.due) == 0
+		idle := len(k.ticks) == 0 && k.waiting == 0
 		if idle {
 			k.running = false
 		}

@@ -52,8 +52,10 @@ type execution struct {
 	scratch readScratch
 	writes  replicaWrites
 	args    argBuffer
-	// async runs the request from the pools' goroutines (async.go).
+	// async runs the request from the pools' goroutines (async.go), and
+	// due is its place among the requests the clock expires.
 	async asyncState
+	due   dueLink
 }
 
 // readScratch is what one partition read needs, kept so that a read that

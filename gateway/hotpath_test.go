@@ -441,3 +441,46 @@ func TestExecutionRelease(t *testing.T) {
 		t.Fatalf("refs %d after the request let go of an abandoned execution, want 1 (never 0)", e.refs.Load())
 	}
 }
+
+// TestDeadlineLists checks that the clock holds only the asynchronous
+// requests still in flight: one answered leaves its list at once, and
+// one not answered in time is answered with its timeout and leaves too.
+func TestDeadlineLists(t *testing.T) {
+	h := newHotServer(t)
+	h.s.cfg.ReadTimeout = 20 * time.Millisecond
+	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	waiting := func() int {
+		deadlines.mu.Lock()
+		defer deadlines.mu.Unlock()
+		return deadlines.waiting
+	}
+	for range 100 {
+		putBuffer(h.roundTrip(executeFrame(sel.id, one)))
+	}
+	if n := waiting(); n != 0 {
+		t.Fatalf("%d requests wait on the clock after all were answered, want 0", n)
+	}
+
+	late := make(chan *sharding.Op, 3)
+	h.shards.mu.Lock()
+	h.shards.late = late
+	h.shards.mu.Unlock()
+	start := time.Now()
+	for range 3 {
+		resp := h.roundTrip(executeFrame(sel.id, one))
+		if (*resp)[4] != opError || binary.BigEndian.Uint32((*resp)[9:]) != 0x1200 {
+			t.Fatalf("request on a shard that does not answer: %x, want a read timeout", *resp)
+		}
+		putBuffer(resp)
+	}
+	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout {
+		t.Errorf("three read timeouts of %v came after %v", h.s.cfg.ReadTimeout, d)
+	}
+	if n := waiting(); n != 0 {
+		t.Errorf("%d requests wait on the clock after their timeouts, want 0", n)
+	}
+	for range 3 {
+		(<-late).Finish(nil)
+	}
+}
