@@ -73,6 +73,9 @@ func (a *asyncState) reset(e *execution) {
 		return
 	}
 	putBuffer(a.body)
+	if a.resp != nil {
+		putBuffer(a.resp)
+	}
 	paramsPool.Put(e.params)
 	a.gen++
 	a.live, a.answered, a.finished, a.body, a.resp, a.stmt, a.rows = false, false, false, nil, nil, nil, nil
@@ -186,17 +189,17 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	gen := e.begin(asyncRead, stream, body, resp)
 	a := &e.async
 	a.pending, a.next, a.stmt, a.rows = 1, 1, read, w
-	rs.guard.inner, rs.guard.rows, rs.guard.closed = w, 0, false
+	rs.count = rowCounter{w: w}
 	deadlines.expireAt(e, e.c.srv.cfg.ReadTimeout, gen)
 	e.submitRead(0)
 	return true
 }
 
-// submitRead asks replica i of the read's order, through the guard that
-// the caller has opened.
+// submitRead asks replica i of the read's order, its rows counted on their
+// way to the row writer.
 func (e *execution) submitRead(i int) {
 	rs := &e.scratch
-	rs.op.ResetThen(e.async.stmt, rs.args.args, binaryParams, &rs.guard, e, 0)
+	rs.op.ResetThen(e.async.stmt, rs.args.args, binaryParams, &rs.count, e, 0)
 	rs.op.Order = readOrder
 	e.topo.Shards[rs.order[i]].Pool.Submit(&rs.op)
 }
@@ -206,7 +209,7 @@ func (e *execution) submitRead(i int) {
 func (e *execution) readDone(op *sharding.Op) {
 	a, rs := &e.async, &e.scratch
 	err := op.Err()
-	rows := rs.guard.close()
+	rows := rs.count.rows
 	a.mu.Lock()
 	a.pending--
 	if a.answered { // expired: the answer has gone
@@ -219,8 +222,7 @@ func (e *execution) readDone(op *sharding.Op) {
 		i := a.next
 		a.next++
 		a.pending++
-		// Opened under the lock, so that an expiry after it closes it.
-		rs.guard.rows, rs.guard.closed = 0, false
+		rs.count.rows = 0
 		a.mu.Unlock()
 		e.submitRead(i)
 		return
@@ -377,11 +379,6 @@ func (e *execution) expireWith(gen uint64, err error) {
 	// and let the execution go back while the answer is being sent.
 	e.hold()
 	a.mu.Unlock()
-	if a.kind == asyncRead {
-		// Rows still arriving from the replica must not reach the
-		// buffer the answer goes out in.
-		e.scratch.guard.close()
-	}
 	e.answer(err)
 	if finish {
 		e.release()
@@ -391,15 +388,19 @@ func (e *execution) expireWith(gen uint64, err error) {
 
 // answer sends the request's answer: its result, or err. Only the one
 // that set answered calls it.
+//
+// An error goes out in a buffer of its own: a read's op may still be
+// writing rows into the result's (after an expiry), which stays the
+// execution's until it is recycled.
 func (e *execution) answer(err error) {
 	deadlines.cancel(e)
 	a, c := &e.async, e.c
-	resp := a.resp
-	a.resp = nil
+	var resp *[]byte
 	if err != nil {
-		*resp = (*resp)[:0]
+		resp = getBuffer(0)
 		c.appendError(resp, c.version, a.stream, err)
 	} else {
+		resp, a.resp = a.resp, nil
 		finishFrame(*resp)
 	}
 	c.sendAsync(resp)
@@ -437,6 +438,21 @@ func fnvAdd[S string | []byte](h uint64, s S) uint64 {
 		h = (h ^ uint64(s[i])) * fnvPrime
 	}
 	return (h ^ 0xff) * fnvPrime
+}
+
+// rowCounter passes an asynchronous read's rows on to its row writer,
+// counting them. The read's one op at a time feeds it, in the pool's
+// goroutine, and the completion reads it after the op: it needs no lock,
+// unlike the guard of a read that waits (guardSink), as an expired read
+// answers in a buffer of its own and leaves the rows' to its op.
+type rowCounter struct {
+	w    *rowWriter
+	rows int
+}
+
+func (r *rowCounter) Row(values [][]byte) error {
+	r.rows++
+	return r.w.Row(values)
 }
 
 // submitOps submits ops that were held back while a lock was held.

@@ -69,6 +69,8 @@ type readScratch struct {
 	// share lets the read's ops share their pipelines' transactions
 	// (sharding.Op.Order): reads of one partition, short, unlike scans.
 	share bool
+	// count counts the rows of an asynchronous read (async.go).
+	count rowCounter
 }
 
 // executionPool recycles executions (release).
@@ -86,7 +88,7 @@ func (e *execution) release() {
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
 	e.rw.clear()
-	e.scratch.guard.inner, e.scratch.share = nil, false
+	e.scratch.guard.inner, e.scratch.share, e.scratch.count = nil, false, rowCounter{}
 	e.scratch.op.Reset(nil, nil, nil, nil) // keeps its done channel
 	e.writes.clear()
 	executionPool.Put(e)
