@@ -24,23 +24,32 @@ func (r *rows) Row(values [][]byte) error {
 	return nil
 }
 
+// onePool starts a throwaway PostgreSQL and a pool of one connection to
+// it, both gone when the test ends, and returns them with a context
+// bounding the test.
+func onePool(t *testing.T) (context.Context, *sharding.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return ctx, pool
+}
+
 // TestPoolTransactions runs ops of several statements on a real
 // PostgreSQL: they apply together or not at all, a local setting lasts
 // for the op alone, and a statement whose op failed before it was
 // prepared is prepared again, while one that was prepared is not.
 func TestPoolTransactions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	ctx, pool := onePool(t)
 	run := func(op *sharding.Op) error {
 		t.Helper()
 		pool.Submit(op)
@@ -67,7 +76,7 @@ func TestPoolTransactions(t *testing.T) {
 	insert := "INSERT INTO t VALUES ($1::int)"
 
 	// The second insert fails, so the first one does not apply either.
-	err = run(sharding.NewTx([]sharding.Step{text(insert, "1"), text(insert, "1")}, nil))
+	err := run(sharding.NewTx([]sharding.Step{text(insert, "1"), text(insert, "1")}, nil))
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
 		t.Fatalf("duplicate key in one transaction: got %v, want SQLSTATE 23505", err)
@@ -116,18 +125,7 @@ func TestPoolTransactions(t *testing.T) {
 // skipped run again and succeed, and every read passes its rows on
 // exactly once.
 func TestPoolSharedTransactions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	ctx, pool := onePool(t)
 	stmt := func(sql string) *sharding.Statement { return sharding.NewStatement(sql, nil) }
 	setup := sharding.NewTx([]sharding.Step{{Stmt: stmt("CREATE TABLE t (k int PRIMARY KEY)")},
 		{Stmt: stmt("INSERT INTO t VALUES (1)")}}, nil)
