@@ -269,7 +269,7 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 		}
 	}
 	if cfg.RateWorkload != "" && slices.Contains(workloads, cfg.RateWorkload) {
-		if err := rep.rateRuns(ctx, log, cfg, cfg.chosen(g, d1, d2)); err != nil {
+		if err := rep.rateRuns(ctx, log, cfg, cfg.chosen(g, d1, d2, n)); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func TestBenchCompare(t *testing.T) {
 	if len(report.Ratios) != len(workloads) {
 		t.Errorf("ratios: %+v", report.Ratios)
 	}
-	if len(report.Latency) != 9 {
+	if len(report.Latency) != 12 {
 		t.Errorf("latency: %+v", report.Latency)
 	}
 	for _, l := range report.Latency {
