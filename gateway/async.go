@@ -29,8 +29,9 @@ import (
 //
 // Whatever the reader cannot start this way (another kind of request, a
 // level needing several replicas, a paging state, any error before the
-// ops are sent) goes to a handler, which runs it afresh as before: errors
-// are always worded by the one synchronous path.
+// ops are sent) goes to a handler, which runs it afresh as before and
+// words its errors; only an unknown or reshaped statement is answered
+// here, as a second look-up would find it replanned.
 
 // asyncState is the part of an execution that runs a request
 // asynchronously. mu orders the completions, the clock's expiry and the
