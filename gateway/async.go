@@ -83,9 +83,12 @@ func (a *asyncState) reset(e *execution) {
 }
 
 // executeAsync starts an EXECUTE on the reader's goroutine if it is a
-// request answered from the pools' goroutines, and reports whether it
-// did; it then owns body.
-func (c *conn) executeAsync(h header, body *[]byte) bool {
+// request answered from the pools' goroutines, and reports whether it did
+// (or answered it at once); it then owns the job's body. An EXECUTE it has
+// bound but cannot start goes to the handler with its execution (j.e), so
+// that nothing is decoded, looked up or bound twice.
+func (c *conn) executeAsync(j *job) bool {
+	h, body := j.h, j.body
 	if h.opcode != opExecute || h.flags&(flagTracing|flagCustomPayload) != 0 ||
 		h.flags&flagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.opcode) != nil {
 		return false
@@ -100,39 +103,43 @@ func (c *conn) executeAsync(h header, body *[]byte) bool {
 	d.queryParams(q, c.version)
 	if d.err != nil {
 		paramsPool.Put(q)
-		return false
+		return false // the handler words the decoding error
 	}
 	st, err := c.srv.lookup(id)
+	var e *execution
+	if err == nil {
+		// As handleExecute does for a v5 client holding old metadata.
+		changed := false
+		if _, ok := st.plan.(*translate.Select); ok && resultID != nil && !bytes.Equal(resultID, st.resultID[:]) {
+			changed = true
+			q.flags &^= qfSkipMetadata
+		}
+		if e, err = c.newExecution(time.Now(), st, q, fromExecute); err == nil {
+			e.resultChanged = changed
+		}
+	}
+	c.srv.metrics.request(h.opcode)
 	if err != nil {
-		// Answered here: a look-up that finds the statement reshaped
-		// replans it, and a second would find the new plan.
 		paramsPool.Put(q)
 		putBuffer(body)
-		c.srv.metrics.request(h.opcode)
 		c.sendError(c.version, h.stream, err)
 		c.busy.Add(-1)
 		c.inflight.Done()
 		return true
 	}
-	e, err := c.newExecution(time.Now(), st, q, fromExecute)
-	if err != nil {
-		paramsPool.Put(q)
-		return false
-	}
 	started := false
 	switch p := st.plan.(type) {
 	case *translate.Select:
-		started = (resultID == nil || bytes.Equal(resultID, st.resultID[:])) && e.startRead(st, p, h.stream, body)
+		started = !e.resultChanged && e.startRead(st, p, h.stream, body)
 	case *translate.Write:
 		started = e.startWrite(st, p, h.stream, body)
 	}
 	if !started {
-		e.release()
-		paramsPool.Put(q)
-		return false
+		// What the attempt keyed is keyed again by the handler's run.
+		e.keyTaken, e.keys[0] = false, nil
+		j.e = e
 	}
-	c.srv.metrics.request(h.opcode)
-	return true
+	return started
 }
 
 // newAnswer returns a buffer holding the head of a RESULT frame.

@@ -120,16 +120,17 @@ func (c *conn) run(h header, body *[]byte) {
 	c.inflight.Add(1)
 	c.busy.Add(1)
 	if h.opcode == opStartup {
-		c.handle(h, body)
+		c.handle(job{h: h, body: body})
 		return
 	}
-	if c.executeAsync(h, body) {
+	j := job{h: h, body: body}
+	if c.executeAsync(&j) {
 		return
 	}
 	select {
-	case c.work <- job{h: h, body: body}:
+	case c.work <- j:
 	default:
-		go c.handleLoop(h, body)
+		go c.handleLoop(j)
 	}
 }
 
@@ -137,10 +138,13 @@ func (c *conn) run(h header, body *[]byte) {
 // waiting for its next request.
 const maxIdleHandlers = 64
 
-// job is a request handed to an idle handler.
+// job is a request handed to a handler: its header and body, and, for an
+// EXECUTE the reader has bound already but cannot answer from the pools'
+// goroutines (async.go), its execution, which the handler runs as it is.
 type job struct {
 	h    header
 	body *[]byte
+	e    *execution
 }
 
 // handleLoop handles a request, then waits for the connection's next one
@@ -150,17 +154,16 @@ type job struct {
 // request's own work. A handler kept waiting keeps its grown stack. Past
 // maxIdleHandlers waiting, a handler ends, so a burst of concurrent
 // requests leaves no more than that behind.
-func (c *conn) handleLoop(h header, body *[]byte) {
+func (c *conn) handleLoop(j job) {
 	for {
-		c.handle(h, body)
+		c.handle(j)
 		if c.idle.Add(1) > maxIdleHandlers {
 			c.idle.Add(-1)
 			return
 		}
 		select {
-		case j := <-c.work:
+		case j = <-c.work:
 			c.idle.Add(-1)
-			h, body = j.h, j.body
 		case <-c.closed:
 			return
 		}
@@ -207,7 +210,8 @@ func (c *conn) checkHeader(first byte, h header) *protocolError {
 // handle runs one request and queues its response. A panic is recovered,
 // logged with its stack and answered as a server error: it never takes
 // the process or the connection's other requests down.
-func (c *conn) handle(h header, body *[]byte) {
+func (c *conn) handle(j job) {
+	h, body := j.h, j.body
 	defer c.inflight.Done()
 	defer c.busy.Add(-1)
 	resp := getBuffer(0)
@@ -220,7 +224,9 @@ func (c *conn) handle(h header, body *[]byte) {
 		}
 		putBuffer(body)
 	}()
-	c.srv.metrics.request(h.opcode)
+	if j.e == nil { // a bound EXECUTE was counted by the reader
+		c.srv.metrics.request(h.opcode)
+	}
 	if h.flags&flagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {
@@ -237,7 +243,12 @@ func (c *conn) handle(h header, body *[]byte) {
 		(*resp)[1] |= flagTracing
 		*resp = append(*resp, tr.id[:]...)
 	}
-	err := c.dispatch(h, *body, resp)
+	var err error
+	if j.e != nil {
+		err = c.runBound(j.e, resp)
+	} else {
+		err = c.dispatch(h, *body, resp)
+	}
 	if err != nil {
 		*resp = (*resp)[:0]
 		c.appendError(resp, c.version, h.stream, err)

@@ -29,6 +29,9 @@ type execution struct {
 	mutations *mutations
 	// st is the statement run, for what it memoizes (placement).
 	st *statement
+	// resultChanged is set on the EXECUTE of a statement whose v5 result
+	// metadata id the client holds is not the statement's any more.
+	resultChanged bool
 
 	// What follows is reused from one execution to the next, so that a
 	// single-partition request allocates nothing of its own: see release
@@ -84,7 +87,7 @@ func (e *execution) release() {
 		return
 	}
 	e.async.reset(e)
-	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st = nil, nil, translate.Bound{}, nil, nil, nil, nil
+	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st, e.resultChanged = nil, nil, translate.Bound{}, nil, nil, nil, nil, false
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
 	e.rw.clear()

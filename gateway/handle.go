@@ -150,14 +150,30 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 		return err
 	}
 	defer e.release()
+	e.resultChanged = changed
+	return e.runExecute(ctx, resp)
+}
+
+// runExecute runs an EXECUTE's bound statement and appends its result,
+// telling a v5 client of result metadata that changed since it prepared.
+func (e *execution) runExecute(ctx context.Context, resp *[]byte) error {
 	start := len(*resp)
-	if err := e.run(ctx, st, resp); err != nil {
+	if err := e.run(ctx, e.st, resp); err != nil {
 		return err
 	}
-	if changed {
-		markMetadataChanged(resp, start, st.resultID[:])
+	if e.resultChanged {
+		markMetadataChanged(resp, start, e.st.resultID[:])
 	}
 	return nil
+}
+
+// runBound runs an EXECUTE the reader bound (job.e), then gives back its
+// execution and parameters.
+func (c *conn) runBound(e *execution, resp *[]byte) error {
+	q := e.params
+	defer paramsPool.Put(q)
+	defer e.release()
+	return e.runExecute(newRequestContext(e.now, c.srv.cfg.RequestTimeout), resp)
 }
 
 // lookup finds a prepared statement by id, planned for the current schema.

@@ -177,6 +177,12 @@ func executeFrame(id [16]byte, values ...[]byte) []byte {
 	return b
 }
 
+// atLevel sets the consistency of an executeFrame.
+func atLevel(frame []byte, level sharding.Consistency) []byte {
+	binary.BigEndian.PutUint16(frame[headerSize+2+16:], uint16(level))
+	return frame
+}
+
 // queryFrame returns a QUERY frame of v4 for a text with no values.
 func queryFrame(query string) []byte {
 	b := appendHeader(nil, 4, 7, opQuery)
@@ -269,6 +275,8 @@ func BenchmarkHotPath(b *testing.B) {
 		{"select", executeFrame(sel.id, one)},
 		{"insert-rf1", executeFrame(h.prepare(b, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").id, one, value)},
 		{"insert-rf3", executeFrame(h.prepare(b, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").id, one, value)},
+		// Two replicas to ask: bound by the reader, run by a handler.
+		{"select-rf3-quorum", atLevel(executeFrame(h.prepare(b, "SELECT v FROM rf3.t WHERE k = ?").id, one), sharding.Quorum)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -483,5 +491,28 @@ func TestDeadlineLists(t *testing.T) {
 	}
 	for range 3 {
 		(<-late).Finish(nil)
+	}
+}
+
+// TestHotPathBoundHandoff checks an EXECUTE the reader binds but cannot
+// answer from the pools' goroutines (a QUORUM read of three replicas):
+// the handler runs the execution it was handed and answers as for a
+// read at ONE, and the request is counted once.
+func TestHotPathBoundHandoff(t *testing.T) {
+	h := newHotServer(t)
+	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	atOne := *h.roundTrip(executeFrame(sel.id, one))
+	quorum := atLevel(executeFrame(sel.id, one), sharding.Quorum)
+	executes := func() int { return counterValue(h.s.metrics.byOpcode[opExecute]) }
+	before, ops := executes(), h.shards.ops
+	if got := *h.roundTrip(quorum); string(got) != string(atOne) {
+		t.Errorf("QUORUM read answered %x, want %x as at ONE", got, atOne)
+	}
+	if n := executes() - before; n != 1 {
+		t.Errorf("QUORUM read counted %d times, want 1", n)
+	}
+	if n := h.shards.ops - ops; n != 2 {
+		t.Errorf("QUORUM read of three replicas asked %d, want 2", n)
 	}
 }
