@@ -136,21 +136,25 @@ type nodeUser struct {
 	Others map[string]nodeAddress `json:"others"`
 }
 
+// nodeHost is a host as the Node.js driver's metadata lists it; the
+// reports print what they need of it.
+type nodeHost struct {
+	Address        string   `json:"address"`
+	Datacenter     string   `json:"datacenter"`
+	Rack           string   `json:"rack"`
+	ReleaseVersion string   `json:"release_version"`
+	HostID         string   `json:"host_id"`
+	Tokens         []string `json:"tokens"`
+	Up             bool     `json:"up"`
+}
+
 // nodeReport is what testdata/node/driver.js prints; times are in ms.
 type nodeReport struct {
-	Logs               []string `json:"logs"`
-	ConnectMS          float64  `json:"connect_ms"`
-	ProtocolVersion    int      `json:"protocol_version"`
-	KeyspacesAtConnect []string `json:"keyspaces_at_connect"`
-	Hosts              []struct {
-		Address        string   `json:"address"`
-		Datacenter     string   `json:"datacenter"`
-		Rack           string   `json:"rack"`
-		ReleaseVersion string   `json:"release_version"`
-		HostID         string   `json:"host_id"`
-		Tokens         []string `json:"tokens"`
-		Up             bool     `json:"up"`
-	} `json:"hosts"`
+	Logs                   []string           `json:"logs"`
+	ConnectMS              float64            `json:"connect_ms"`
+	ProtocolVersion        int                `json:"protocol_version"`
+	KeyspacesAtConnect     []string           `json:"keyspaces_at_connect"`
+	Hosts                  []nodeHost         `json:"hosts"`
 	DDLMS                  map[string]float64 `json:"ddl_ms"`
 	DDLAgreed              map[string]bool    `json:"ddl_agreed"`
 	CheckSchemaAgreement   bool               `json:"check_schema_agreement"`
@@ -532,14 +536,9 @@ func startPeerGateway(t *testing.T) *gateway.Server {
 
 // nodeGatewaysReport is what testdata/node/gateways.js prints.
 type nodeGatewaysReport struct {
-	Logs      []string `json:"logs"`
-	ConnectMS float64  `json:"connect_ms"`
-	Hosts     []struct {
-		Address string   `json:"address"`
-		HostID  string   `json:"host_id"`
-		Tokens  []string `json:"tokens"`
-		Up      bool     `json:"up"`
-	} `json:"hosts"`
+	Logs                 []string           `json:"logs"`
+	ConnectMS            float64            `json:"connect_ms"`
+	Hosts                []nodeHost         `json:"hosts"`
 	DDLMS                map[string]float64 `json:"ddl_ms"`
 	DDLAgreed            map[string]bool    `json:"ddl_agreed"`
 	CheckSchemaAgreement bool               `json:"check_schema_agreement"`
