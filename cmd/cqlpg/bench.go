@@ -198,39 +198,56 @@ func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers 
 // operations per second.
 func runOps(ctx context.Context, pool *pgxpool.Pool, workers int, d time.Duration, rows int,
 	op func(context.Context, *pgxpool.Conn, int32, int32) error) (float64, error) {
+	ops, err := loopWorkers(workers, time.Now().Add(d), func(w int) (func() error, func(), error) {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		seed := uint32(w*7919 + 1)
+		return func() error {
+			seed = seed*1664525 + 1013904223
+			n := int32(seed % uint32(rows))
+			return op(ctx, conn, n/10, n%10)
+		}, conn.Release, nil
+	})
+	return float64(ops) / d.Seconds(), err
+}
+
+// loopWorkers runs workers goroutines, each repeating the operation that
+// start gives it until deadline or until it fails, then calling the
+// function start gave to end it; it returns the operations done and
+// every error.
+func loopWorkers(workers int, deadline time.Time, start func(w int) (op func() error, end func(), err error)) (int64, error) {
 	var done atomic.Int64
-	var firstErr error
 	var mu sync.Mutex
+	var errs error
+	fail := func(err error) {
+		mu.Lock()
+		errs = errors.Join(errs, err)
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
-	deadline := time.Now().Add(d)
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn, err := pool.Acquire(ctx)
+		wg.Go(func() {
+			op, end, err := start(w)
 			if err != nil {
-				mu.Lock()
-				firstErr = errors.Join(firstErr, err)
-				mu.Unlock()
+				fail(err)
 				return
 			}
-			defer conn.Release()
-			seed := uint32(w*7919 + 1)
+			if end != nil {
+				defer end()
+			}
 			for time.Now().Before(deadline) {
-				seed = seed*1664525 + 1013904223
-				n := int32(seed % uint32(rows))
-				if err := op(ctx, conn, n/10, n%10); err != nil {
-					mu.Lock()
-					firstErr = errors.Join(firstErr, err)
-					mu.Unlock()
+				if err := op(); err != nil {
+					fail(err)
 					return
 				}
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return float64(done.Load()) / d.Seconds(), firstErr
+	return done.Load(), errs
 }
 
 func median(xs []float64) float64 {

@@ -265,31 +265,8 @@ func directCalls(d *directPlans, ks keyspace, wl string, r *rng) ([]call, bool) 
 // pool per replica it writes a single statement to all of them at once
 // and returns when a majority has answered, as a QUORUM write does.
 func d1Arm(pools []*pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
-	pool := pools[0]
-	do := func(ctx context.Context, wl string, r *rng) error {
-		calls, tx := directCalls(d, ks, wl, r)
-		if calls == nil {
-			return fmt.Errorf("unknown workload %q", wl)
-		}
-		if len(pools) > 1 {
-			if len(calls) != 1 || tx {
-				return fmt.Errorf("workload %q is not a replicated write", wl)
-			}
-			c := calls[0]
-			acks := make(chan error, len(pools))
-			for _, p := range pools {
-				go func() {
-					conn, err := p.Acquire(ctx)
-					if err == nil {
-						err = execParams(ctx, conn.Conn().PgConn(), c.stmt.SQL, c.args, c.stmt.ParamOIDs)
-						conn.Release()
-					}
-					acks <- err
-				}()
-			}
-			return quorum(len(pools), func() error { return <-acks })
-		}
-		conn, err := pool.Acquire(ctx)
+	one := func(ctx context.Context, calls []call, tx bool) error {
+		conn, err := pools[0].Acquire(ctx)
 		if err != nil {
 			return err
 		}
@@ -313,7 +290,21 @@ func d1Arm(pools []*pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
 		}
 		return nil
 	}
-	return &compareArm{name: "D1", do: do, close: func() {}}
+	everyReplica := func(ctx context.Context, c call) error {
+		acks := make(chan error, len(pools))
+		for _, p := range pools {
+			go func() {
+				conn, err := p.Acquire(ctx)
+				if err == nil {
+					err = execParams(ctx, conn.Conn().PgConn(), c.stmt.SQL, c.args, c.stmt.ParamOIDs)
+					conn.Release()
+				}
+				acks <- err
+			}()
+		}
+		return quorum(len(pools), func() error { return <-acks })
+	}
+	return directArm("D1", len(pools), d, ks, one, everyReplica)
 }
 
 // d2Arm submits the same statements to a shard pool of the same size,
@@ -322,45 +313,57 @@ func d1Arm(pools []*pgxpool.Pool, d *directPlans, ks keyspace) *compareArm {
 // executor does. With a pool per replica it submits a single statement
 // to each and returns when a majority has run it.
 func d2Arm(pools []*sharding.Pool, d *directPlans, ks keyspace) *compareArm {
-	pool := pools[0]
-	do := func(ctx context.Context, wl string, r *rng) error {
-		calls, tx := directCalls(d, ks, wl, r)
-		if calls == nil {
-			return fmt.Errorf("unknown workload %q", wl)
-		}
-		if len(pools) > 1 {
-			if len(calls) != 1 || tx {
-				return fmt.Errorf("workload %q is not a replicated write", wl)
-			}
-			c := calls[0]
-			// The channel has room for every replica's answer, so the
-			// pools never wait on the ones this write no longer needs.
-			done := make(chan *sharding.Op, len(pools))
-			for i, p := range pools {
-				op := sharding.NewNotifyOp(c.stmt, c.args, c.formats, nil, done, i)
-				op.Order = c.order
-				p.Submit(op)
-			}
-			return quorum(len(pools), func() error { return (<-done).Err() })
-		}
+	one := func(ctx context.Context, calls []call, tx bool) error {
 		if tx {
 			steps := make([]sharding.Step, len(calls))
 			for i, c := range calls {
 				steps[i] = sharding.Step{Stmt: c.stmt, Args: c.args, Formats: c.formats}
 			}
 			op := sharding.NewTx(steps, nil)
-			pool.Submit(op)
+			pools[0].Submit(op)
 			return op.Wait(ctx)
 		}
 		ops := make([]*sharding.Op, len(calls))
 		for i, c := range calls {
 			ops[i] = sharding.NewOp(c.stmt, c.args, c.formats, nil)
 			ops[i].Order = c.order
-			pool.Submit(ops[i])
+			pools[0].Submit(ops[i])
 		}
 		return waitAll(ctx, ops)
 	}
-	return &compareArm{name: "D2", do: do, close: func() {}}
+	everyReplica := func(ctx context.Context, c call) error {
+		// The channel has room for every replica's answer, so the pools
+		// never wait on the ones this write no longer needs.
+		done := make(chan *sharding.Op, len(pools))
+		for i, p := range pools {
+			op := sharding.NewNotifyOp(c.stmt, c.args, c.formats, nil, done, i)
+			op.Order = c.order
+			p.Submit(op)
+		}
+		return quorum(len(pools), func() error { return (<-done).Err() })
+	}
+	return directArm("D2", len(pools), d, ks, one, everyReplica)
+}
+
+// directArm is an arm that runs each operation's SQL itself: with one
+// shard, its statements through one (as one transaction when tx is set);
+// with several, a replicated write's one statement through everyReplica.
+func directArm(name string, shards int, d *directPlans, ks keyspace,
+	one func(ctx context.Context, calls []call, tx bool) error,
+	everyReplica func(ctx context.Context, c call) error) *compareArm {
+	do := func(ctx context.Context, wl string, r *rng) error {
+		calls, tx := directCalls(d, ks, wl, r)
+		switch {
+		case calls == nil:
+			return fmt.Errorf("unknown workload %q", wl)
+		case shards == 1:
+			return one(ctx, calls, tx)
+		case len(calls) != 1 || tx:
+			return fmt.Errorf("workload %q is not a replicated write", wl)
+		}
+		return everyReplica(ctx, calls[0])
+	}
+	return &compareArm{name: name, do: do, close: func() {}}
 }
 
 // quorum waits, taking the n replicas' answers one by one from next, for

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -325,32 +324,15 @@ type throughputSample struct {
 // closedLoop runs workload wl from workers goroutines, each sending its
 // next operation when the last one is answered, for d.
 func closedLoop(ctx context.Context, arm *compareArm, wl string, workers int, d time.Duration, pg func() []int, seed uint64) (throughputSample, error) {
-	var done atomic.Int64
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
 	cpu0, pg0, gw0 := procCPU(os.Getpid()), pidsCPU(pg()), gatewayCPU(arm)
 	start := time.Now()
-	deadline := start.Add(d)
-	for w := range workers {
-		wg.Go(func() {
-			r := rng(seed*0x9E3779B97F4A7C15 + uint64(w+1)*0xBF58476D1CE4E5B9)
-			for time.Now().Before(deadline) {
-				if err := arm.do(ctx, wl, &r); err != nil {
-					mu.Lock()
-					firstErr = errors.Join(firstErr, err)
-					mu.Unlock()
-					return
-				}
-				done.Add(1)
-			}
-		})
-	}
-	wg.Wait()
+	ops, err := loopWorkers(workers, start.Add(d), func(w int) (func() error, func(), error) {
+		r := rng(seed*0x9E3779B97F4A7C15 + uint64(w+1)*0xBF58476D1CE4E5B9)
+		return func() error { return arm.do(ctx, wl, &r) }, nil, nil
+	})
 	elapsed := time.Since(start).Seconds()
-	ops := done.Load()
 	return throughputSample{opsSec: float64(ops) / elapsed, ops: ops,
-		procCPU: procCPU(os.Getpid()) - cpu0, gatewayCPU: gatewayCPU(arm) - gw0, postgresCPU: pidsCPU(pg()) - pg0}, firstErr
+		procCPU: procCPU(os.Getpid()) - cpu0, gatewayCPU: gatewayCPU(arm) - gw0, postgresCPU: pidsCPU(pg()) - pg0}, err
 }
 
 // gatewayCPU returns the CPU seconds of the arm's gateway process so far,
