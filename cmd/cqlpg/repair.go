@@ -53,6 +53,20 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // open opens the shards for a tool: those given with --shard, or
 // the managed local ones, started if they are not running (and stopped
 // again by the returned function).
+// with runs fn on the shards, with a context that ends on SIGINT or
+// SIGTERM; a failure to open them is reported under command's name.
+func (f *shardFlags) with(command string, fn func(ctx context.Context, c *gateway.Cluster) int) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c, closeShards, err := f.open(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, command+":", err)
+		return 1
+	}
+	defer closeShards()
+	return fn(ctx, c)
+}
+
 func (f *shardFlags) open(ctx context.Context) (*gateway.Cluster, func(), error) {
 	cfg := gateway.Config{Log: slog.New(slog.DiscardHandler)}
 	for _, spec := range f.shards {
@@ -141,15 +155,13 @@ func repair(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	c, closeShards, err := shards.open(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cqlpg repair:", err)
-		return 1
-	}
-	defer closeShards()
+	return shards.with("cqlpg repair", func(ctx context.Context, c *gateway.Cluster) int {
+		return runRepair(ctx, c, opts)
+	})
+}
 
+// runRepair runs cqlpg repair on the shards of c.
+func runRepair(ctx context.Context, c *gateway.Cluster, opts gateway.RepairOptions) int {
 	bar := newProgressBar(os.Stderr)
 	opts.Progress = bar.update
 	res, err := c.Repair(ctx, opts)

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"text/tabwriter"
 
+	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -34,16 +33,10 @@ func ring(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	c, closeShards, err := shards.open(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cqlpg ring:", err)
-		return 1
-	}
-	defer closeShards()
-	printRing(os.Stdout, c.Ring())
-	return 0
+	return shards.with("cqlpg ring", func(_ context.Context, c *gateway.Cluster) int {
+		printRing(os.Stdout, c.Ring())
+		return 0
+	})
 }
 
 // printRing writes the ring as ring prints it.
