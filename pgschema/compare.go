@@ -428,5 +428,10 @@ func cmpVector(t *Type, a, b []byte) int {
 			return c
 		}
 	}
+	if len(ra) > 0 || len(rb) > 0 {
+		// Bytes past the last element: malformed, and equal elements
+		// must not make different values equal.
+		return bytes.Compare(a, b)
+	}
 	return 0
 }

@@ -118,11 +118,19 @@ func TestCompareTupleTrailing(t *testing.T) {
 }
 
 func TestCompareMalformed(t *testing.T) {
-	// Malformed values do not panic; they order by bytes.
+	// Malformed values do not panic, and still order consistently: equal
+	// to themselves, and one way round the opposite of the other.
+	other := []byte{0, 0, 0, 1, 0, 0, 0, 1}
 	for _, typ := range []string{"frozen<list<int>>", "frozen<map<int, int>>", "frozen<tuple<int, int>>",
 		"decimal", "uuid", "vector<float, 2>", "vector<text, 2>", "double"} {
+		tt := mustType(t, typ)
 		for _, v := range [][]byte{{1}, {0, 0, 0, 5, 1}, {0xff, 0xff, 0xff, 0xff}, {0x80}} {
-			Compare(mustType(t, typ), v, []byte{0, 0, 0, 1, 0, 0, 0, 1})
+			if c := Compare(tt, v, v); c != 0 {
+				t.Errorf("%s: %x against itself: %d", typ, v, c)
+			}
+			if ab, ba := Compare(tt, v, other), Compare(tt, other, v); ab == 0 || ab != -ba {
+				t.Errorf("%s: %x against %x: %d, the other way %d", typ, v, other, ab, ba)
+			}
 		}
 	}
 }
