@@ -118,7 +118,6 @@ func (c *conn) executeAsync(j *job) bool {
 			e.resultChanged = changed
 		}
 	}
-	c.srv.metrics.request(h.opcode)
 	if err != nil {
 		paramsPool.Put(q)
 		putBuffer(body)

@@ -119,6 +119,7 @@ func (c *conn) readLoop() error {
 func (c *conn) run(h header, body *[]byte) {
 	c.inflight.Add(1)
 	c.busy.Add(1)
+	c.srv.metrics.request(h.opcode)
 	if h.opcode == opStartup {
 		c.handle(job{h: h, body: body})
 		return
@@ -224,9 +225,6 @@ func (c *conn) handle(j job) {
 		}
 		putBuffer(body)
 	}()
-	if j.e == nil { // a bound EXECUTE was counted by the reader
-		c.srv.metrics.request(h.opcode)
-	}
 	if h.flags&flagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {
@@ -282,10 +280,16 @@ var startSegments = new([]byte)
 // send queues a complete response frame for the writer, compressing its
 // body when the connection negotiated compression (v3/v4).
 func (c *conn) send(frame *[]byte) {
+	c.queue(c.compressed(frame))
+}
+
+// compressed returns frame, compressed when the connection negotiated
+// compression of frames (v3/v4).
+func (c *conn) compressed(frame *[]byte) *[]byte {
 	if k := compression(c.compression.Load()); k != compressNone && c.version < 5 {
-		frame = k.compressFrame(frame)
+		return k.compressFrame(frame)
 	}
-	c.queue(frame)
+	return frame
 }
 
 // queue hands a frame to the writer.
@@ -301,9 +305,7 @@ func (c *conn) queue(frame *[]byte) {
 // a client slow to read: when the writer's queue is full, the frame waits
 // for room in a goroutine of its own.
 func (c *conn) sendAsync(frame *[]byte) {
-	if k := compression(c.compression.Load()); k != compressNone && c.version < 5 {
-		frame = k.compressFrame(frame)
-	}
+	frame = c.compressed(frame)
 	select {
 	case c.out <- frame:
 	default:
