@@ -126,7 +126,7 @@ func newHotServer(tb testing.TB) *hotServer {
 	s.cluster.topo.Store(sharding.NewTopology(ring, shards))
 	s.cluster.current.Store(pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
-	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), closed: make(chan struct{})}
+	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{})}
 	c.started.Store(true)
 	empty := ""
 	c.keyspace.Store(&empty)
