@@ -74,6 +74,8 @@ type readScratch struct {
 	share bool
 	// count counts the rows of an asynchronous read (async.go).
 	count rowCounter
+	// asks serves a read that asks several replicas (replica_reads.go).
+	asks replicaAsks
 }
 
 // executionPool recycles executions (release).
@@ -92,6 +94,8 @@ func (e *execution) release() {
 	e.keys[0], e.keyTaken = nil, false
 	e.rw.clear()
 	e.scratch.guard.inner, e.scratch.share, e.scratch.count = nil, false, rowCounter{}
+	clear(e.scratch.asks.sinks) // rows they hold
+	clear(e.scratch.asks.ops)
 	e.scratch.op.Reset(nil, nil, nil, nil) // keeps its done channel
 	e.writes.clear()
 	executionPool.Put(e)

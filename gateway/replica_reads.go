@@ -31,10 +31,30 @@ type digestSink struct {
 	rows  int
 }
 
-func newDigestSink(inner sharding.RowSink) *digestSink {
-	d := &digestSink{inner: inner}
-	d.h.SetSeed(digestSeed)
-	return d
+// replicaAsks is what a read asking several replicas keeps in its
+// scratch, one of each per replica it may ask: reused by the next read
+// only once every op sent has been received, as an op given up on keeps
+// the execution from being reused.
+type replicaAsks struct {
+	sinks  []digestSink
+	ops    []sharding.Op
+	ok     []bool
+	notify chan *sharding.Op
+}
+
+// ready readies room for n replicas: the notify channel has room for an
+// answer from each, so a pool never blocks on a read that stopped
+// listening.
+func (a *replicaAsks) ready(n int) *replicaAsks {
+	if cap(a.ops) < n {
+		a.sinks, a.ops, a.ok = make([]digestSink, n), make([]sharding.Op, n), make([]bool, n)
+	}
+	if cap(a.notify) < n {
+		a.notify = make(chan *sharding.Op, n)
+	}
+	a.sinks, a.ops, a.ok = a.sinks[:n], a.ops[:n], a.ok[:n]
+	clear(a.ok)
+	return a
 }
 
 // Row implements sharding.RowSink.
@@ -172,32 +192,35 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	// Each replica asked sends a digest; the first also its data. A
 	// replica that fails is replaced by the next one up, which takes over
 	// the data when the failed one had it.
-	data := fresh()
-	sinks := make([]*digestSink, 0, len(p.order))
+	var data *rowBuffer
+	ra := rs.asks.ready(len(p.order))
+	sinks, ok, notify, submitted := ra.sinks, ra.ok, ra.notify, 0
 	dataOp := 0
-	notify := make(chan *sharding.Op, len(p.order))
 	submit := func(i int) {
 		var inner sharding.RowSink
 		if i == dataOp {
 			data = fresh()
 			inner = data
 		}
-		sinks = append(sinks, newDigestSink(inner))
-		op := sharding.NewNotifyOp(stmt, args, binaryParams, sinks[i], notify, i)
+		sinks[i] = digestSink{inner: inner}
+		sinks[i].h.SetSeed(digestSeed)
+		op := &ra.ops[i]
+		op.ResetNotify(stmt, args, binaryParams, &sinks[i], notify, i)
 		op.Order = rs.opOrder()
+		submitted++
 		e.topo.Shards[p.order[i]].Pool.Submit(op)
 	}
 	for i := range p.ask {
 		submit(i)
 	}
 	pending, received, dataPresent := p.ask, 0, false
-	// An op still running when the read gives up may touch args later.
+	// An op still running when the read gives up may touch args, and the
+	// scratch's ops and sinks, later: the execution is not reused.
 	defer func() {
 		if pending > 0 {
 			e.abandon()
 		}
 	}()
-	ok := make([]bool, len(p.order))
 	for pending > 0 && received < p.ask {
 		select {
 		case op := <-notify:
@@ -212,7 +235,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 			case permanent(err):
 				return err
 			}
-			if next := len(sinks); next < len(p.order) {
+			if next := submitted; next < len(p.order) {
 				if op.Tag == dataOp {
 					dataOp = next
 				}
@@ -229,8 +252,8 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: dataPresent}
 	}
 	agree := ok[dataOp]
-	for i, s := range sinks {
-		if ok[i] {
+	for i := range submitted {
+		if s := &sinks[i]; ok[i] {
 			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
 		}
 	}
