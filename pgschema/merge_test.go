@@ -280,12 +280,8 @@ func TestMergeRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	uuidT, doubleT := pgschema.Scalar(pgschema.UUID), pgschema.Scalar(pgschema.Double)
 	for id, c := range cases {
-		typ := testType(t, c.typ)
-		st, _ := pgschema.StorageOf(typ)
-		pg := c.in
-		if st.ToPG != nil {
-			pg, _ = st.ToPG(nil, c.in)
-		}
+		st := storageOf(t, testType(t, c.typ))
+		pg := pgForm(t, st, c.in)
 		k := int32(id % 4)
 		u := make([]byte, 16)
 		binary.BigEndian.PutUint64(u[8:], uint64(id))
@@ -295,8 +291,7 @@ func TestMergeRoundTrip(t *testing.T) {
 		if id%3 == 0 {
 			d = be64(math.Float64bits(math.Copysign(0, -1)))
 		}
-		uk, _ := pgschema.OrderKey(uuidT, u)
-		dk, _ := pgschema.OrderKey(doubleT, d)
+		uk, dk := orderKey(t, uuidT, u), orderKey(t, doubleT, d)
 		col := pgschema.Quote(column[c.typ])
 		sql := fmt.Sprintf(`INSERT INTO %s ("_token", k, c1, "c1$ord", c2, "c2$ord", %s, %s, "_row_wt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
 			a.table.Ident(), col, pgschema.Quote(column[c.typ]+"$wt"))
@@ -307,8 +302,7 @@ func TestMergeRoundTrip(t *testing.T) {
 		}
 	}
 	// Deletion records holding order keys, older than every row.
-	uk, _ := pgschema.OrderKey(uuidT, make([]byte, 16))
-	dk, _ := pgschema.OrderKey(doubleT, be64(math.Float64bits(math.Copysign(0, -1))))
+	uk, dk := orderKey(t, uuidT, make([]byte, 16)), orderKey(t, doubleT, be64(math.Float64bits(math.Copysign(0, -1))))
 	res := a.conn.PgConn().ExecParams(ctx, fmt.Sprintf(`INSERT INTO %s ("_token", k, "_prefix", "ck$1", "ck$2$lo", "ck$2$hi", "_lo_incl", "_hi_incl", "_del_wt")
 		VALUES (-1500, 0, 1, $1, $2, NULL, true, false, 1), (-500, 1, 0, NULL, NULL, NULL, false, false, 2)`, a.table.DeletionsIdent()),
 		[][]byte{uk, dk}, []uint32{17, 17}, []int16{1, 1}, nil).Read()

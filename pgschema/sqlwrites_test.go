@@ -105,11 +105,11 @@ func TestSQLWriteTrigger(t *testing.T) {
 		t.Errorf("_token = %d, want %d", token, want)
 	}
 	cBytes := unhexT(t, strings.ReplaceAll(c, "-", ""))
-	if want, _ := pgschema.OrderKey(testType(t, "timeuuid"), cBytes); !bytes.Equal(ord, want) {
+	if want := orderKey(t, testType(t, "timeuuid"), cBytes); !bytes.Equal(ord, want) {
 		t.Errorf("c$ord = %x, want %x", ord, want)
 	}
 	negZero := binary.BigEndian.AppendUint64(nil, math.Float64bits(math.Copysign(0, -1)))
-	if want, _ := pgschema.OrderKey(testType(t, "double"), negZero); !bytes.Equal(ord2, want) {
+	if want := orderKey(t, testType(t, "double"), negZero); !bytes.Equal(ord2, want) {
 		t.Errorf("c2$ord = %x, want %x (-0.0)", ord2, want)
 	}
 	if vwt < before || vwt > after || rowWT != vwt {

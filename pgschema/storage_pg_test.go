@@ -96,7 +96,7 @@ func TestStoragePostgres(t *testing.T) {
 	keys := make([][]byte, len(cases))
 	for id, c := range cases {
 		typ := testType(t, c.typ)
-		st, _ := pgschema.StorageOf(typ)
+		st := storageOf(t, typ)
 		col := column[c.typ]
 		pg := c.in
 		if st.ToPG != nil {
@@ -147,7 +147,7 @@ func TestStoragePostgres(t *testing.T) {
 
 	// IN lists: an array of the column's type finds every value.
 	for _, typ := range types {
-		st, _ := pgschema.StorageOf(testType(t, typ))
+		st := storageOf(t, testType(t, typ))
 		if st.ArrayOID == 0 {
 			continue
 		}
@@ -157,11 +157,7 @@ func TestStoragePostgres(t *testing.T) {
 			if c.typ != typ {
 				continue
 			}
-			pg := c.in
-			if st.ToPG != nil {
-				pg, _ = st.ToPG(nil, c.in)
-			}
-			elems = append(elems, pg)
+			elems = append(elems, pgForm(t, st, c.in))
 			want++
 		}
 		rows := pgExec(t, conn, fmt.Sprintf("SELECT count(*)::int FROM storage_rt.v WHERE %s = ANY($1)", column[typ]),

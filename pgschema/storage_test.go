@@ -46,6 +46,39 @@ func testType(t testing.TB, s string) *pgschema.Type {
 	return typ
 }
 
+// storageOf returns the storage of typ, failing the test on an error.
+func storageOf(t testing.TB, typ *pgschema.Type) *pgschema.Storage {
+	t.Helper()
+	st, err := pgschema.StorageOf(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// pgForm returns a CQL value in its storage's Postgres form.
+func pgForm(t testing.TB, st *pgschema.Storage, v []byte) []byte {
+	t.Helper()
+	if st.ToPG == nil {
+		return v
+	}
+	pg, err := st.ToPG(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
+// orderKey returns the order key of a value, failing the test on an error.
+func orderKey(t testing.TB, typ *pgschema.Type, v []byte) []byte {
+	t.Helper()
+	k, err := pgschema.OrderKey(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 // fj builds a value from its Cassandra JSON.
 func fj(t testing.TB, typ, json string) []byte {
 	t.Helper()

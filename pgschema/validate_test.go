@@ -174,7 +174,10 @@ func TestStorageErrors(t *testing.T) {
 		{"map<int, int>", []byte{1, '[', ']'}},
 	}
 	for _, tt := range fromPG {
-		st, _ := StorageOf(mustType(t, tt.typ))
+		st, err := StorageOf(mustType(t, tt.typ))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got, err := st.FromPG(nil, tt.pg); err == nil {
 			t.Errorf("FromPG(%s, %x) = %x, want an error", tt.typ, tt.pg, got)
 		}
