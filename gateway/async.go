@@ -51,10 +51,9 @@ type asyncState struct {
 	body                     *[]byte
 	resp                     *[]byte
 	// A read's: its ops pending, the next replica of e.scratch.order to
-	// ask should one fail, its statement and its rows' writer.
+	// ask should one fail, and its rows' writer.
 	pending int
 	next    int
-	stmt    *sharding.Statement
 	rows    *rowWriter
 }
 
@@ -79,7 +78,7 @@ func (a *asyncState) reset(e *execution) {
 	}
 	paramsPool.Put(e.params)
 	a.gen++
-	a.live, a.answered, a.finished, a.body, a.resp, a.stmt, a.rows = false, false, false, nil, nil, nil, nil
+	a.live, a.answered, a.finished, a.body, a.resp, a.rows = false, false, false, nil, nil, nil
 }
 
 // executeAsync starts an EXECUTE on the reader's goroutine if it is a
@@ -195,18 +194,18 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	}
 	gen := e.begin(asyncRead, stream, body, resp)
 	a := &e.async
-	a.pending, a.next, a.stmt, a.rows = 1, 1, read, w
+	a.pending, a.next, a.rows = 1, 1, w
 	rs.count = rowCounter{w: w}
 	deadlines.expireAt(e, e.c.srv.cfg.ReadTimeout, gen)
-	e.submitRead(0)
+	e.submitRead(0, read)
 	return true
 }
 
 // submitRead asks replica i of the read's order, its rows counted on their
 // way to the row writer.
-func (e *execution) submitRead(i int) {
+func (e *execution) submitRead(i int, stmt *sharding.Statement) {
 	rs := &e.scratch
-	rs.op.ResetThen(e.async.stmt, rs.args.args, binaryParams, &rs.count, e, 0)
+	rs.op.ResetThen(stmt, rs.args.args, binaryParams, &rs.count, e, 0)
 	rs.op.Order = readOrder
 	e.topo.Shards[rs.order[i]].Pool.Submit(&rs.op)
 }
@@ -231,7 +230,7 @@ func (e *execution) readDone(op *sharding.Op) {
 		a.pending++
 		rs.count.rows = 0
 		a.mu.Unlock()
-		e.submitRead(i)
+		e.submitRead(i, op.Stmt)
 		return
 	}
 	a.answered, a.finished = true, true
