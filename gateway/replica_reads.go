@@ -137,7 +137,7 @@ func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 			p.order = append(p.order, r)
 		}
 	}
-	sim := p.acks
+	sim := p.acks.Copy()
 	for p.ask < len(p.order) && !sim.Met() {
 		sim.Ack(topo.Shards[p.order[p.ask]].Info.DC)
 		p.ask++

@@ -67,11 +67,26 @@ type Acks struct {
 	// local, for the LOCAL_ levels, is the one datacenter whose replicas
 	// count; "" counts every replica.
 	local string
-	// each counts datacenters apart, for EACH_QUORUM.
-	each          bool
-	dcs           [maxDCs]string
-	dcNeed, dcGot [maxDCs]int
-	ndc           int
+	// each counts datacenters apart, for EACH_QUORUM only: kept out of
+	// line, so that the Acks of every other level stay small to copy.
+	each *dcAcks
+}
+
+// dcAcks counts EACH_QUORUM's acknowledgements per datacenter.
+type dcAcks struct {
+	dcs       [maxDCs]string
+	need, got [maxDCs]int
+	n         int
+}
+
+// Copy returns a copy of a that counts apart from it.
+func (a *Acks) Copy() Acks {
+	c := *a
+	if a.each != nil {
+		each := *a.each
+		c.each = &each
+	}
+	return c
 }
 
 // Require returns what level needs of the replicas of one partition,
@@ -106,13 +121,13 @@ func (t *Topology) Require(level Consistency, replicas []int, localDC string) Ac
 			a.need = n/2 + 1
 		}
 	case EachQuorum:
-		a.each = true
+		a.each = new(dcAcks)
 		for _, r := range replicas {
-			a.countDC(t.Shards[r].Info.DC)
+			a.each.countDC(t.Shards[r].Info.DC)
 		}
-		for i := range a.ndc {
-			a.dcNeed[i] = a.dcNeed[i]/2 + 1
-			a.need += a.dcNeed[i]
+		for i := range a.each.n {
+			a.each.need[i] = a.each.need[i]/2 + 1
+			a.need += a.each.need[i]
 		}
 	default:
 		a.need = n
@@ -121,16 +136,16 @@ func (t *Topology) Require(level Consistency, replicas []int, localDC string) Ac
 }
 
 // countDC counts one more replica in datacenter dc.
-func (a *Acks) countDC(dc string) {
-	for i := range a.ndc {
-		if a.dcs[i] == dc {
-			a.dcNeed[i]++
+func (d *dcAcks) countDC(dc string) {
+	for i := range d.n {
+		if d.dcs[i] == dc {
+			d.need[i]++
 			return
 		}
 	}
-	if a.ndc < maxDCs {
-		a.dcs[a.ndc], a.dcNeed[a.ndc] = dc, 1
-		a.ndc++
+	if d.n < maxDCs {
+		d.dcs[d.n], d.need[d.n] = dc, 1
+		d.n++
 	}
 }
 
@@ -147,20 +162,20 @@ func (t *Topology) Available(a *Acks, replicas []int) error {
 	if a.level == Any {
 		return nil
 	}
-	if a.each {
+	if d := a.each; d != nil {
 		var alive [maxDCs]int
 		for _, r := range replicas {
 			if t.Shards[r].Pool.Alive() {
-				for i := range a.ndc {
-					if a.dcs[i] == t.Shards[r].Info.DC {
+				for i := range d.n {
+					if d.dcs[i] == t.Shards[r].Info.DC {
 						alive[i]++
 					}
 				}
 			}
 		}
-		for i := range a.ndc {
-			if alive[i] < a.dcNeed[i] {
-				return &UnavailableError{Consistency: a.level, Required: a.dcNeed[i], Alive: alive[i], DC: a.dcs[i]}
+		for i := range d.n {
+			if alive[i] < d.need[i] {
+				return &UnavailableError{Consistency: a.level, Required: d.need[i], Alive: alive[i], DC: d.dcs[i]}
 			}
 		}
 		return nil
@@ -181,13 +196,14 @@ func (t *Topology) Available(a *Acks, replicas []int) error {
 // reports whether the level is now met.
 func (a *Acks) Ack(dc string) bool {
 	switch {
-	case a.each:
-		for i := range a.ndc {
-			if a.dcs[i] == dc {
-				if a.dcGot[i] < a.dcNeed[i] {
+	case a.each != nil:
+		d := a.each
+		for i := range d.n {
+			if d.dcs[i] == dc {
+				if d.got[i] < d.need[i] {
 					a.got++
 				}
-				a.dcGot[i]++
+				d.got[i]++
 			}
 		}
 	case a.local == "" || dc == a.local:
@@ -198,9 +214,9 @@ func (a *Acks) Ack(dc string) bool {
 
 // Met reports whether the level has every acknowledgement it needs.
 func (a *Acks) Met() bool {
-	if a.each {
-		for i := range a.ndc {
-			if a.dcGot[i] < a.dcNeed[i] {
+	if d := a.each; d != nil {
+		for i := range d.n {
+			if d.got[i] < d.need[i] {
 				return false
 			}
 		}
