@@ -77,7 +77,7 @@ const varintSortKey = `(SELECT decode(string_agg(lpad(to_hex(mod(div(c.m, 256::n
 	`WHERE a.n >= -(2::numeric ^ (8 * k - 1)) AND a.n < 2::numeric ^ (8 * k - 1)) AS l ` +
 	`FROM (SELECT trunc(%s) AS n) AS a) AS b) AS c, generate_series(1, c.l) AS i)`
 
-var storages = map[Kind]*Storage{
+var storages = kindTable[*Storage]{
 	Ascii:    {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)"},
 	Text:     {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)"},
 	Bigint:   {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
@@ -129,7 +129,7 @@ func fmtOnce(template, s string) string { return fmt.Sprintf(template, s) }
 // tuples, user types and other collections as jsonb holding their
 // Cassandra JSON form.
 func StorageOf(t *Type) (*Storage, error) {
-	if s, ok := storages[t.Kind]; ok {
+	if s := storages.get(t.Kind); s != nil {
 		return s, nil
 	}
 	if t.Kind < List && t.Kind != Vector {

@@ -20,7 +20,7 @@ import (
 // arrayElementKind reports whether a collection of t is stored as an array
 // of t's Postgres type: t must be a scalar that is not itself an array.
 func arrayElementKind(t *Type) bool {
-	_, scalar := storages[t.Kind]
+	scalar := storages.get(t.Kind) != nil
 	return scalar && t.Kind != Duration
 }
 
@@ -34,7 +34,7 @@ func compositeStorage(t *Type) (*Storage, error) {
 	}
 	if (t.Kind == List || t.Kind == Set || t.Kind == Vector) && arrayElementKind(t.Elem[0]) {
 		elem := t.Elem[0]
-		est := storages[elem.Kind]
+		est := storages.get(elem.Kind)
 		sql := est.SQL + "[]"
 		if base, coll, ok := strings.Cut(est.SQL, " COLLATE "); ok {
 			sql = base + "[] COLLATE " + coll

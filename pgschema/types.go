@@ -42,6 +42,19 @@ const (
 	Vector    Kind = 0x0100
 )
 
+// kindTable maps the scalar kinds to a value: an array indexed by kind,
+// as the per-value look-ups of every request need it.
+type kindTable[V any] [Duration + 1]V
+
+// get returns k's value, the zero value for a kind beyond the scalars.
+func (t *kindTable[V]) get(k Kind) V {
+	if int(k) < len(t) {
+		return t[k]
+	}
+	var zero V
+	return zero
+}
+
 var scalarNames = map[Kind]string{
 	Ascii: "ascii", Bigint: "bigint", Blob: "blob", Boolean: "boolean",
 	Counter: "counter", Decimal: "decimal", Double: "double", Float: "float",

@@ -11,11 +11,7 @@ import (
 // fixedWidth gives the serialized size of fixed-size types, whether
 // Cassandra also accepts an empty value, and the text its serializer uses
 // when a value has another size.
-var fixedWidth = map[Kind]struct {
-	size  int
-	empty bool
-	msg   string
-}{
+var fixedWidth = kindTable[fixedWidthOf]{
 	Int:       {4, true, "Expected 4 or 0 byte int (%d)"},
 	Bigint:    {8, true, "Expected 8 or 0 byte long (%d)"},
 	Counter:   {8, true, "Expected 8 or 0 byte long (%d)"},
@@ -29,6 +25,12 @@ var fixedWidth = map[Kind]struct {
 	Timestamp: {8, true, "Expected 8 or 0 byte long for date (%d)"},
 	Date:      {4, false, "Expected 4 byte long for date (%d)"},
 	Time:      {8, false, "Expected 8 byte long for time (%d)"},
+}
+
+type fixedWidthOf struct {
+	size  int
+	empty bool
+	msg   string
 }
 
 // Validate checks a bound value of type t as Cassandra's serializers do,
@@ -131,7 +133,7 @@ func cassandraUTF8(b []byte) bool {
 
 // validate applies Cassandra's serializer checks (TypeSerializer.validate).
 func validate(t *Type, v []byte) error {
-	if w, ok := fixedWidth[t.Kind]; ok {
+	if w := fixedWidth.get(t.Kind); w.size > 0 {
 		if len(v) == 0 && w.empty {
 			return nil
 		}
