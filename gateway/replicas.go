@@ -67,6 +67,9 @@ func (w *replicaWrites) takeLater() []laterOp {
 // buffers only ever grow by append up to clear, so what lies past their
 // length was cleared before.
 func (w *replicaWrites) clear() {
+	if w.e == nil {
+		return // not used since the last clear
+	}
 	clear(w.parts)
 	clear(w.sends)
 	clear(w.ops)

@@ -63,13 +63,18 @@ func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte,
 	return w
 }
 
-// clear drops what the writer refers to, keeping its buffers for the next
-// execution.
+// clear drops the rows the writer refers to, keeping its buffers for the
+// next execution, which newRowWriter readies. vals and outs grow only by
+// append from empty, by one row's values: their lengths cover every value
+// they held since the last clear.
 func (w *rowWriter) clear() {
-	vals, conv, outs := w.vals[:0], w.conv[:0], w.outs[:0]
-	clear(vals[:cap(vals)])
-	clear(outs[:cap(outs)])
-	*w = rowWriter{vals: vals, conv: conv, outs: outs}
+	if w.e == nil {
+		return // not used since the last clear
+	}
+	clear(w.vals)
+	clear(w.outs)
+	w.e, w.st, w.plan, w.out, w.partition, w.group, w.groupKey, w.sorted, w.next = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	w.last = position{}
 }
 
 // resume starts the writer where a paging state says the page starts:
