@@ -66,7 +66,7 @@ const (
 
 // reset readies the state for the execution's next request, giving back
 // the buffers the last one held.
-func (a *asyncState) reset(e *execution) {
+func (a *asyncState) reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.live {
@@ -76,7 +76,6 @@ func (a *asyncState) reset(e *execution) {
 	if a.resp != nil {
 		putBuffer(a.resp)
 	}
-	paramsPool.Put(e.params)
 	a.gen++
 	a.live, a.answered, a.finished, a.body, a.resp, a.rows = false, false, false, nil, nil, nil
 }
@@ -98,27 +97,32 @@ func (c *conn) executeAsync(j *job) bool {
 	if c.version >= 5 {
 		resultID = d.shortBytes()
 	}
-	q := paramsPool.Get().(*queryParams)
+	e := executionPool.Get().(*execution)
+	q := &e.query
 	d.queryParams(q, c.version)
 	if d.err != nil {
-		paramsPool.Put(q)
+		executionPool.Put(e)
 		return false // the handler words the decoding error
 	}
 	st, err := c.srv.lookup(id)
-	var e *execution
-	if err == nil {
+	if err != nil {
+		executionPool.Put(e)
+		e = nil
+	} else {
 		// As handleExecute does for a v5 client holding old metadata.
 		changed := false
 		if _, ok := st.plan.(*translate.Select); ok && resultID != nil && !bytes.Equal(resultID, st.resultID[:]) {
 			changed = true
 			q.flags &^= qfSkipMetadata
 		}
-		if e, err = c.newExecution(time.Now(), st, q, fromExecute); err == nil {
+		if _, err = c.bind(e, time.Now(), st, q, fromExecute); err == nil {
 			e.resultChanged = changed
 		}
 	}
 	if err != nil {
-		paramsPool.Put(q)
+		if e != nil {
+			e.release()
+		}
 		putBuffer(body)
 		c.sendError(c.version, h.stream, err)
 		c.busy.Add(-1)

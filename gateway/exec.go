@@ -55,6 +55,10 @@ type execution struct {
 	scratch readScratch
 	writes  replicaWrites
 	args    argBuffer
+	// query holds the parameters of an EXECUTE the reader decodes
+	// (async.go), params then pointing to it: one pooled object per
+	// request instead of two.
+	query queryParams
 	// async runs the request from the pools' goroutines (async.go), and
 	// due is its place among the requests the clock expires.
 	async asyncState
@@ -88,7 +92,7 @@ func (e *execution) release() {
 	if e.refs.Add(-1) != 0 {
 		return
 	}
-	e.async.reset(e)
+	e.async.reset()
 	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st, e.resultChanged = nil, nil, translate.Bound{}, nil, nil, nil, nil, false
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
@@ -125,8 +129,12 @@ const (
 // newExecution binds a request's values to a statement's variables.
 // now is the request's arrival.
 func (c *conn) newExecution(now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
+	return c.bind(executionPool.Get().(*execution), now, st, q, from)
+}
+
+// bind is newExecution on an execution taken from executionPool.
+func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
 	md := st.plan.Meta()
-	e := executionPool.Get().(*execution)
 	e.refs.Store(1)
 	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.topology(), c.srv.cluster.schema(), st
 	e.nowSeconds = int32(e.now.Unix())

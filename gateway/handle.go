@@ -168,10 +168,8 @@ func (e *execution) runExecute(ctx context.Context, resp *[]byte) error {
 }
 
 // runBound runs an EXECUTE the reader bound (job.e), then gives back its
-// execution and parameters.
+// execution, which holds its parameters.
 func (c *conn) runBound(e *execution, resp *[]byte) error {
-	q := e.params
-	defer paramsPool.Put(q)
 	defer e.release()
 	return e.runExecute(newRequestContext(e.now, c.srv.cfg.RequestTimeout), resp)
 }

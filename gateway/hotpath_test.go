@@ -43,20 +43,17 @@ type fakeShards struct {
 
 // on returns the run of shard i.
 func (f *fakeShards) on(i int) func(*sharding.Op) error {
-	return func(op *sharding.Op) error {
-		f.mu.Lock()
-		f.perShard[i]++
-		fail := f.failing[i]
-		f.mu.Unlock()
-		if fail {
-			return &sharding.ShardError{Shard: fmt.Sprint(i), Err: io.ErrUnexpectedEOF}
-		}
-		return f.run(op)
-	}
+	return func(op *sharding.Op) error { return f.run(op, i) }
 }
 
-func (f *fakeShards) run(op *sharding.Op) error {
+// run runs op on shard i, taking the lock once.
+func (f *fakeShards) run(op *sharding.Op, i int) error {
 	f.mu.Lock()
+	f.perShard[i]++
+	if f.failing[i] {
+		f.mu.Unlock()
+		return &sharding.ShardError{Shard: fmt.Sprint(i), Err: io.ErrUnexpectedEOF}
+	}
 	f.ops++
 	if f.keep {
 		f.args = f.args[:0]
