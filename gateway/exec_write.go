@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -105,7 +107,8 @@ func tableGCGrace(t *pgschema.Table) int64 {
 }
 
 // timestamp returns a write's timestamp in microseconds: USING TIMESTAMP,
-// else the batch's, else the client's default timestamp, else the clock.
+// else the batch's, else the client's default timestamp, else the
+// gateway's (serverTimestamp).
 func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, error) {
 	if using != nil {
 		b, unset := e.bound.Get(*using)
@@ -129,7 +132,28 @@ func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 	if e.params.hasTimestamp {
 		return e.params.timestamp, nil
 	}
-	return e.now.UnixMicro(), nil
+	return serverTimestamp(e.now), nil
+}
+
+// lastTimestamp is the last timestamp serverTimestamp gave.
+var lastTimestamp atomic.Int64
+
+// serverTimestamp returns a timestamp for a write that brought none, as a
+// Cassandra coordinator gives one: the request's arrival in microseconds,
+// or, should that not be later than the last timestamp given, one past
+// it. The gateway's timestamps thus never repeat and never go back, so
+// two writes to one cell that arrive together, or across a step back of
+// the wall clock, still apply in the order they were given theirs.
+func serverTimestamp(now time.Time) int64 {
+	for {
+		last, ts := lastTimestamp.Load(), now.UnixMicro()
+		if ts <= last {
+			ts = last + 1
+		}
+		if lastTimestamp.CompareAndSwap(last, ts) {
+			return ts
+		}
+	}
 }
 
 // maxExpiry is the last second a cell can live to: Cassandra 4.1 keeps

@@ -1,10 +1,15 @@
 package gateway_test
 
 import (
+	"bytes"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/gocql/gocql"
 )
 
@@ -121,6 +126,49 @@ func TestSemanticsTimestamps(t *testing.T) {
 		"UPDATE ts USING TIMESTAMP 50 SET w = 'a' WHERE k = 6 AND c = 2",
 		"UPDATE ts USING TIMESTAMP 50 SET w = 'ab' WHERE k = 6 AND c = 2")
 	wantRows(t, q("SELECT c, v, w FROM ts WHERE k = 6"), "", "1 | -1 | b", "2 | null | ab")
+}
+
+// TestSemanticsServerTimestamps: writes that bring no timestamp get the
+// gateway's, which never repeat, even for writes that arrive together in
+// one read from the socket, and so share an arrival time.
+func TestSemanticsServerTimestamps(t *testing.T) {
+	sess := semanticsSession(t)
+	exec(t, sess, "CREATE TABLE tsu (k int PRIMARY KEY, v int)")
+	c := dialRaw(t)
+	c.startup(4)
+	const n = 100
+	var frames bytes.Buffer
+	for i := range n {
+		q := &message.Query{Query: fmt.Sprintf("INSERT INTO sem.tsu (k, v) VALUES (%d, 0)", i),
+			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelQuorum}}
+		if err := c.codec.EncodeFrame(frame.NewFrame(4, int16(10+i), q), &frames); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.nc.Write(frames.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if f := c.receive(); f.Header.OpCode != primitive.OpCodeResult {
+			t.Fatalf("INSERT answered %v", f.Body.Message)
+		}
+	}
+	iter := sess.Query("SELECT k, writetime(v) FROM tsu").Consistency(gocql.All).Iter()
+	seen := map[int64]int{}
+	var k int
+	var ts int64
+	for iter.Scan(&k, &ts) {
+		if other, ok := seen[ts]; ok {
+			t.Errorf("rows %d and %d were given the same timestamp %d", other, k, ts)
+		}
+		seen[ts] = k
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != n {
+		t.Errorf("read %d distinct timestamps, want %d", len(seen), n)
+	}
 }
 
 // TestSemanticsTTL: TTL per cell and on INSERT's row marker; the table's
