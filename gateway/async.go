@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -115,7 +114,7 @@ func (c *conn) executeAsync(j *job) bool {
 			changed = true
 			q.flags &^= qfSkipMetadata
 		}
-		if _, err = c.bind(e, time.Now(), st, q, fromExecute); err == nil {
+		if _, err = c.bind(e, j.at, st, q, fromExecute); err == nil {
 			e.resultChanged = changed
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // conn is one client connection. Its reader goroutine decodes frame
@@ -38,6 +39,10 @@ type conn struct {
 	// reads them.
 	negotiated compression
 	framed     bool
+	// arrived is when the reader's last read from the socket returned:
+	// the arrival of every request it brought, read off the clock once
+	// per read, not once per request. Only the reader touches it.
+	arrived time.Time
 	// keyspace is the session's current keyspace, set by USE.
 	keyspace atomic.Pointer[string]
 	// events is the set of event types the client registered for.
@@ -91,7 +96,7 @@ func (c *conn) serve() {
 func (c *conn) close() { c.closeOne.Do(func() { close(c.closed) }) }
 
 func (c *conn) readLoop() error {
-	br := bufio.NewReaderSize(c.nc, 64<<10)
+	br := bufio.NewReaderSize(stampedReader{c}, 64<<10)
 	var hdr [headerSize]byte
 	for !c.framed {
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
@@ -111,6 +116,18 @@ func (c *conn) readLoop() error {
 	return c.readSegments(br)
 }
 
+// stampedReader reads the connection's socket, recording when each read
+// returned (conn.arrived).
+type stampedReader struct{ c *conn }
+
+func (r stampedReader) Read(p []byte) (int, error) {
+	n, err := r.c.nc.Read(p)
+	if n > 0 {
+		r.c.arrived = time.Now()
+	}
+	return n, err
+}
+
 // run starts a request in a goroutine of its own: an idle handler of the
 // connection when one is waiting, else a new one. STARTUP runs on the
 // reader instead: its answer decides how the next frame is framed and
@@ -120,11 +137,11 @@ func (c *conn) run(h header, body *[]byte) {
 	c.inflight.Add(1)
 	c.busy.Add(1)
 	c.srv.metrics.request(h.opcode)
+	j := job{h: h, body: body, at: c.arrived}
 	if h.opcode == opStartup {
-		c.handle(job{h: h, body: body})
+		c.handle(j)
 		return
 	}
-	j := job{h: h, body: body}
 	if c.executeAsync(&j) {
 		return
 	}
@@ -145,6 +162,7 @@ const maxIdleHandlers = 64
 type job struct {
 	h    header
 	body *[]byte
+	at   time.Time // arrival
 	e    *execution
 }
 
@@ -245,7 +263,7 @@ func (c *conn) handle(j job) {
 	if j.e != nil {
 		err = c.runBound(j.e, resp)
 	} else {
-		err = c.dispatch(h, *body, resp)
+		err = c.dispatch(h, j.at, *body, resp)
 	}
 	if err != nil {
 		*resp = (*resp)[:0]

@@ -11,8 +11,8 @@ import (
 )
 
 // dispatch runs one request, appending its response body to resp, whose
-// header says RESULT until a handler changes the opcode.
-func (c *conn) dispatch(h header, body []byte, resp *[]byte) error {
+// header says RESULT until a handler changes the opcode; at is its arrival.
+func (c *conn) dispatch(h header, at time.Time, body []byte, resp *[]byte) error {
 	d := decoder{b: body}
 	if h.flags&flagCustomPayload != 0 {
 		d.skipBytesMap() // custom payloads are tolerated and ignored
@@ -23,7 +23,7 @@ func (c *conn) dispatch(h header, body []byte, resp *[]byte) error {
 	if err := c.srv.auth.admit(c, h.opcode); err != nil { // logged in? (auth.go)
 		return err
 	}
-	var ctx context.Context = newRequestContext(time.Now(), c.srv.cfg.RequestTimeout)
+	var ctx context.Context = newRequestContext(at, c.srv.cfg.RequestTimeout)
 	switch h.opcode {
 	case opOptions:
 		return c.handleOptions(resp)

@@ -199,6 +199,7 @@ func (h *hotServer) roundTrip(frame []byte) *[]byte {
 	hdr := parseHeader(frame)
 	body := getBuffer(int(hdr.length))
 	copy(*body, frame[headerSize:])
+	h.c.arrived = time.Now() // a read from the socket per request
 	h.c.run(hdr, body)
 	return <-h.c.out
 }
