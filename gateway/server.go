@@ -64,7 +64,10 @@ type Config struct {
 	Gateways GatewaysConfig
 	// Auth turns on authentication and authorization (auth.go).
 	Auth AuthConfig
-	Log  *slog.Logger
+	// SlowQuery, when positive, logs every request that takes longer, at
+	// warning level.
+	SlowQuery time.Duration
+	Log       *slog.Logger
 }
 
 func (c *Config) setDefaults() {
