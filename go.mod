@@ -13,6 +13,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.16
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
+	go.yaml.in/yaml/v3 v3.0.5
 	gopkg.in/inf.v0 v0.9.1
 )
 
