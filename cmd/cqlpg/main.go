@@ -18,6 +18,7 @@ const usage = `cqlpg runs Cassandra applications on PostgreSQL.
 
 Usage:
   cqlpg serve [flags]   serve CQL on PostgreSQL shards (cqlpg serve -h for flags)
+  cqlpg config [flags]  print the configuration cqlpg serve would run with, as YAML (same flags)
   cqlpg repair [flags] [KEYSPACE[.TABLE]]
                         bring the replicas of the shards to the same data (cqlpg repair -h for flags)
   cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
@@ -32,6 +33,8 @@ func main() {
 	switch os.Args[1] {
 	case "serve":
 		os.Exit(serve(os.Args[2:]))
+	case "config":
+		os.Exit(printConfig(os.Args[2:]))
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
 	case "repair":
