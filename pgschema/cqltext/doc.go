@@ -1,5 +1,5 @@
 // Package cqltext reads and writes values in the text forms cqlsh prints
-// and COPY ... TO writes: text as it is (quoted with '' escapes inside
+// and COPY ... TO writes: text as it is (quoted with ” escapes inside
 // collections), booleans True/False, timestamps 2024-01-02
 // 03:04:05.678000+0000, blobs 0x..., and collections, tuples and user
 // types in CQL literal syntax ([1, 2], {'k': 1}, (1, 'x'), {f: 1}).

@@ -137,7 +137,7 @@ func (p *parser) word(peek bool) string {
 	return w
 }
 
-// quoted reads a single-quoted string, '' standing for a quote.
+// quoted reads a single-quoted string, ” standing for a quote.
 func (p *parser) quoted() (string, error) {
 	var b strings.Builder
 	start := p.i
