@@ -22,6 +22,12 @@ Usage:
   cqlpg repair [flags] [KEYSPACE[.TABLE]]
                         bring the replicas of the shards to the same data (cqlpg repair -h for flags)
   cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
+  cqlpg load [flags] KEYSPACE.TABLE FILE.csv
+                        load a CSV file in cqlsh's COPY format into a table (cqlpg load -h for flags)
+  cqlpg unload [flags] KEYSPACE.TABLE FILE.csv
+                        write a table to a CSV file in cqlsh's COPY format
+  cqlpg exec [flags] -e CQL | -f FILE.cql
+                        run CQL on a gateway and print the results as cqlsh does
   cqlpg bench WORKLOAD  measure cqlpg against PostgreSQL used directly (cqlpg bench for workloads)
 `
 
@@ -41,6 +47,12 @@ func main() {
 		os.Exit(repair(os.Args[2:]))
 	case "ring":
 		os.Exit(ring(os.Args[2:]))
+	case "load":
+		os.Exit(load(os.Args[2:]))
+	case "unload":
+		os.Exit(unload(os.Args[2:]))
+	case "exec":
+		os.Exit(execCQL(os.Args[2:]))
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 	default:

@@ -1,0 +1,174 @@
+package bulk
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// Names of the staging tables, temporary tables of a load's connections.
+const (
+	stageRows   = "cqlpg_load_rows"
+	stageStatic = "cqlpg_load_static"
+)
+
+// stage lists the columns of a staging table, in COPY order.
+type stage struct {
+	names []string
+}
+
+func (s *stage) add(names ...string) { s.names = append(s.names, names...) }
+
+// statements are a load's SQL for one table and one set of columns.
+type statements struct {
+	rows, static     stage
+	create           []string
+	applyRows        string // $1 write time, $2 expiry (or null)
+	applyStatic      string // same parameters; "" when no static column is loaded
+	rowsIdx, statIdx []*pgschema.Column
+}
+
+// buildStatements builds the staging tables and the statements that apply
+// them for a load of cols (key columns and the cells the file gives).
+func buildStatements(t *pgschema.Table, cols []*pgschema.Column) (*statements, error) {
+	st := &statements{}
+	st.rows.add(pgschema.TokenColumn)
+	st.static.add(pgschema.TokenColumn)
+	for _, c := range t.KeyColumns() {
+		st.rows.add(c.PGName)
+		if o := c.OrderColumn(); o != "" {
+			st.rows.add(o)
+		}
+		if c.Kind == pgschema.PartitionKey {
+			st.static.add(c.PGName)
+		}
+	}
+	var regular, static []*pgschema.Column
+	for _, c := range cols {
+		switch c.Kind {
+		case pgschema.Regular:
+			regular = append(regular, c)
+			st.rows.add(cellNames(c)...)
+		case pgschema.Static:
+			static = append(static, c)
+			st.static.add(cellNames(c)...)
+		}
+	}
+	st.rowsIdx, st.statIdx = regular, static
+	st.create = []string{
+		"DROP TABLE IF EXISTS pg_temp." + stageRows + ", pg_temp." + stageStatic,
+		fmt.Sprintf("CREATE TEMP TABLE %s ON COMMIT DELETE ROWS AS SELECT %s FROM %s WITH NO DATA",
+			stageRows, quoteAll(st.rows.names), t.Ident()),
+	}
+	rows, err := applySQL(t, regular, false)
+	if err != nil {
+		return nil, err
+	}
+	st.applyRows = rows
+	if len(static) > 0 {
+		st.create = append(st.create, fmt.Sprintf("CREATE TEMP TABLE %s ON COMMIT DELETE ROWS AS SELECT %s FROM %s WITH NO DATA",
+			stageStatic, quoteAll(st.static.names), t.StaticIdent()))
+		if st.applyStatic, err = applySQL(t, static, true); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// cellNames are the staged columns of a cell: its value and, where the
+// column has one, its empty flag. Write time and expiry are the load's.
+func cellNames(c *pgschema.Column) []string {
+	if e := c.EmptyColumn(); e != "" {
+		return []string{c.PGName, e}
+	}
+	return []string{c.PGName}
+}
+
+// applySQL is the statement writing the staged rows (or static rows) as
+// INSERTs of the same cells would: the SET items are those of a gateway
+// write (translate's cellSQL and upsert), taken from excluded and t alone,
+// and a row of a table with clustering columns is written only when it
+// is newer than the newest recorded deletion covering it, which it then
+// remembers in _del_wt.
+func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string, error) {
+	target, keys := t.Ident(), t.KeyColumns()
+	if static {
+		target, keys = t.StaticIdent(), t.PartitionKey
+	}
+	cols := []string{quote(pgschema.TokenColumn)}
+	vals := []string{"s." + quote(pgschema.TokenColumn)}
+	conflict := []string{quote(pgschema.TokenColumn)}
+	for _, c := range keys {
+		cols, vals = append(cols, quote(c.PGName)), append(vals, "s."+quote(c.PGName))
+		if o := c.OrderColumn(); o != "" {
+			cols, vals = append(cols, quote(o)), append(vals, "s."+quote(o))
+		}
+		conflict = append(conflict, quote(c.SortColumn()))
+	}
+	var set []string
+	winner := func(column, wins string) string {
+		return fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins)
+	}
+	for _, c := range cells {
+		s, err := pgschema.StorageOf(c.Type)
+		if err != nil {
+			return "", err
+		}
+		v, wt, exp := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn())
+		value := "s." + v
+		if c.Type.IsMultiCell() && c.Type.Kind != pgschema.UDT {
+			// A non-frozen collection set to empty is null.
+			empty := "'{}'"
+			if s.SQL == "jsonb" && c.Type.Kind != pgschema.Map {
+				empty = "'[]'"
+			}
+			value = "NULLIF(" + value + ", " + empty + ")"
+		}
+		cols, vals = append(cols, v, wt, exp), append(vals, value, "$1::bigint", "$2::integer")
+		key := func(alias string) string { return fmt.Sprintf(s.SortKey, alias+"."+v) }
+		isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
+		emptyCol := c.EmptyColumn()
+		if emptyCol != "" {
+			empty := quote(emptyCol)
+			cols, vals = append(cols, empty), append(vals, "s."+empty)
+			key = func(alias string) string {
+				return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, empty, fmt.Sprintf(s.SortKey, alias+"."+v))
+			}
+			isNull = func(alias string) string {
+				return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, empty)
+			}
+		}
+		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, %[4]s, %[5]s, "+
+			"t.%[2]s, t.%[3]s, %[6]s, %[7]s, t.%[8]s)", v, wt, exp, isNull("excluded"), key("excluded"),
+			isNull("t"), key("t"), quote(pgschema.DeletedColumn))
+		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
+		if emptyCol != "" {
+			set = append(set, winner(quote(emptyCol), wins))
+		}
+	}
+	from := fmt.Sprintf("pg_temp.%s AS s", stageRows)
+	if static {
+		from = fmt.Sprintf("pg_temp.%s AS s", stageStatic)
+	}
+	where := ""
+	if !static {
+		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
+		cols, vals = append(cols, wt, exp), append(vals, "$1::bigint", "$2::integer")
+		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[1]s, excluded.%[2]s, false, NULL, t.%[1]s, t.%[2]s, false, NULL, t.%[3]s)",
+			wt, exp, quote(pgschema.DeletedColumn))
+		set = append(set, winner(wt, wins), winner(exp, wins))
+		if t.DeletionsIdent() != "" {
+			from += fmt.Sprintf(" CROSS JOIN LATERAL (SELECT max(x.%s) AS wt FROM %s AS x WHERE %s) AS d",
+				quote(pgschema.DeletedColumn), t.DeletionsIdent(), t.Covers("x", "s"))
+			where = " WHERE d.wt IS NULL OR d.wt < $1::bigint"
+			cols, vals = append(cols, quote(pgschema.DeletedColumn)), append(vals, "d.wt")
+		}
+	}
+	if len(set) == 0 {
+		set = append(set, fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn)))
+	}
+	return fmt.Sprintf("INSERT INTO %s AS t (%s) SELECT %s FROM %s%s ON CONFLICT (%s) DO UPDATE SET %s",
+		target, strings.Join(cols, ", "), strings.Join(vals, ", "), from, where,
+		strings.Join(conflict, ", "), strings.Join(set, ", ")), nil
+}
