@@ -29,7 +29,11 @@ type cqlshReport struct {
 	TableExport     map[string]string              `json:"table_export"`
 	Describe        map[string][]map[string]string `json:"describe"`
 	DescribeError   string                         `json:"describe_error"`
-	Warnings        []string                       `json:"warnings"`
+	DescribeCluster struct {
+		Cluster, Partitioner, Snitch string
+		Ranges                       int
+	} `json:"describe_cluster"`
+	Warnings []string `json:"warnings"`
 }
 
 // runCqlsh runs cqlsh.py against the shared gateway; protocol is empty
@@ -121,6 +125,7 @@ func TestCqlsh(t *testing.T) {
 		"DESCRIBE INDEX cqlsh_ks.readings_note_idx": {element("index", "readings_note_idx", index)},
 		"DESC ONLY KEYSPACE cqlsh_ks":               {element("keyspace", ks, keyspace)},
 		"USE DESCRIBE TABLES":                       {{"keyspace_name": ks, "type": "table", "name": "kv"}, {"keyspace_name": ks, "type": "table", "name": "readings"}},
+		"USE DESCRIBE FUNCTIONS":                    nil,
 		"USE DESCRIBE TYPES":                        {{"keyspace_name": ks, "type": "type", "name": "address"}},
 		"USE DESCRIBE readings":                     {element("table", "readings", readings), element("index", "readings_note_idx", index)},
 	}
@@ -165,6 +170,9 @@ func TestCqlsh(t *testing.T) {
 			if !slices.ContainsFunc(keyspaces, func(m row) bool { return m["name"] == ks && m["type"] == "keyspace" }) ||
 				!slices.ContainsFunc(keyspaces, func(m row) bool { return m["name"] == "system_schema" }) {
 				t.Errorf("DESCRIBE KEYSPACES: %v", keyspaces)
+			}
+			if c := r.DescribeCluster; c.Cluster != "cqlpg" || c.Partitioner != "Murmur3Partitioner" || c.Snitch != "DynamicEndpointSnitch" || c.Ranges == 0 {
+				t.Errorf("DESCRIBE CLUSTER: %+v", c)
 			}
 			if !strings.Contains(r.DescribeError, "Table 'nope' not found in keyspace 'cqlsh_ks'") {
 				t.Errorf("DESCRIBE TABLE of a missing table: %q", r.DescribeError)

@@ -106,9 +106,18 @@ def run(cluster, session, ks):
         out[cql] = describe(session, cql)
     # Bare names and listings in the keyspace, after USE.
     session.execute("USE %s" % ks)
-    for cql in ["DESCRIBE TABLES", "DESCRIBE TYPES", "DESCRIBE readings"]:
+    for cql in ["DESCRIBE TABLES", "DESCRIBE TYPES", "DESCRIBE FUNCTIONS", "DESCRIBE readings"]:
         out["USE " + cql] = describe(session, cql)
     report["describe"] = out
+    # DESCRIBE CLUSTER in a keyspace adds the token ranges' replicas: a
+    # map of lists, which cqlsh prints.
+    cluster_row = describe(session, "DESCRIBE CLUSTER")[0]
+    report["describe_cluster"] = {
+        "cluster": cluster_row["cluster"],
+        "partitioner": cluster_row["partitioner"],
+        "snitch": cluster_row["snitch"],
+        "ranges": len(cluster_row["range_ownership"]),
+    }
 
     try:
         describe(session, "DESCRIBE TABLE %s.nope" % ks)
