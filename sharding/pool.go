@@ -236,6 +236,10 @@ type Pool struct {
 	// run, when set, runs each op in the submitting goroutine in place of
 	// a connection (NewFuncPool).
 	run func(*Op) error
+	// conns is the number of connections, and stats counts their work
+	// (Stats).
+	conns int
+	stats poolStats
 }
 
 // PoolConfig configures a Pool.
@@ -274,7 +278,7 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		cfg.Log = slog.Default()
 	}
 	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
-		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange}
+		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns}
 	for range cfg.Conns {
 		p.wg.Go(p.work)
 	}
@@ -291,16 +295,25 @@ func (p *Pool) Submit(op *Op) {
 		return
 	}
 	if p.down.Load() {
-		op.finish(&ShardError{Shard: p.name, Err: ErrShardDown, Unsent: true})
+		p.finish(op, &ShardError{Shard: p.name, Err: ErrShardDown, Unsent: true})
 		return
 	}
 	select {
 	case p.queue <- op:
 	case <-p.stop:
-		op.finish(errPoolClosed)
+		p.finish(op, errPoolClosed)
 	default:
-		op.finish(&ShardError{Shard: p.name, Err: errQueueFull, Unsent: true})
+		p.finish(op, &ShardError{Shard: p.name, Err: errQueueFull, Unsent: true})
 	}
+}
+
+// finish hands op its outcome, counting it (Stats).
+func (p *Pool) finish(op *Op, err error) {
+	p.stats.ops.Add(1)
+	if err != nil {
+		p.stats.failed.Add(1)
+	}
+	op.finish(err)
 }
 
 var (
@@ -369,7 +382,7 @@ func (p *Pool) Close() {
 	for {
 		select {
 		case op := <-p.queue:
-			op.finish(errPoolClosed)
+			p.finish(op, errPoolClosed)
 		default:
 			return
 		}
@@ -418,16 +431,23 @@ func (p *Pool) work() {
 func (w *worker) close() {
 	if w.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		w.conn.Close(ctx)
+		w.dropConn(ctx)
 		cancel()
 	}
+}
+
+// dropConn closes the worker's connection.
+func (w *worker) dropConn(ctx context.Context) {
+	w.conn.Close(ctx)
+	w.conn = nil
+	w.pool.stats.open.Add(-1)
 }
 
 // fail finishes every op of the batch not yet finished with err.
 func (w *worker) fail(err error) {
 	for _, op := range w.batch {
 		if op != nil {
-			op.finish(err)
+			w.pool.finish(op, err)
 		}
 	}
 }
@@ -436,7 +456,7 @@ func (w *worker) fail(err error) {
 func (w *worker) done(i int, err error) {
 	op := w.batch[i]
 	w.batch[i] = nil
-	op.finish(err)
+	w.pool.finish(op, err)
 }
 
 // share moves the ops that may share a transaction to the front of the
@@ -474,11 +494,13 @@ func (op *Op) shares() bool { return op.Order != 0 && len(op.Then) == 0 && !op.a
 func (w *worker) run() {
 	ctx, cancel := context.WithTimeout(context.Background(), w.pool.timeout)
 	defer cancel()
-	if w.conn != nil && w.connDown != w.pool.downs.Load() {
-		w.conn.Close(ctx)
-		w.conn = nil
+	stats := &w.pool.stats
+	stats.busy.Add(1)
+	defer stats.busy.Add(-1)
+	if w.conn != nil && (w.connDown != w.pool.downs.Load() || w.conn.IsClosed()) {
+		w.dropConn(ctx)
 	}
-	if w.conn == nil || w.conn.IsClosed() {
+	if w.conn == nil {
 		downs := w.pool.downs.Load()
 		conn, err := pgconn.ConnectConfig(ctx, w.pool.config)
 		if err != nil {
@@ -487,7 +509,9 @@ func (w *worker) run() {
 			return
 		}
 		w.conn, w.connDown, w.prepared = conn, downs, map[string]bool{}
+		stats.open.Add(1)
 	}
+	began := time.Now()
 	w.share()
 	pl := w.conn.StartPipeline(ctx)
 	w.parses, w.parseAt = w.parses[:0], w.parseAt[:0]
@@ -533,6 +557,7 @@ func (w *worker) run() {
 	if err := pl.Close(); err != nil {
 		w.pool.log.Warn("closing pipeline", "err", err)
 	}
+	stats.pipelines.Observe(time.Since(began))
 }
 
 // unprepare forgets the statements that ops from..to-1 were to prepare
@@ -602,15 +627,14 @@ func (w *worker) again(i int) {
 	select {
 	case w.pool.queue <- op:
 	default:
-		op.finish(&ShardError{Shard: w.pool.name, Err: errQueueFull, Unsent: true})
+		w.pool.finish(op, &ShardError{Shard: w.pool.name, Err: errQueueFull, Unsent: true})
 	}
 }
 
 // broken fails the remaining ops after the connection failed.
 func (w *worker) broken(pl *pgconn.Pipeline, err error) {
 	pl.Close()
-	w.conn.Close(context.Background())
-	w.conn = nil
+	w.dropConn(context.Background())
 	w.pool.markDown(err)
 	w.fail(&ShardError{Shard: w.pool.name, Err: err})
 }
