@@ -9,7 +9,7 @@ type Statement struct {
 }
 
 // Split cuts a script into statements at semicolons outside string
-// literals ('...', with '' inside), quoted names ("..."), $$ strings and
+// literals ('...', with ” inside), quoted names ("..."), $$ strings and
 // comments (--, // to the end of the line, /* */). Comments are dropped;
 // statements are trimmed and empty ones skipped. A last statement
 // without a semicolon is kept.
