@@ -60,6 +60,7 @@ func TestRoundTrip(t *testing.T) {
 		{"inet", "127.0.0.1"},
 		{"inet", "2001:db8::1"},
 		{"duration", "1h2m"},
+		{"duration", "0s"},
 		{"duration", "-1y2mo3d4h5m6s7ms8us9ns"},
 		{"list<text>", "['a', 'b''c', 'x, y']"},
 		{"list<int>", "[]"},

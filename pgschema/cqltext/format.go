@@ -120,7 +120,11 @@ func (s Style) appendValue(dst []byte, t *pgschema.Type, v []byte, quote bool) (
 		if err != nil {
 			return nil, err
 		}
-		return append(dst, strings.Trim(string(j), `"`)...), nil
+		text := strings.Trim(string(j), `"`)
+		if text == "" {
+			text = "0s" // a zero duration, which Cassandra prints as nothing
+		}
+		return append(dst, text...), nil
 	case pgschema.List, pgschema.Set, pgschema.Map, pgschema.Tuple, pgschema.UDT, pgschema.Vector:
 		return s.appendComposite(dst, t, v)
 	}
