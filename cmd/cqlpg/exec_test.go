@@ -1,11 +1,16 @@
 package main_test
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cqlpg/cqlpg/gateway"
 )
 
 // The seed documents' examples, with the output cqlsh prints for them.
@@ -137,22 +142,53 @@ SELECT lastname, firstname /* names */ FROM cyclist_name
 
 	// Values of other types print in cqlsh's forms; no rows print a footer.
 	out, errOut, code = runExec(t, bin, append(host, "-e", "CREATE TABLE cycling.types (k int PRIMARY KEY, l list<text>, m map<text, int>, "+
-		"ts timestamp, b boolean, d double, bl blob, n int); INSERT INTO cycling.types (k, l, m, ts, b, d, bl) VALUES "+
-		"(1, ['a', 'it''s'], {'x': 1}, '2024-01-02 03:04:05.678+0000', true, 0.5, 0xff); "+
+		"ts timestamp, b boolean, d double, bl blob, n int, ve vector<float, 2>); INSERT INTO cycling.types (k, l, m, ts, b, d, bl, ve) VALUES "+
+		"(1, ['a', 'it''s'], {'x': 1}, '2024-01-02 03:04:05.678+0000', true, 0.5, 0xff, [1.5, -2]); "+
 		"SELECT * FROM cycling.types; SELECT * FROM cycling.types WHERE k = 2")...)
 	wantTypes := `
- k | b    | bl   | d   | l              | m        | n    | ts
----+------+------+-----+----------------+----------+------+---------------------------------
- 1 | True | 0xff | 0.5 | ['a', 'it''s'] | {'x': 1} | null | 2024-01-02 03:04:05.678000+0000
+ k | b    | bl   | d   | l              | m        | n    | ts                              | ve
+---+------+------+-----+----------------+----------+------+---------------------------------+-----------
+ 1 | True | 0xff | 0.5 | ['a', 'it''s'] | {'x': 1} | null | 2024-01-02 03:04:05.678000+0000 | [1.5, -2]
 
 (1 rows)
 
- k | b | bl | d | l | m | n | ts
----+---+----+---+---+---+---+----
+ k | b | bl | d | l | m | n | ts | ve
+---+---+----+---+---+---+---+----+----
 
 (0 rows)
 `
 	if code != 0 || out != wantTypes {
 		t.Errorf("types: exit %d, stderr %q, output\n%s\nwant\n%s", code, errOut, out, wantTypes)
+	}
+}
+
+// TestExecAuth logs in to a gateway that requires authentication.
+func TestExecAuth(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	ctx := context.Background()
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: "cassandra"}}
+	for _, u := range e.urls {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+	}
+	srv, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Shutdown(context.Background())
+	host := []string{"--host", srv.Addr().String()}
+	out, errOut, code := runExec(t, bin, append(host, "-u", "cassandra", "-p", "cassandra", "-e",
+		"CREATE KEYSPACE IF NOT EXISTS authks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; "+
+			"CREATE TABLE IF NOT EXISTS authks.t (k int PRIMARY KEY, v text); INSERT INTO authks.t (k, v) VALUES (1, 'one'); "+
+			"SELECT * FROM authks.t")...)
+	want := "\n k | v\n---+-----\n 1 | one\n\n(1 rows)\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, stderr %q, output %q, want %q", code, errOut, out, want)
+	}
+	_, errOut, code = runExec(t, bin, append(host, "-u", "cassandra", "-p", "wrong", "-e", "SELECT * FROM system.local")...)
+	if code != 1 || !strings.HasPrefix(errOut, "Connection error: ") {
+		t.Errorf("wrong password: exit %d, stderr %q", code, errOut)
 	}
 }

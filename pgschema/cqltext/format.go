@@ -275,7 +275,7 @@ func intValue(v []byte, k pgschema.Kind) (int64, bool) {
 }
 
 // appendFloat writes a float as cqlsh does: NaN, Infinity, -Infinity, and
-// numbers in %g style, to prec significant digits, or the shortest exact
+// numbers in %g style to cqlsh's precision prec, or the shortest exact
 // digits when prec is 0 (exponents from 1e16 and below 1e-4, as Python's
 // repr).
 func appendFloat(dst []byte, f float64, bits, prec int) []byte {
@@ -288,7 +288,16 @@ func appendFloat(dst []byte, f float64, bits, prec int) []byte {
 		return append(dst, "-Infinity"...)
 	}
 	if prec > 0 {
-		return append(dst, strconv.FormatFloat(f, 'g', prec, bits)...)
+		// cqlsh counts the precision after the decimal point when %g
+		// would not use an exponent anyway.
+		exp := math.MinInt
+		if math.Abs(f) > 2.220446049250313e-16 {
+			exp = int(math.Log10(math.Abs(f))) // truncated toward zero, as Python's int()
+		}
+		if exp >= -4 && exp < prec {
+			prec += exp + 1
+		}
+		return append(dst, strconv.FormatFloat(f, 'g', prec, 64)...)
 	}
 	exp := 0
 	if f != 0 {
