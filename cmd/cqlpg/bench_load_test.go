@@ -20,10 +20,7 @@ const benchLoadRows = 20000
 // once with cqlpg load and once as INSERTs through a gateway, prepared
 // and sent by 32 goroutines. Each reports rows/s.
 func BenchmarkLoad(b *testing.B) {
-	e := sharedBulkEnv(&testing.T{})
-	if e == nil {
-		b.Fatal("no cluster")
-	}
+	e := sharedBulkEnv(b)
 	// Each run writes into an empty table, as a migration does.
 	empty := func(b *testing.B) {
 		b.StopTimer()
@@ -51,7 +48,7 @@ func BenchmarkLoad(b *testing.B) {
 		var took time.Duration
 		for range b.N {
 			empty(b)
-			c := e.reopen(&testing.T{})
+			c := e.reopen(b)
 			start := time.Now()
 			if _, err := c.Load(context.Background(), "bench_load", "kv", file, bulk.LoadOptions{}); err != nil {
 				b.Fatal(err)

@@ -49,7 +49,7 @@ var (
 
 // sharedBulkEnv starts the shards and the gateway once for the load,
 // unload and exec tests.
-func sharedBulkEnv(t *testing.T) *bulkEnv {
+func sharedBulkEnv(t testing.TB) *bulkEnv {
 	t.Helper()
 	bulkOnce.Do(func() { bulkE, bulkErr = startBulkEnv() })
 	if bulkErr != nil {
@@ -93,7 +93,7 @@ func startBulkEnv() (*bulkEnv, error) {
 }
 
 // reopen reads the schema again, after the test created tables.
-func (e *bulkEnv) reopen(t *testing.T) *bulk.Cluster {
+func (e *bulkEnv) reopen(t testing.TB) *bulk.Cluster {
 	t.Helper()
 	ctx := context.Background()
 	cfg := gateway.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
