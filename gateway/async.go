@@ -122,8 +122,15 @@ func (c *conn) executeAsync(j *job) bool {
 		if e != nil {
 			e.release()
 		}
+		b := getBuffer(0)
+		c.appendError(b, c.version, h.stream, err)
+		if st != nil {
+			c.observe(h, st.kind, j.at, st, nil)
+		} else {
+			c.observe(h, kindNone, j.at, nil, *body)
+		}
 		putBuffer(body)
-		c.sendError(c.version, h.stream, err)
+		c.send(b)
 		c.busy.Add(-1)
 		c.inflight.Done()
 		return true
@@ -412,6 +419,7 @@ func (e *execution) answer(err error) {
 		resp, a.resp = a.resp, nil
 		finishFrame(*resp)
 	}
+	c.observe(header{opcode: opExecute}, e.st.kind, e.now, e.st, nil)
 	c.sendAsync(resp)
 	c.busy.Add(-1)
 	c.inflight.Done()

@@ -33,6 +33,8 @@ type statement struct {
 	slotConv []pgschema.Converter
 	// resultID digests the result metadata (v5's result_metadata_id).
 	resultID [16]byte
+	// kind is the statement's kind, for the requests' metrics.
+	kind stmtKind
 	// placed memoizes the placement the statement's last execution
 	// resolved: finding it in the topology builds a key string, which
 	// costs more than the rest of a read.
@@ -172,7 +174,7 @@ func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Sche
 		return nil, err
 	}
 	st := &statement{id: id, keyspace: keyspace, query: query, plan: plan, version: schema.Version,
-		resultID: resultMetadataID(plan.Meta().Result)}
+		resultID: resultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
 	compile(st)
 	if cacheable(plan) {
 		s.cache.put(st)

@@ -239,6 +239,7 @@ func (c *conn) handle(j job) {
 			c.log.Error("request panicked", "opcode", opNames[h.opcode], "panic", r, "stack", string(debug.Stack()))
 			*resp = (*resp)[:0]
 			c.appendError(resp, c.version, h.stream, fmt.Errorf("internal error: %v", r))
+			c.observe(h, kindNone, j.at, nil, nil)
 			c.send(resp)
 		}
 		putBuffer(body)
@@ -247,6 +248,7 @@ func (c *conn) handle(j job) {
 		plain, err := c.decompressBody(body)
 		if err != nil {
 			c.appendError(resp, c.version, h.stream, err)
+			c.observe(h, kindNone, j.at, nil, nil)
 			c.send(resp)
 			return
 		}
@@ -259,11 +261,17 @@ func (c *conn) handle(j job) {
 		(*resp)[1] |= flagTracing
 		*resp = append(*resp, tr.id[:]...)
 	}
-	var err error
+	var (
+		err  error
+		kind stmtKind
+		st   *statement // when known before the request runs
+	)
 	if j.e != nil {
+		st = j.e.st
+		kind = st.kind
 		err = c.runBound(j.e, resp)
 	} else {
-		err = c.dispatch(h, j.at, *body, resp)
+		kind, err = c.dispatch(h, j.at, *body, resp)
 	}
 	if err != nil {
 		*resp = (*resp)[:0]
@@ -274,6 +282,7 @@ func (c *conn) handle(j job) {
 	if tr != nil {
 		c.endTrace(tr, err)
 	}
+	c.observe(h, kind, j.at, st, *body)
 	answer := (*resp)[4]
 	c.send(resp)
 	if h.opcode == opStartup && (answer == opReady || answer == opAuthenticate) {

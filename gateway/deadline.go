@@ -177,6 +177,8 @@ type requestContext struct {
 	arrived time.Time
 	timeout time.Duration
 	done    <-chan struct{}
+	// kind is the kind of statement the request runs, once known (runs).
+	kind stmtKind
 }
 
 func newRequestContext(now time.Time, timeout time.Duration) *requestContext {

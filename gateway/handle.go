@@ -12,7 +12,15 @@ import (
 
 // dispatch runs one request, appending its response body to resp, whose
 // header says RESULT until a handler changes the opcode; at is its arrival.
-func (c *conn) dispatch(h header, at time.Time, body []byte, resp *[]byte) error {
+// It returns the kind of statement the request ran, once known.
+func (c *conn) dispatch(h header, at time.Time, body []byte, resp *[]byte) (stmtKind, error) {
+	ctx := newRequestContext(at, c.srv.cfg.RequestTimeout)
+	err := c.route(ctx, h, body, resp)
+	return ctx.kind, err
+}
+
+// route is dispatch's switch on the opcode.
+func (c *conn) route(ctx context.Context, h header, body []byte, resp *[]byte) error {
 	d := decoder{b: body}
 	if h.flags&flagCustomPayload != 0 {
 		d.skipBytesMap() // custom payloads are tolerated and ignored
@@ -23,7 +31,6 @@ func (c *conn) dispatch(h header, at time.Time, body []byte, resp *[]byte) error
 	if err := c.srv.auth.admit(c, h.opcode); err != nil { // logged in? (auth.go)
 		return err
 	}
-	var ctx context.Context = newRequestContext(at, c.srv.cfg.RequestTimeout)
 	switch h.opcode {
 	case opOptions:
 		return c.handleOptions(resp)
@@ -72,6 +79,7 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	if err != nil {
 		return err
 	}
+	runs(ctx, st.kind)
 	e, err := c.newExecution(arrival(ctx), st, q, fromQuery)
 	if err != nil {
 		return err
@@ -133,6 +141,7 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 	if err != nil {
 		return err
 	}
+	runs(ctx, st.kind)
 	// On v5 the client says which result metadata it holds. When the
 	// statement's has changed since (a column added to the table of a
 	// SELECT *), the rows come with the new metadata and its id, whether

@@ -22,6 +22,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	if b.kind > byte(translate.CounterBatch) {
 		return &protocolError{msg: fmt.Sprintf("Invalid BATCH message: unknown batch type %d", b.kind)}
 	}
+	runs(ctx, batchKind(translate.BatchKind(b.kind), false))
 	// Cassandra binds every statement before it checks their kinds, then
 	// checks the batch as a whole.
 	keyspace := c.keyspaceFor(b.keyspace)
@@ -67,6 +68,7 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		return err
 	}
 	if conditionalBatch(writes) {
+		runs(ctx, kindLWT)
 		return c.conditionalBatch(ctx, items, ts, resp)
 	}
 	warnings := batchWarnings(translate.BatchKind(b.kind), items)

@@ -62,8 +62,10 @@ const hintReplayLimit = 256
 func (s *Server) replayHints(ctx context.Context) {
 	tick := time.NewTicker(hintReplayInterval)
 	defer tick.Stop()
+	pending := hintCounts{}
 	for {
-		s.replayAllHints(ctx)
+		s.replayAllHints(ctx, pending)
+		s.publishPending(pending)
 		select {
 		case <-ctx.Done():
 			return
@@ -73,28 +75,59 @@ func (s *Server) replayHints(ctx context.Context) {
 	}
 }
 
+// hintCounts are the hints each shard holds (by its host id), by target
+// host id, as last counted.
+type hintCounts map[[16]byte]map[[16]byte]int64
+
+// publishPending sets the gauge of hints pending for each shard: the sum
+// of what every holder was last found to hold for it. A holder that is
+// down keeps the count it had.
+func (s *Server) publishPending(pending hintCounts) {
+	for _, sh := range s.cluster.topology().Shards {
+		var n int64
+		for _, held := range pending {
+			n += held[sh.Info.HostID]
+		}
+		s.metrics.hintsPending.WithLabelValues(sh.Info.Name).Set(float64(n))
+	}
+}
+
 // replayAllHints replays every hint held by a shard that is up for a
-// replica that is up.
-func (s *Server) replayAllHints(ctx context.Context) {
+// replica that is up, counting in pending the hints each holder keeps.
+func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
 	topo := s.cluster.topology()
 	for holder, sh := range topo.Shards {
 		if !sh.Pool.Alive() || ctx.Err() != nil {
 			continue
 		}
 		hctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-		var targets [][16]byte
-		rows, err := s.cluster.control[holder].Query(hctx, "SELECT DISTINCT target FROM cqlpg.hints")
-		if err == nil {
-			targets, err = pgx.CollectRows(rows, pgx.RowTo[[16]byte])
+		type held struct {
+			target [16]byte
+			n      int64
 		}
-		for _, target := range targets {
-			t := shardOf(topo, target)
+		var targets []held
+		rows, err := s.cluster.control[holder].Query(hctx, "SELECT target, count(*) FROM cqlpg.hints GROUP BY target")
+		if err == nil {
+			targets, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (held, error) {
+				var h held
+				err := row.Scan(&h.target, &h.n)
+				return h, err
+			})
+		}
+		if err == nil {
+			pending[sh.Info.HostID] = map[[16]byte]int64{}
+		}
+		for _, h := range targets {
+			pending[sh.Info.HostID][h.target] = h.n
+			t := shardOf(topo, h.target)
 			if t < 0 || !topo.Shards[t].Pool.Alive() {
 				continue
 			}
 			for err == nil {
-				var n int
-				if n, err = s.replayHintBatch(hctx, topo, holder, t); n < hintReplayLimit {
+				var n, done int
+				n, done, err = s.replayHintBatch(hctx, topo, holder, t)
+				pending[sh.Info.HostID][h.target] -= int64(done)
+				if n < hintReplayLimit {
 					break
 				}
 			}
@@ -116,9 +149,9 @@ type storedHint struct {
 // replayHintBatch replays up to hintReplayLimit hints for target held by
 // holder, each under a row lock that keeps other gateways from replaying
 // it at the same time, and deletes those applied or dropped. It returns
-// how many it read.
-func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, error) {
-	n := 0
+// how many it read, and deleted.
+func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
+	n, deleted := 0, 0
 	err := pgx.BeginFunc(ctx, s.cluster.control[holder], func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, "SELECT id, replay_until < now(), mutation FROM cqlpg.hints "+
 			"WHERE target = $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED", topo.Shards[target].Info.HostID, hintReplayLimit)
@@ -160,10 +193,14 @@ func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, h
 		if len(done) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, "DELETE FROM cqlpg.hints WHERE target = $1 AND id = ANY($2)", topo.Shards[target].Info.HostID, done)
+		tag, err := tx.Exec(ctx, "DELETE FROM cqlpg.hints WHERE target = $1 AND id = ANY($2)", topo.Shards[target].Info.HostID, done)
+		deleted = int(tag.RowsAffected())
 		return err
 	})
-	return n, err
+	if err != nil {
+		deleted = 0 // rolled back
+	}
+	return n, deleted, err
 }
 
 // replayParts applies parts, each in its own transaction, all at once,

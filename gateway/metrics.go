@@ -1,8 +1,14 @@
 package gateway
 
 import (
+	"math"
+	"sync/atomic"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // metrics are the gateway's Prometheus metrics, registered on a registry
@@ -29,6 +35,20 @@ type metrics struct {
 	shardUp       *prometheus.GaugeVec
 	// readRepairs counts reads whose replicas disagreed and were repaired.
 	readRepairs prometheus.Counter
+	// latency times requests by the kind of statement they run (observe.go),
+	// read into histograms when scraped: observing is two atomic additions.
+	latency [numKinds]sharding.Latency
+	// slow is the slow-request log's threshold, the longest duration
+	// when the log is off, so that a request pays one comparison.
+	slow time.Duration
+	// hintsPending counts hints waiting on the shards, by target shard, as
+	// the hint replayer last found them.
+	hintsPending *prometheus.GaugeVec
+	// repair is the progress of the current or last repair (repair.go).
+	repair repairStatus
+	// cluster is the gateway's shards, once open, for the shard pools'
+	// metrics.
+	cluster atomic.Pointer[cluster]
 }
 
 func newMetrics(s *Server) *metrics {
@@ -56,8 +76,16 @@ func newMetrics(s *Server) *metrics {
 			Name: "cqlpg_shard_up", Help: "1 while the shard is taken to be up, 0 while it is down."},
 			[]string{"shard"}),
 	}
+	m.hintsPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cqlpg_hints_pending",
+		Help: "Hints waiting on the shards for a replica, by target shard, as the hint replayer last counted them."},
+		[]string{"shard"})
+	m.slow = s.cfg.SlowQuery
+	if m.slow <= 0 {
+		m.slow = math.MaxInt64
+	}
 	m.registry.MustRegister(m.requests, m.errors, m.connections, m.batchlogWrites, m.batchlogReplays,
-		m.hintsWritten, m.hintsReplayed, m.shardUp, m.readRepairs,
+		m.hintsWritten, m.hintsReplayed, m.shardUp, m.readRepairs, m.hintsPending,
+		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))

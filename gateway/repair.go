@@ -40,6 +40,8 @@ type RepairOptions struct {
 	// Parallel is how many token ranges are repaired at once; zero
 	// means 2.
 	Parallel int
+	// status, when set, follows the repair for the gateway's metrics.
+	status *repairStatus
 }
 
 // RepairProgress reports a repair under way.
@@ -71,6 +73,7 @@ type RepairResult struct {
 // each token range. Its error joins the failures of replicas that could
 // not be repaired; the result counts what was done regardless.
 func (s *Server) Repair(ctx context.Context, opts RepairOptions) (RepairResult, error) {
+	opts.status = &s.metrics.repair
 	return s.cluster.repair(ctx, opts)
 }
 
@@ -141,11 +144,14 @@ func (c *cluster) repair(ctx context.Context, opts RepairOptions) (RepairResult,
 	tokens := ring.Tokens()
 	res := RepairResult{Tables: len(tables), Skipped: skipped}
 	progress := RepairProgress{RangesTotal: len(tables) * len(tokens)}
+	gen := opts.status.begin(progress.RangesTotal)
+	defer opts.status.end(gen)
 	var mu sync.Mutex // serializes progress and its reports
 	report := func(update func(p *RepairProgress)) {
 		mu.Lock()
 		defer mu.Unlock()
 		update(&progress)
+		opts.status.update(gen, progress)
 		if opts.Progress != nil {
 			opts.Progress(progress)
 		}

@@ -182,6 +182,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeHTTP()
 		return nil, err
 	}
+	s.metrics.cluster.Store(s.cluster)
 	for _, sh := range s.cluster.topology().Shards {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
 	}

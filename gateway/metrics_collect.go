@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Metrics read when scraped: the requests' latencies by kind, the shard
+// pools' counters and the progress of repairs. What they count is kept in
+// atomic counters by the code that does the work, which never calls into
+// Prometheus for them.
+
+var (
+	descRequestSeconds = prometheus.NewDesc("cqlpg_request_duration_seconds",
+		"Time from a request's arrival to its answer being queued, by the kind of statement it ran.", []string{"kind"}, nil)
+	descStatements = prometheus.NewDesc("cqlpg_statements_total",
+		"Requests answered, by the kind of statement they ran (none: no statement).", []string{"kind"}, nil)
+
+	descPipelineSeconds = prometheus.NewDesc("cqlpg_shard_pipeline_seconds",
+		"Round trip of a pipeline of statements sent to a shard on one connection.", []string{"shard"}, nil)
+	descShardOps = prometheus.NewDesc("cqlpg_shard_ops_total",
+		"Ops (statements, or transactions of several) finished on a shard.", []string{"shard"}, nil)
+	descShardOpErrors = prometheus.NewDesc("cqlpg_shard_op_errors_total",
+		"Ops finished with an error: the shard's, or its connection's, or refused while it is down.", []string{"shard"}, nil)
+	descShardQueued = prometheus.NewDesc("cqlpg_shard_ops_queued",
+		"Ops waiting for a connection to the shard.", []string{"shard"}, nil)
+	descShardOpen = prometheus.NewDesc("cqlpg_shard_connections_open",
+		"Data connections open to the shard.", []string{"shard"}, nil)
+	descShardBusy = prometheus.NewDesc("cqlpg_shard_connections_busy",
+		"Data connections running a pipeline on the shard.", []string{"shard"}, nil)
+	descShardMax = prometheus.NewDesc("cqlpg_shard_connections_max",
+		"Data connections the gateway may open to the shard.", []string{"shard"}, nil)
+
+	descRepairRunning = prometheus.NewDesc("cqlpg_repair_running",
+		"1 while a repair runs in this process.", nil, nil)
+	descRepairs = prometheus.NewDesc("cqlpg_repairs_total",
+		"Repairs started in this process.", nil, nil)
+	descRepairStarted = prometheus.NewDesc("cqlpg_repair_started_timestamp_seconds",
+		"When the current or last repair started, in seconds since the epoch.", nil, nil)
+	descRepairRanges = prometheus.NewDesc("cqlpg_repair_ranges",
+		"Token ranges the current or last repair covers, once per table.", nil, nil)
+	descRepairRangesDone = prometheus.NewDesc("cqlpg_repair_ranges_done",
+		"Token ranges the current or last repair has done.", nil, nil)
+	descRepairRangesDiffered = prometheus.NewDesc("cqlpg_repair_ranges_differed",
+		"Token ranges done whose replicas differed.", nil, nil)
+	descRepairRows = prometheus.NewDesc("cqlpg_repair_rows_moved",
+		"Rows the current or last repair sent to replicas, once per replica.", nil, nil)
+)
+
+// histogram turns a latency snapshot into a Prometheus histogram.
+func histogram(desc *prometheus.Desc, s sharding.LatencySnapshot, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, sharding.LatencyBuckets-1)
+	var n uint64
+	for i, c := range s.Counts {
+		n += c
+		if i < sharding.LatencyBuckets-1 {
+			buckets[sharding.LatencyBound(i).Seconds()] = n
+		}
+	}
+	return prometheus.MustNewConstHistogram(desc, n, s.Sum.Seconds(), buckets, labels...)
+}
+
+// requestCollector reads the requests' latencies.
+type requestCollector struct{ m *metrics }
+
+func (c requestCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descRequestSeconds
+	ch <- descStatements
+}
+
+func (c requestCollector) Collect(ch chan<- prometheus.Metric) {
+	for k := range numKinds {
+		s := c.m.latency[k].Snapshot()
+		ch <- histogram(descRequestSeconds, s, k.String())
+		ch <- prometheus.MustNewConstMetric(descStatements, prometheus.CounterValue, float64(s.Count()), k.String())
+	}
+}
+
+// shardCollector reads the shard pools' counters, for the shards of the
+// current topology.
+type shardCollector struct{ m *metrics }
+
+func (c shardCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPipelineSeconds, descShardOps, descShardOpErrors, descShardQueued,
+		descShardOpen, descShardBusy, descShardMax} {
+		ch <- d
+	}
+}
+
+func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
+	cl := c.m.cluster.Load()
+	if cl == nil {
+		return // the gateway is still opening its shards
+	}
+	for _, sh := range cl.topology().Shards {
+		s, name := sh.Pool.Stats(), sh.Info.Name
+		gauge := func(d *prometheus.Desc, v int) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), name)
+		}
+		ch <- histogram(descPipelineSeconds, s.Pipelines, name)
+		ch <- prometheus.MustNewConstMetric(descShardOps, prometheus.CounterValue, float64(s.Ops), name)
+		ch <- prometheus.MustNewConstMetric(descShardOpErrors, prometheus.CounterValue, float64(s.Failed), name)
+		gauge(descShardQueued, s.Queued)
+		gauge(descShardOpen, s.Open)
+		gauge(descShardBusy, s.Busy)
+		gauge(descShardMax, s.Conns)
+	}
+}
+
+// repairStatus is the progress of the repair that started last in the
+// process, which repairs report to as they go (cluster.repair).
+type repairStatus struct {
+	runs atomic.Uint64
+	mu   sync.Mutex
+	// gen names the repair that started last: an earlier one still
+	// running reports no more.
+	gen      uint64
+	running  bool
+	started  time.Time
+	progress RepairProgress
+}
+
+// begin records the start of a repair of ranges token ranges and returns
+// its generation.
+func (r *repairStatus) begin(ranges int) uint64 {
+	if r == nil {
+		return 0
+	}
+	r.runs.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gen++
+	r.running, r.started, r.progress = true, time.Now(), RepairProgress{RangesTotal: ranges}
+	return r.gen
+}
+
+// update records the progress of repair gen.
+func (r *repairStatus) update(gen uint64, p RepairProgress) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen == gen {
+		r.progress = p
+	}
+}
+
+// end records the end of repair gen.
+func (r *repairStatus) end(gen uint64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen == gen {
+		r.running = false
+	}
+}
+
+// repairCollector reads the repair status.
+type repairCollector struct{ r *repairStatus }
+
+func (c repairCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRepairRunning, descRepairs, descRepairStarted, descRepairRanges,
+		descRepairRangesDone, descRepairRangesDiffered, descRepairRows} {
+		ch <- d
+	}
+}
+
+func (c repairCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.r
+	r.mu.Lock()
+	running, started, p := r.running, r.started, r.progress
+	r.mu.Unlock()
+	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
+	if running {
+		gauge(descRepairRunning, 1)
+	} else {
+		gauge(descRepairRunning, 0)
+	}
+	ch <- prometheus.MustNewConstMetric(descRepairs, prometheus.CounterValue, float64(r.runs.Load()))
+	if !started.IsZero() {
+		gauge(descRepairStarted, float64(started.UnixNano())/1e9)
+	}
+	gauge(descRepairRanges, float64(p.RangesTotal))
+	gauge(descRepairRangesDone, float64(p.RangesDone))
+	gauge(descRepairRangesDiffered, float64(p.RangesRepaired))
+	gauge(descRepairRows, float64(p.RowsMoved))
+}
