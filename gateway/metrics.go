@@ -89,6 +89,12 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))
+	// Known label values start at zero, so that their rates exist before
+	// the first event.
+	for _, result := range []string{"applied", "dropped"} {
+		m.hintsReplayed.WithLabelValues(result)
+		m.batchlogReplays.WithLabelValues(result)
+	}
 	m.sweep = newSweepMetrics(m.registry)
 	for op, name := range opNames {
 		m.byOpcode[op] = m.requests.WithLabelValues(name)

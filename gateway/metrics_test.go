@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +25,8 @@ import (
 // gocql and read /metrics over HTTP, as Prometheus does.
 
 // series is one scrape of /metrics: each sample's value by its name and
-// labels as written, e.g. `cqlpg_statements_total{kind="select"}`.
+// labels as written, e.g. `cqlpg_statements_total{kind="select"}`, and
+// each metric family as "# TYPE name".
 type series map[string]float64
 
 // scrape reads a gateway's /metrics.
@@ -41,6 +45,10 @@ func scrape(t *testing.T, s *gateway.Server) series {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, _, _ = strings.Cut(name, " ")
+			out["# TYPE "+name] = 1
+		}
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -202,6 +210,19 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("metrics lack %s", name)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	// Every metric the dashboard shows is served.
+	dashboard, err := os.ReadFile(filepath.Join("..", "docs", "grafana", "cqlpg.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range regexp.MustCompile(`cqlpg_[a-z_]+`).FindAllString(string(dashboard), -1) {
+		family := regexp.MustCompile(`_(bucket|sum|count)$`).ReplaceAllString(name, "")
+		if _, ok := after["# TYPE "+family]; !ok {
+			if _, ok := after["# TYPE "+name]; !ok {
+				t.Errorf("the dashboard shows %s, which the gateway does not serve", name)
+			}
+		}
 	}
 	if strings.Contains(log.String(), "slow request") {
 		t.Errorf("requests logged as slow with the slow-request log off:\n%s", log)
