@@ -19,6 +19,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
 // The tests of the gateway's metrics drive a gateway of their own with
@@ -281,4 +282,74 @@ func lineWith(text, s string) string {
 		}
 	}
 	return ""
+}
+
+// TestMetricsShardDown checks the metrics of a shard that goes down and
+// comes back: its ops fail, it is down, hints for it are pending, and
+// once it is back they are replayed.
+func TestMetricsShardDown(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(stop)
+	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger(), WriteTimeout: time.Second}
+	for _, c := range clusters {
+		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+	}
+	s, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	sess := sessionOn(t, s, "")
+	sess.SetConsistency(gocql.One)
+	exec(t, sess, "CREATE KEYSPACE down WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE down.t (k int PRIMARY KEY, v int)")
+
+	const shard = `{shard="shard2"}`
+	before := scrape(t, s)
+	if err := clusters[2].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 10
+	for i := range n {
+		if err := sess.Query("INSERT INTO down.t (k, v) VALUES (?, ?)", i, i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(what string, ok func(series) bool) series {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			m := scrape(t, s)
+			if ok(m) {
+				return m
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after 30 s", what)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	down := waitFor("hints pending for the killed shard", func(m series) bool {
+		return m["cqlpg_hints_pending"+shard] >= n
+	})
+	if v := down.has(t, "cqlpg_shard_up"+shard); v != 0 {
+		t.Errorf("cqlpg_shard_up %v for the killed shard", v)
+	}
+	grew(t, before, down, "cqlpg_shard_op_errors_total"+shard, 1)
+	if v := down["cqlpg_hints_pending{shard=\"shard0\"}"] + down["cqlpg_hints_pending{shard=\"shard1\"}"]; v != 0 {
+		t.Errorf("%v hints pending for the shards that are up", v)
+	}
+
+	if err := clusters[2].Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("hints replayed once the shard is back", func(m series) bool {
+		return m["cqlpg_shard_up"+shard] == 1 && m["cqlpg_hints_pending"+shard] == 0
+	})
 }
