@@ -168,6 +168,10 @@ func RenameColumns(ctx context.Context, tx Querier, after *Table, renames map[st
 		if c.Kind == PartitionKey && after.HasStatic() {
 			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.StaticIdent(), Quote(pgOld), Quote(c.PGName)))
 		}
+		if d := after.DeletionsIdent(); c.Kind == PartitionKey && d != "" {
+			// The deletions table keys its records by the partition key.
+			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", d, Quote(pgOld), Quote(c.PGName)))
+		}
 		if o := c.OrderColumn(); o != "" {
 			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.Ident(), Quote(pgOld+suffixOrder), Quote(o)))
 		}
