@@ -27,7 +27,9 @@ func semanticsSession(t *testing.T) *gocql.Session {
 
 // TestSemanticsLiveness: INSERT and UPDATE never check existence; an
 // inserted row outlives its cells, and a row UPDATE created does not, by
-// deletion or by expiry; INSERT's TTL expires its row marker too.
+// deletion or by expiry; INSERT's TTL expires its row marker too. TTLs
+// are 2 s: expiry is judged in whole seconds, as in Cassandra, so a cell
+// with a TTL of 1 s can expire a millisecond after it was written.
 func TestSemanticsLiveness(t *testing.T) {
 	sess := semanticsSession(t)
 	q := sess.Query
@@ -40,15 +42,15 @@ func TestSemanticsLiveness(t *testing.T) {
 		"DELETE v, w FROM live WHERE k = 2 AND c = 1",
 		"UPDATE live SET v = 1, w = 1 WHERE k = 3 AND c = 1",
 		"DELETE v FROM live WHERE k = 3 AND c = 1",
-		"UPDATE live USING TTL 1 SET v = 1 WHERE k = 4 AND c = 1",
-		"INSERT INTO live (k, c) VALUES (5, 1) USING TTL 1",
-		"INSERT INTO live (k, c, v) VALUES (6, 1, 1) USING TTL 1",
+		"UPDATE live USING TTL 2 SET v = 1 WHERE k = 4 AND c = 1",
+		"INSERT INTO live (k, c) VALUES (5, 1) USING TTL 2",
+		"INSERT INTO live (k, c, v) VALUES (6, 1, 1) USING TTL 2",
 		"UPDATE live SET w = 6 WHERE k = 6 AND c = 1",
 		"INSERT INTO live (k, c) VALUES (7, 1)")
 	wantRows(t, q("SELECT k, v, w FROM live WHERE k IN (1, 2, 3, 4, 5, 6, 7)"), "",
 		"1 | 2 | null", "2 | null | null", "3 | null | 1", "4 | 1 | null", "5 | null | null", "6 | 1 | 6", "7 | null | null")
 	exec(t, sess, "DELETE w FROM live WHERE k = 3 AND c = 1")
-	time.Sleep(2100 * time.Millisecond)
+	time.Sleep(3100 * time.Millisecond)
 	// 3 lost its last cell, 4 and 5 expired; 6's marker and v expired but
 	// w, written without a TTL, keeps the row.
 	wantRows(t, q("SELECT k, v, w FROM live WHERE k IN (1, 2, 3, 4, 5, 6, 7)"), "",
