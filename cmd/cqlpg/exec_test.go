@@ -162,6 +162,27 @@ SELECT lastname, firstname /* names */ FROM cyclist_name
 	}
 }
 
+// TestExecSchemaFile feeds a Cassandra 4.1 cluster's DESCRIBE output to
+// cqlpg exec -f, as a migration does, and checks that DESCRIBE then gives
+// back the same schema, options that mean nothing on Postgres included.
+func TestExecSchemaFile(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	host := []string{"--host", e.addr}
+	schema := filepath.Join("..", "..", "gateway", "testdata", "describe", "cassandra41.cql")
+	want, err := os.ReadFile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runExec(t, bin, append(host, "-f", schema)...); code != 0 || out != "" {
+		t.Fatalf("exec -f: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code := runExec(t, bin, append(host, "-e", "DESCRIBE KEYSPACE shop")...)
+	if code != 0 || strings.TrimSpace(out) != strings.TrimSpace(string(want)) {
+		t.Errorf("DESCRIBE after exec -f: exit %d, stderr %q, output\n%s\nwant\n%s", code, errOut, out, want)
+	}
+}
+
 // TestExecAuth logs in to a gateway that requires authentication.
 func TestExecAuth(t *testing.T) {
 	e := sharedBulkEnv(t)
