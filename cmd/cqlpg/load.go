@@ -39,23 +39,10 @@ func load(args []string) int {
 	ts := fs.Int64("timestamp", 0, "write time of the cells in `microseconds` since the epoch (default: the clock when the load starts)")
 	batchRows := fs.Int("batch-rows", 5000, "file rows per batch")
 	state := fs.String("state", "", "progress `file` (default FILE.csv.progress)")
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
+	ks, table, file, ok := tableAndFile(fs, args, "cqlpg load")
+	if !ok {
 		return 2
 	}
-	if len(positional) != 2 {
-		fs.Usage()
-		return 2
-	}
-	ks, table, err := parseTableName(positional[0])
-	if err == nil && table == "" {
-		err = fmt.Errorf("bad table name %q: want KEYSPACE.TABLE", positional[0])
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cqlpg load:", err)
-		return 2
-	}
-	file := positional[1]
 	if *state == "" {
 		*state = file + ".progress"
 	}
@@ -213,4 +200,26 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// tableAndFile parses the flags and the KEYSPACE.TABLE FILE arguments of
+// load and unload, reporting what is wrong on stderr.
+func tableAndFile(fs *flag.FlagSet, args []string, cmd string) (ks, table, file string, ok bool) {
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return "", "", "", false
+	}
+	if len(positional) != 2 {
+		fs.Usage()
+		return "", "", "", false
+	}
+	ks, table, err = parseTableName(positional[0])
+	if err == nil && table == "" {
+		err = fmt.Errorf("bad table name %q: want KEYSPACE.TABLE", positional[0])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, cmd+":", err)
+		return "", "", "", false
+	}
+	return ks, table, positional[1], true
 }

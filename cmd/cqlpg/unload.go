@@ -26,23 +26,10 @@ func unload(args []string) int {
 	fs := flag.NewFlagSet("unload", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), unloadUsage); fs.PrintDefaults() }
 	shards := addShardFlags(fs)
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
+	ks, table, file, ok := tableAndFile(fs, args, "cqlpg unload")
+	if !ok {
 		return 2
 	}
-	if len(positional) != 2 {
-		fs.Usage()
-		return 2
-	}
-	ks, table, err := parseTableName(positional[0])
-	if err == nil && table == "" {
-		err = fmt.Errorf("bad table name %q: want KEYSPACE.TABLE", positional[0])
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cqlpg unload:", err)
-		return 2
-	}
-	file := positional[1]
 	return shards.withBulk("cqlpg unload", func(ctx context.Context, c *bulk.Cluster) int {
 		var w io.Writer = os.Stdout
 		if file != "-" {
