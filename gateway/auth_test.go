@@ -3,11 +3,9 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
-	osexec "os/exec"
 	"reflect"
 	"regexp"
 	"slices"
@@ -688,18 +686,8 @@ func TestAuthPythonDriver(t *testing.T) {
 		sess.Query("DROP KEYSPACE IF EXISTS pyauth").Exec()
 	})
 	host, port, _ := net.SplitHostPort(s.Addr().String())
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, systemPython, "testdata/auth/driver_auth.py", host, port, "py_user", "py pw", "pyauth.t")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("driver_auth.py: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
 	var r pythonAuthReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("driver_auth.py printed no report: %v\n%s", err, stdout.String())
-	}
+	runPython(t, &r, "testdata/auth/driver_auth.py", host, port, "py_user", "py pw", "pyauth.t")
 	t.Logf("python driver: logged in in %.1f ms with protocol v%d", r.ConnectMS, r.ProtocolVersion)
 	if r.ReleaseVersion == "" || !reflect.DeepEqual(r.Roles, []string{"py_user"}) {
 		t.Errorf("release_version %q, LIST ROLES %q, want [py_user]", r.ReleaseVersion, r.Roles)

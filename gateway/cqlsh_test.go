@@ -1,17 +1,12 @@
 package gateway_test
 
 import (
-	"bytes"
 	"cmp"
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	osexec "os/exec"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // cqlshReport is what testdata/python/cqlsh.py prints.
@@ -41,22 +36,12 @@ type cqlshReport struct {
 func runCqlsh(t *testing.T, keyspace, protocol string) cqlshReport {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(gw.Addr().String())
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	args := []string{"testdata/python/cqlsh.py", host, port, keyspace}
+	args := []string{host, port, keyspace}
 	if protocol != "" {
 		args = append(args, protocol)
 	}
-	cmd := osexec.CommandContext(ctx, systemPython, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cqlsh.py: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
 	var r cqlshReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("cqlsh.py printed no report: %v\n%s", err, stdout.String())
-	}
+	runPython(t, &r, "testdata/python/cqlsh.py", args...)
 	return r
 }
 

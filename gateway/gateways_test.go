@@ -3,11 +3,9 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	osexec "os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -615,19 +613,8 @@ func TestGatewaysPythonDriver(t *testing.T) {
 		return len(nodeRows(t, sessionOn(t, gw, ""), "SELECT * FROM system.peers_v2")) > 0
 	})
 	host, port, _ := net.SplitHostPort(gw.Addr().String())
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, systemPython, "testdata/python/driver.py", host, port,
-		fmt.Sprintf("python_gw_%d", time.Now().UnixNano()))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("driver.py: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
 	var r pythonReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("driver.py printed no report: %v\n%s", err, stdout.String())
-	}
+	runPython(t, &r, "testdata/python/driver.py", host, port, fmt.Sprintf("python_gw_%d", time.Now().UnixNano()))
 	for _, w := range r.Warnings {
 		if downgradeLog.MatchString(w) || strings.Contains(w, "no load_balancing_policy") {
 			continue

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -165,18 +166,8 @@ func TestPythonDriver(t *testing.T) {
 	host, port, _ := net.SplitHostPort(gw.Addr().String())
 	keyspace := fmt.Sprintf("python_%d", time.Now().UnixNano())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, systemPython, "testdata/python/driver.py", host, port, keyspace)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("driver.py: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
-	}
 	var r pythonReport
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		t.Fatalf("driver.py printed no report: %v\n%s", err, stdout.String())
-	}
+	runPython(t, &r, "testdata/python/driver.py", host, port, keyspace)
 	t.Logf("python driver: connected in %.1f ms with protocol v%d (%.1f ms with the keyspace's schema); "+
 		"CREATE TABLE with schema agreement %.1f ms, CREATE KEYSPACE %.1f ms, wait_for_schema_agreement %.1f ms",
 		r.ConnectMS, r.ProtocolVersion, r.Reconnect.ConnectMS, r.DDLMS["table"], r.DDLMS["keyspace"],
@@ -389,4 +380,23 @@ func pythonRows(rows []pythonRow) string {
 			r.Sensor, r.At, r.Seq, r.Value, note, flag, r.ID)
 	}
 	return b.String()
+}
+
+// runPython runs a script of testdata with the system's Python and its
+// Cassandra driver, and decodes the JSON report the script prints into
+// report.
+func runPython(t *testing.T, report any, script string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, systemPython, append([]string{script}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	name := filepath.Base(script)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\nstderr:\n%s\nstdout:\n%s", name, err, stderr.String(), stdout.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), report); err != nil {
+		t.Fatalf("%s printed no report: %v\n%s", name, err, stdout.String())
+	}
 }
