@@ -84,19 +84,39 @@ func (a *asyncState) reset() {
 // (or answered it at once); it then owns the job's body. An EXECUTE it has
 // bound but cannot start goes to the handler with its execution (j.e), so
 // that nothing is decoded, looked up or bound twice.
-func (c *conn) executeAsync(j *job) bool {
+func (c *conn) executeAsync(j *job) (done bool) {
 	h, body := j.h, j.body
 	if h.opcode != opExecute || h.flags&(flagTracing|flagCustomPayload) != 0 ||
 		h.flags&flagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.opcode) != nil {
 		return false
 	}
+	// This runs on the reader goroutine, which a panic must not end: it is
+	// answered as a handler's would be, unless the request was started,
+	// which its ops or the clock then answer.
+	var e *execution
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
+			done = true
+			if e != nil && e.started() {
+				return
+			}
+			b := getBuffer(0)
+			c.appendError(b, c.version, h.stream, fmt.Errorf("internal error: %v", r))
+			c.observe(h, kindNone, j.at, nil, nil)
+			putBuffer(body)
+			c.send(b)
+			c.busy.Add(-1)
+			c.inflight.Done()
+		}
+	}()
 	d := decoder{b: *body}
 	id := d.shortBytes()
 	var resultID []byte
 	if c.version >= 5 {
 		resultID = d.shortBytes()
 	}
-	e := executionPool.Get().(*execution)
+	e = executionPool.Get().(*execution)
 	q := &e.query
 	d.queryParams(q, c.version)
 	if d.err != nil {
@@ -104,6 +124,9 @@ func (c *conn) executeAsync(j *job) bool {
 		return false // the handler words the decoding error
 	}
 	st, err := c.srv.lookup(id)
+	if err == nil {
+		maybePanic(&c.srv.hooks, panicReader, st.query)
+	}
 	if err != nil {
 		executionPool.Put(e)
 		e = nil
@@ -121,6 +144,7 @@ func (c *conn) executeAsync(j *job) bool {
 	if err != nil {
 		if e != nil {
 			e.release()
+			e = nil
 		}
 		b := getBuffer(0)
 		c.appendError(b, c.version, h.stream, err)
@@ -148,6 +172,13 @@ func (c *conn) executeAsync(j *job) bool {
 		j.e = e
 	}
 	return started
+}
+
+// started reports whether the execution runs a request asynchronously.
+func (e *execution) started() bool {
+	e.async.mu.Lock()
+	defer e.async.mu.Unlock()
+	return e.async.live
 }
 
 // newAnswer returns a buffer holding the head of a RESULT frame.
@@ -357,6 +388,7 @@ func (e *execution) OpDone(op *sharding.Op) {
 			e.expireWith(e.async.gen, fmt.Errorf("internal error: %v", r))
 		}
 	}()
+	maybePanic(&e.c.srv.hooks, panicCompletion, e.st.query)
 	switch e.async.kind {
 	case asyncRead:
 		e.readDone(op)

@@ -244,6 +244,7 @@ func (c *conn) handle(j job) {
 		}
 		putBuffer(body)
 	}()
+	maybePanic(&c.srv.hooks, panicHandler, *body)
 	if h.flags&flagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {

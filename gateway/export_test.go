@@ -39,3 +39,14 @@ func (s *Server) HintsWritten() int { return counterValue(s.metrics.hintsWritten
 
 // ReadRepairs returns how many reads found their replicas disagreeing.
 func (s *Server) ReadRepairs() int { return counterValue(s.metrics.readRepairs) }
+
+// PanicAt makes requests panic at a point of their path ("handler",
+// "reader" or "completion") when panics returns true for the point and
+// the request's text; nil restores normal requests.
+func (s *Server) PanicAt(panics func(point, text string) bool) {
+	if panics == nil {
+		s.hooks.panicAt.Store(nil)
+		return
+	}
+	s.hooks.panicAt.Store(&panics)
+}

@@ -163,6 +163,9 @@ type hooks struct {
 	// shard's part of a logged batch unsent and the batch log record in
 	// place, as a gateway that dies halfway through the batch does.
 	dropBatchPart atomic.Pointer[func(shard int) bool]
+	// panicAt, when it returns true for a point of the request path and
+	// the request's text, makes the request panic there (hooks.go).
+	panicAt atomic.Pointer[func(point, text string) bool]
 }
 
 // New connects to the shards, prepares their catalogs and joins them to
