@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,6 +27,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// A fuzzing worker runs only its fuzz target, which needs no cluster;
+	// starting three clusters in every worker would only slow fuzzing down.
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		os.Exit(m.Run())
+	}
 	os.Exit(run(m))
 }
 

@@ -3,6 +3,7 @@ package pgschema_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -20,6 +21,11 @@ import (
 var shardURL string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// A fuzzing worker runs only its fuzz target, which needs no cluster.
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		os.Exit(m.Run())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
 	cancel()
