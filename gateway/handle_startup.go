@@ -35,11 +35,7 @@ func (c *conn) handleOptions(resp *[]byte) error {
 // handleStartup checks STARTUP's options and answers READY, or
 // AUTHENTICATE when authentication is on.
 func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
-	opts := map[string]string{}
-	for n := d.short(); n > 0 && d.err == nil; n-- {
-		k := string(d.stringBytes())
-		opts[strings.ToUpper(k)] = string(d.stringBytes())
-	}
+	opts := startupOptions(d)
 	if err := decodeError(d, "STARTUP"); err != nil {
 		return err
 	}
@@ -57,6 +53,16 @@ func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
 	}
 	(*resp)[4] = opReady
 	return nil
+}
+
+// startupOptions reads STARTUP's [string map], keys in upper case.
+func startupOptions(d *decoder) map[string]string {
+	opts := map[string]string{}
+	for n := d.short(); n > 0 && d.err == nil; n-- {
+		k := string(d.stringBytes())
+		opts[strings.ToUpper(k)] = string(d.stringBytes())
+	}
+	return opts
 }
 
 // negotiateCompression checks STARTUP's COMPRESSION option, as Cassandra
@@ -82,6 +88,18 @@ func (c *conn) negotiateCompression(name string) error {
 
 // handleRegister records the events the client wants pushed.
 func (c *conn) handleRegister(d *decoder, resp *[]byte) error {
+	mask, err := registerMask(d)
+	if err != nil {
+		return err
+	}
+	c.events.Store(c.events.Load() | mask)
+	(*resp)[4] = opReady
+	return nil
+}
+
+// registerMask reads REGISTER's [string list] of event types as a set of
+// event bits.
+func registerMask(d *decoder) (uint32, error) {
 	var mask uint32
 	for n := d.short(); n > 0 && d.err == nil; n-- {
 		switch string(d.stringBytes()) {
@@ -92,13 +110,10 @@ func (c *conn) handleRegister(d *decoder, resp *[]byte) error {
 		case "SCHEMA_CHANGE":
 			mask |= eventSchema
 		default:
-			return &protocolError{msg: "Invalid event type in REGISTER message"}
+			if d.err == nil {
+				return 0, &protocolError{msg: "Invalid event type in REGISTER message"}
+			}
 		}
 	}
-	if err := decodeError(d, "REGISTER"); err != nil {
-		return err
-	}
-	c.events.Store(c.events.Load() | mask)
-	(*resp)[4] = opReady
-	return nil
+	return mask, decodeError(d, "REGISTER")
 }

@@ -126,7 +126,11 @@ func (r *segmentReader) next() (payload []byte, selfContained bool, err error) {
 // readSegments reads frames out of the client's segments until the
 // client leaves or the framing breaks. A frame spanning segments is
 // gathered into one body before it runs.
-func (c *conn) readSegments(br *bufio.Reader) error {
+func (c *conn) readSegments(br *bufio.Reader) error { return c.segments(br, c.run) }
+
+// segments is readSegments with run starting each frame read, so that
+// the framing can be tested without handlers behind it.
+func (c *conn) segments(br *bufio.Reader, run func(header, *[]byte)) error {
 	r := segmentReader{br: br, lz4: compression(c.compression.Load()) == compressLZ4}
 	// large gathers a frame cut across segments: its header bytes in
 	// head until all nine are there, then its body.
@@ -168,7 +172,7 @@ func (c *conn) readSegments(br *bufio.Reader) error {
 				body := getBuffer(int(h.length))
 				copy(*body, payload[headerSize:headerSize+int(h.length)])
 				payload = payload[headerSize+int(h.length):]
-				c.run(h, body)
+				run(h, body)
 			}
 			continue
 		}
@@ -194,7 +198,7 @@ func (c *conn) readSegments(br *bufio.Reader) error {
 		}
 		*large = append(*large, payload...)
 		if len(*large) == int(lh.length) {
-			c.run(lh, large)
+			run(lh, large)
 			large = nil
 		}
 	}

@@ -1,0 +1,225 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+)
+
+// The fuzz targets here feed the reader's framing and the request
+// decoders whatever bytes a client could send. Their seed corpora, in
+// testdata/fuzz, hold frames of every request opcode in every protocol
+// version, written by the protocol library.
+
+// fuzzMaxFrame is the frame size limit of the fuzzed connections: small
+// enough that a refused length shows quickly, large enough for the seeds.
+const fuzzMaxFrame = 1 << 20
+
+// fuzzConn returns a connection with no socket, no handlers and no
+// writer: what it answers is dropped.
+func fuzzConn() *conn {
+	c := &conn{srv: fuzzServer(), nc: fuzzNetConn{}, log: slog.New(slog.DiscardHandler), out: make(chan *[]byte),
+		closed: make(chan struct{})}
+	c.close()
+	return c
+}
+
+// fuzzServer is the server of the fuzzed connections: its configuration
+// and metrics, nothing else.
+var fuzzServer = sync.OnceValue(func() *Server {
+	srv := &Server{cfg: Config{MaxFrameSize: fuzzMaxFrame}}
+	srv.metrics = newMetrics(srv)
+	return srv
+})
+
+// fuzzNetConn stands for a client's socket where only its address is
+// asked for.
+type fuzzNetConn struct{ net.Conn }
+
+func (fuzzNetConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9042} }
+
+// decodeRequest decodes a request body as the handlers do before they
+// run anything, and returns the error they would answer.
+func decodeRequest(version, flags, opcode byte, body []byte) error {
+	d := decoder{b: body}
+	if flags&flagCustomPayload != 0 {
+		d.skipBytesMap()
+	}
+	switch opcode {
+	case opOptions:
+		return nil
+	case opStartup:
+		opts := startupOptions(&d)
+		if err := decodeError(&d, "STARTUP"); err != nil {
+			return err
+		}
+		c := conn{version: version}
+		return c.negotiateCompression(opts["COMPRESSION"])
+	case opRegister:
+		_, err := registerMask(&d)
+		return err
+	case opQuery:
+		d.longString()
+		var q queryParams
+		d.queryParams(&q, version)
+		if err := decodeError(&d, "QUERY"); err != nil {
+			return err
+		}
+		return checkParams(&q, body)
+	case opPrepare: // as handlePrepare
+		d.longString()
+		if version >= 5 && d.int()&prepareWithKeyspace != 0 {
+			d.stringBytes()
+		}
+		return decodeError(&d, "PREPARE")
+	case opExecute: // as handleExecute and executeAsync
+		d.shortBytes()
+		if version >= 5 {
+			d.shortBytes()
+		}
+		var q queryParams
+		d.queryParams(&q, version)
+		if err := decodeError(&d, "EXECUTE"); err != nil {
+			return err
+		}
+		return checkParams(&q, body)
+	case opBatch:
+		var b batchParams
+		d.batch(&b, version)
+		if err := decodeError(&d, "BATCH"); err != nil {
+			return err
+		}
+		for _, it := range b.items {
+			if len(it.unset) > len(it.values) {
+				return errors.New("more unset marks than values")
+			}
+		}
+		return nil
+	case opAuthResponse: // as authenticator.respond
+		token, _ := d.value()
+		if err := decodeError(&d, "AUTH_RESPONSE"); err != nil {
+			return err
+		}
+		_, _, err := saslPlain(token)
+		return err
+	}
+	return &protocolError{msg: "unknown opcode"}
+}
+
+// checkParams checks what decoding promises of query parameters: one
+// unset mark at most per value, one name per value when named, and byte
+// values that are pieces of the body.
+func checkParams(q *queryParams, body []byte) error {
+	if len(q.unset) > len(q.values) {
+		return errors.New("more unset marks than values")
+	}
+	if q.flags&qfNamedValues != 0 && len(q.names) != len(q.values) {
+		return errors.New("names and values differ in number")
+	}
+	for _, v := range q.values {
+		if len(v) > len(body) {
+			return errors.New("a value longer than the body")
+		}
+	}
+	return nil
+}
+
+// wantProtocolError fails unless err is nil or an error the gateway
+// answers as a protocol error (or, for AUTH_RESPONSE, an authentication
+// error).
+func wantProtocolError(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var perr *protocolError
+	var aerr *authenticationError
+	if !errors.As(err, &perr) && !errors.As(err, &aerr) {
+		t.Fatalf("%T %v is not a protocol error", err, err)
+	}
+}
+
+// FuzzRequest decodes a request body of any opcode, protocol version and
+// header flags: decoding ends in a request or a protocol error, never in
+// a panic.
+func FuzzRequest(f *testing.F) {
+	f.Add(opStartup, byte(4), byte(0), []byte{0, 1, 0, 11, 'C', 'Q', 'L', '_', 'V', 'E', 'R', 'S', 'I', 'O', 'N', 0, 5, '3', '.', '0', '.', '0'})
+	f.Add(opQuery, byte(5), byte(0), []byte{0, 0, 0, 1, 'x', 0, 1, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, opcode, version, flags byte, body []byte) {
+		if version < minVersion || version > maxVersion {
+			return // the header check refuses the frame first
+		}
+		wantProtocolError(t, decodeRequest(version, flags, opcode, body))
+	})
+}
+
+// FuzzFrames reads a stream of v3/v4 frames as the connection's reader
+// does before segments (readLoop): each header is checked, each body
+// read, decompressed when flagged, and decoded. compressed picks the
+// compression STARTUP negotiated: 0 none, 1 LZ4, 2 Snappy.
+func FuzzFrames(f *testing.F) {
+	f.Add([]byte{4, 0, 0, 1, opOptions, 0, 0, 0, 0}, byte(0))
+	f.Fuzz(func(t *testing.T, data []byte, compressed byte) {
+		c := fuzzConn()
+		c.compression.Store(uint32(compressed % 3))
+		r := bytes.NewReader(data)
+		var hdr [headerSize]byte
+		for {
+			if _, err := io.ReadFull(r, hdr[:]); err != nil {
+				return
+			}
+			h := parseHeader(hdr[:])
+			if err := c.acceptHeader(hdr[0], h); err != nil {
+				wantProtocolError(t, err)
+				return
+			}
+			if h.length < 0 || h.length > fuzzMaxFrame {
+				t.Fatalf("accepted a body length of %d", h.length)
+			}
+			if int(h.length) > r.Len() {
+				return // more than the stream holds: the reader would wait
+			}
+			body := make([]byte, h.length)
+			io.ReadFull(r, body)
+			if h.flags&flagCompression != 0 && c.version < 5 {
+				plain, err := c.decompressBody(&body)
+				if err != nil {
+					wantProtocolError(t, err)
+					continue
+				}
+				body = *plain
+			}
+			wantProtocolError(t, decodeRequest(h.version, h.flags, h.opcode, body))
+		}
+	})
+}
+
+// FuzzSegments reads v5 segments as the connection's reader does once
+// STARTUP is answered, gathering frames, whole or cut across segments,
+// and decoding each request. lz4 says whether LZ4 was negotiated.
+func FuzzSegments(f *testing.F) {
+	f.Add([]byte{}, false)
+	f.Fuzz(func(t *testing.T, data []byte, lz4 bool) {
+		c := fuzzConn()
+		c.version = 5
+		if lz4 {
+			c.compression.Store(uint32(compressLZ4))
+		}
+		c.framed = true
+		err := c.segments(bufio.NewReader(bytes.NewReader(data)), func(h header, body *[]byte) {
+			if len(*body) != int(h.length) {
+				t.Fatalf("a frame of length %d ran with a body of %d bytes", h.length, len(*body))
+			}
+			wantProtocolError(t, decodeRequest(h.version, h.flags, h.opcode, *body))
+		})
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return
+		}
+		wantProtocolError(t, err)
+	})
+}
