@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,13 @@ type AuthConfig struct {
 	// these times.
 	CredentialsValidity time.Duration
 	PermissionsValidity time.Duration
+	// MaxFailedLogins is how many failed logins a client address may make
+	// within FailedLoginWindow; past them, its logins are refused without
+	// their password being checked until the window ends, which bounds
+	// the passwords a client can try. 10 a minute by default; negative
+	// turns the limit off.
+	MaxFailedLogins   int
+	FailedLoginWindow time.Duration
 }
 
 func (c *AuthConfig) setDefaults() {
@@ -47,6 +55,12 @@ func (c *AuthConfig) setDefaults() {
 	}
 	if c.PermissionsValidity <= 0 {
 		c.PermissionsValidity = 2 * time.Second
+	}
+	if c.MaxFailedLogins == 0 {
+		c.MaxFailedLogins = 10
+	}
+	if c.FailedLoginWindow <= 0 {
+		c.FailedLoginWindow = time.Minute
 	}
 }
 
@@ -60,7 +74,12 @@ const (
 
 // authenticationError is a login refused (CQL Bad_credentials, 0x0100),
 // with Cassandra's text.
-type authenticationError struct{ msg string }
+type authenticationError struct {
+	msg string
+	// badCredentials is set when the role and password did not match, as
+	// opposed to the check failing: such logins count as failures.
+	badCredentials bool
+}
 
 func (e *authenticationError) Error() string { return e.msg }
 
@@ -82,6 +101,16 @@ type authenticator struct {
 	// generation changes with every role or permission change made
 	// through this gateway, which invalidates every cached access.
 	generation atomic.Uint64
+	// failed counts the failed logins of each client address.
+	failMu sync.Mutex
+	failed map[string]*loginFailures
+}
+
+// loginFailures counts a client address's failed logins in the window
+// that started with the first of them.
+type loginFailures struct {
+	count int
+	since time.Time
 }
 
 // authSession is a connection's login: role is empty until AUTH_RESPONSE
@@ -101,7 +130,7 @@ type credential struct {
 // newAuthenticator checks that every shard can hash passwords and creates
 // the default superuser on shards without roles.
 func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
-	a := &authenticator{srv: s, cfg: s.cfg.Auth, creds: map[string]credential{}}
+	a := &authenticator{srv: s, cfg: s.cfg.Auth, creds: map[string]credential{}, failed: map[string]*loginFailures{}}
 	if _, err := rand.Read(a.macKey[:]); err != nil {
 		return nil, err
 	}
@@ -219,9 +248,18 @@ func (a *authenticator) respond(ctx context.Context, c *conn, d *decoder, resp *
 	if err != nil {
 		return err
 	}
-	if err := a.login(ctx, user, password); err != nil {
+	addr := clientHost(c)
+	if err := a.throttled(addr, user); err != nil {
 		return err
 	}
+	if err := a.login(ctx, user, password); err != nil {
+		var refused *authenticationError
+		if errors.As(err, &refused) && refused.badCredentials {
+			a.loginFailed(addr, user)
+		}
+		return err
+	}
+	a.loginSucceeded(addr)
 	a.sessions.Store(c, &authSession{role: user, access: a.entry(user)})
 	(*resp)[4] = opAuthSuccess
 	*resp = appendBytes(*resp, nil)
@@ -274,15 +312,92 @@ func (a *authenticator) login(ctx context.Context, user, password string) error 
 		return &authenticationError{msg: "Unable to perform authentication: no shard could check the credentials"}
 	}
 	if !found {
-		return &authenticationError{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user)}
+		return &authenticationError{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user), badCredentials: true}
 	}
 	if !canLogin {
-		return &authenticationError{msg: fmt.Sprintf("%s is not permitted to log in", user)}
+		return &authenticationError{msg: fmt.Sprintf("%s is not permitted to log in", user), badCredentials: true}
 	}
 	a.credMu.Lock()
 	a.creds[user] = credential{mac: mac, expires: now.Add(a.cfg.CredentialsValidity)}
 	a.credMu.Unlock()
 	return nil
+}
+
+// clientHost is the address a connection comes from, without its port:
+// failed logins are counted by host, as a client opens connections from
+// many ports.
+func clientHost(c *conn) string {
+	addr := c.nc.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
+}
+
+// throttled refuses a login from an address that failed too many times
+// in the current window, before its password is checked.
+func (a *authenticator) throttled(addr, user string) error {
+	if a.cfg.MaxFailedLogins < 0 {
+		return nil
+	}
+	a.failMu.Lock()
+	defer a.failMu.Unlock()
+	f, ok := a.failed[addr]
+	if !ok || f.count < a.cfg.MaxFailedLogins {
+		return nil
+	}
+	if wait := time.Until(f.since.Add(a.cfg.FailedLoginWindow)); wait > 0 {
+		return &authenticationError{msg: fmt.Sprintf("Unable to perform authentication for %s: too many failed login attempts from %s, try again in %s",
+			user, addr, wait.Round(time.Second))}
+	}
+	delete(a.failed, addr)
+	return nil
+}
+
+// loginFailed counts a failed login from an address.
+func (a *authenticator) loginFailed(addr, user string) {
+	if a.cfg.MaxFailedLogins < 0 {
+		return
+	}
+	now := time.Now()
+	a.failMu.Lock()
+	defer a.failMu.Unlock()
+	f, ok := a.failed[addr]
+	if !ok || now.Sub(f.since) >= a.cfg.FailedLoginWindow {
+		if len(a.failed) >= maxTrackedAddrs {
+			a.pruneFailures(now)
+		}
+		f = &loginFailures{since: now}
+		a.failed[addr] = f
+	}
+	f.count++
+	if f.count == a.cfg.MaxFailedLogins {
+		a.srv.log.Warn("too many failed logins: refusing logins from the address for a while", "addr", addr,
+			"role", user, "failures", f.count, "for", time.Until(f.since.Add(a.cfg.FailedLoginWindow)).Round(time.Second))
+	}
+}
+
+// maxTrackedAddrs bounds the addresses whose failures are counted before
+// those whose window ended are forgotten.
+const maxTrackedAddrs = 4096
+
+// pruneFailures forgets the addresses whose window ended.
+func (a *authenticator) pruneFailures(now time.Time) {
+	for addr, f := range a.failed {
+		if now.Sub(f.since) >= a.cfg.FailedLoginWindow {
+			delete(a.failed, addr)
+		}
+	}
+}
+
+// loginSucceeded forgets an address's failed logins.
+func (a *authenticator) loginSucceeded(addr string) {
+	if a.cfg.MaxFailedLogins < 0 {
+		return
+	}
+	a.failMu.Lock()
+	delete(a.failed, addr)
+	a.failMu.Unlock()
 }
 
 // digest is a keyed digest of a role's name and password.

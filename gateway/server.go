@@ -114,6 +114,7 @@ func (c *Config) setDefaults() {
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
+	c.Log = redacting(c.Log) // passwords never reach the log (redact.go)
 	for i := range c.Shards {
 		if c.Shards[i].Datacenter == "" {
 			c.Shards[i].Datacenter = c.Datacenter
@@ -202,7 +203,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if cfg.TLS != nil {
-		s.listener = tls.NewListener(s.listener, cfg.TLS)
+		s.listener = tls.NewListener(s.listener, atLeastTLS12(cfg.TLS))
 	}
 	s.hostID = s.identity()
 	s.sweeper = newSweeper(s)

@@ -31,3 +31,15 @@ func TLSConfig(certFile, keyFile, clientCAFile string) (*tls.Config, error) {
 	}
 	return cfg, nil
 }
+
+// atLeastTLS12 returns cfg, or a copy of it refusing protocol versions
+// older than TLS 1.2 when it would accept them: TLS 1.0 and 1.1 are never
+// served, whoever built the configuration.
+func atLeastTLS12(cfg *tls.Config) *tls.Config {
+	if cfg.MinVersion >= tls.VersionTLS12 {
+		return cfg
+	}
+	cfg = cfg.Clone()
+	cfg.MinVersion = tls.VersionTLS12
+	return cfg
+}

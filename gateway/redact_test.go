@@ -1,0 +1,32 @@
+package gateway
+
+import "testing"
+
+func TestRedactSecrets(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"postgres://cqlpg:s3cret@db1:5432/cqlpg?sslmode=disable", "postgres://cqlpg:*****@db1:5432/cqlpg?sslmode=disable"},
+		{"dial postgresql://u:p%40ss@h/db: refused", "dial postgresql://u:*****@h/db: refused"},
+		{"host=db1 user=cqlpg password=s3cret dbname=x", "host=db1 user=cqlpg password=***** dbname=x"},
+		{"host=db1 password='s3 cret' dbname=x", "host=db1 password='*****' dbname=x"},
+		{"CREATE ROLE r WITH PASSWORD = 'it''s' AND LOGIN = true", "CREATE ROLE r WITH PASSWORD = '*****' AND LOGIN = true"},
+		{"CREATE USER u WITH password 'pw' SUPERUSER", "CREATE USER u WITH password '*****' SUPERUSER"},
+		{"ALTER ROLE r WITH PASSWORD $$p'w$$", "ALTER ROLE r WITH PASSWORD '*****'"},
+		{"CREATE ROLE r WITH HASHED PASSWORD '$2a$10$abc'", "CREATE ROLE r WITH HASHED PASSWORD '*****'"},
+		{"ALTER ROLE r WITH OPTIONS = {'password': 'x'}", "ALTER ROLE r WITH OPTIONS = {'password': '*****'}"},
+	} {
+		if got := redactSecrets(tc.in); got != tc.want {
+			t.Errorf("redactSecrets(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Nothing else changes.
+	for _, s := range []string{
+		"password authentication failed for user \"cqlpg\"",
+		"SELECT * FROM ks.t WHERE k = 1",
+		"http://example.com/path",
+		"postgres://cqlpg@db1/cqlpg",
+	} {
+		if got := redactSecrets(s); got != s {
+			t.Errorf("redactSecrets(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
