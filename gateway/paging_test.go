@@ -99,28 +99,6 @@ func TestPagingKey(t *testing.T) {
 	}
 }
 
-// FuzzPageState checks that any bytes a client sends as a paging state
-// either decode to a state that encodes back to them or are refused.
-func FuzzPageState(f *testing.F) {
-	f.Add((&pageState{position: position{key: [][]byte{{5}}}, remaining: -1}).encode(testID, testKey))
-	f.Add((&pageState{position: position{token: -1, key: [][]byte{{0, 1}, {}}, clustering: [][]byte{{9}}},
-		remaining: 3, inPartition: 1}).encode(testID, testKey))
-	f.Add(signed([]byte{2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}))
-	f.Add([]byte{1, 2, 3})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := decodePageState(b, testID, testKey)
-		if err != nil {
-			return
-		}
-		if s.inPartition < 0 || s.remaining < -1 {
-			t.Fatalf("%x decoded to out-of-range %+v", b, s)
-		}
-		if again := s.encode(testID, testKey); !bytes.Equal(again, b) {
-			t.Fatalf("%x: %+v encodes to %x", b, s, again)
-		}
-	})
-}
-
 // BenchmarkPageState measures writing and reading back the paging state of
 // a page that ended inside a partition of an int key and an int
 // clustering column, digest included.
