@@ -51,11 +51,17 @@ type serveProcess struct {
 
 func startServe(t *testing.T, bin, dataDir string) *serveProcess {
 	t.Helper()
+	return startServeWith(t, bin, "--data-dir", dataDir, "--local-shards", "3")
+}
+
+// startServeWith starts `cqlpg serve` with args besides its listeners',
+// and waits until it is ready.
+func startServeWith(t *testing.T, bin string, args ...string) *serveProcess {
+	t.Helper()
 	p := &serveProcess{cqlPort: freePort(t), httpPort: freePort(t), done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, "serve",
-		"--listen", "127.0.0.1:"+strconv.Itoa(p.cqlPort),
-		"--http", "127.0.0.1:"+strconv.Itoa(p.httpPort),
-		"--data-dir", dataDir, "--local-shards", "3")
+	p.cmd = exec.Command(bin, append([]string{"serve",
+		"--listen", "127.0.0.1:" + strconv.Itoa(p.cqlPort),
+		"--http", "127.0.0.1:" + strconv.Itoa(p.httpPort)}, args...)...)
 	pr, pw := io.Pipe()
 	p.cmd.Stdout, p.cmd.Stderr = pw, pw
 	if err := p.cmd.Start(); err != nil {
