@@ -1,6 +1,7 @@
 package pgschema_test
 
 import (
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -52,6 +53,20 @@ var fuzzTypes = func() []*pgschema.Type {
 	)
 }()
 
+// heapAllocated returns the bytes allocated on the heap so far. The
+// runtime counts large allocations at once, small ones in batches: a
+// decoder that allocates a length it was told rather than one it
+// checked shows at once.
+func heapAllocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// fuzzAllocLimit is more than decoding v can need: a generous multiple of
+// its length, and room for the runtime's batches of small allocations.
+func fuzzAllocLimit(v []byte) uint64 { return 1<<20 + 64*uint64(len(v)) }
+
 func fuzzType(i uint8) *pgschema.Type { return fuzzTypes[int(i)%len(fuzzTypes)] }
 
 // outOfPGRange reports an error of ToPG for a value Cassandra takes but
@@ -62,9 +77,9 @@ func outOfPGRange(err error) bool {
 
 // FuzzValue checks the codecs of a bound value of type typ: validation
 // never panics, nor does reading the bytes as a value Postgres sent; a
-// value that validates converts to its Postgres form and
-// back to the same value, has an order key, a JSON form and a text form;
-// comparing never panics, valid or not.
+// value that validates converts to its Postgres form and back to the same
+// value, has an order key, a JSON form and a text form; comparing never
+// panics, valid or not.
 func FuzzValue(f *testing.F) {
 	f.Add(uint8(8), []byte{0, 0, 0, 1})
 	f.Add(uint8(20), []byte{0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7})
@@ -79,9 +94,20 @@ func FuzzValue(f *testing.F) {
 			t.Fatalf("%s: no storage: %v", ty, err)
 		}
 		if st.FromPG != nil {
-			st.FromPG(nil, v) // as a shard could send it: read back or refused
+			// As a shard could send it: read back or refused, never
+			// taking memory for more elements than the bytes can hold.
+			before := heapAllocated()
+			st.FromPG(nil, v)
+			if n := heapAllocated() - before; n > fuzzAllocLimit(v) {
+				t.Fatalf("%s: reading %d bytes from Postgres allocated %d bytes", ty, len(v), n)
+			}
 		}
-		if err := pgschema.Validate(ty, v); err != nil {
+		before := heapAllocated()
+		err = pgschema.Validate(ty, v)
+		if n := heapAllocated() - before; n > fuzzAllocLimit(v) {
+			t.Fatalf("%s: validating %d bytes allocated %d bytes", ty, len(v), n)
+		}
+		if err != nil {
 			return
 		}
 		norm, err := pgschema.Normalize(ty, v)
