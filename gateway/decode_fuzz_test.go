@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	rtmetrics "runtime/metrics"
 	"sync"
 	"testing"
 )
@@ -111,6 +112,28 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 	return &protocolError{msg: "unknown opcode"}
 }
 
+// heapAllocated returns the bytes allocated on the heap so far. The
+// runtime counts large allocations at once, small ones in batches: a
+// decoder that allocates a length it was told rather than one it checked
+// shows at once.
+func heapAllocated() uint64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	rtmetrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// decodeChecked is decodeRequest failing t when decoding allocates far
+// more than the body's size or answers other than with a protocol error.
+func decodeChecked(t *testing.T, version, flags, opcode byte, body []byte) {
+	t.Helper()
+	before := heapAllocated()
+	err := decodeRequest(version, flags, opcode, body)
+	if n := heapAllocated() - before; n > 1<<20+64*uint64(len(body)) {
+		t.Fatalf("decoding a body of %d bytes (opcode %d) allocated %d bytes", len(body), opcode, n)
+	}
+	wantProtocolError(t, err)
+}
+
 // checkParams checks what decoding promises of query parameters: one
 // unset mark at most per value, one name per value when named, and byte
 // values that are pieces of the body.
@@ -154,7 +177,7 @@ func FuzzRequest(f *testing.F) {
 		if version < minVersion || version > maxVersion {
 			return // the header check refuses the frame first
 		}
-		wantProtocolError(t, decodeRequest(version, flags, opcode, body))
+		decodeChecked(t, version, flags, opcode, body)
 	})
 }
 
@@ -194,7 +217,7 @@ func FuzzFrames(f *testing.F) {
 				}
 				body = *plain
 			}
-			wantProtocolError(t, decodeRequest(h.version, h.flags, h.opcode, body))
+			decodeChecked(t, h.version, h.flags, h.opcode, body)
 		}
 	})
 }
@@ -215,7 +238,7 @@ func FuzzSegments(f *testing.F) {
 			if len(*body) != int(h.length) {
 				t.Fatalf("a frame of length %d ran with a body of %d bytes", h.length, len(*body))
 			}
-			wantProtocolError(t, decodeRequest(h.version, h.flags, h.opcode, *body))
+			decodeChecked(t, h.version, h.flags, h.opcode, *body)
 		})
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return
