@@ -85,6 +85,13 @@ func (p *parser) typeArgs(n int) ([]*pgschema.Type, error) {
 		if n > 0 && len(out) == n {
 			break
 		}
+		if n > 0 {
+			// A fixed number of types: the next one must follow.
+			if err := p.expectPunct(","); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !p.acceptPunct(",") {
 			break
 		}
