@@ -106,6 +106,7 @@ func (c *conn) executeAsync(j *job) (done bool) {
 			c.observe(h, kindNone, j.at, nil, nil)
 			putBuffer(body)
 			c.send(b)
+			c.release()
 			c.busy.Add(-1)
 			c.inflight.Done()
 		}
@@ -155,6 +156,7 @@ func (c *conn) executeAsync(j *job) (done bool) {
 		}
 		putBuffer(body)
 		c.send(b)
+		c.release()
 		c.busy.Add(-1)
 		c.inflight.Done()
 		return true
@@ -452,7 +454,7 @@ func (e *execution) answer(err error) {
 		finishFrame(*resp)
 	}
 	c.observe(header{opcode: opExecute}, e.st.kind, e.now, e.st, nil)
-	c.sendAsync(resp)
+	c.sendAsync(resp) // and releases the request's place (limits.go)
 	c.busy.Add(-1)
 	c.inflight.Done()
 }

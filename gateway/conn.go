@@ -55,7 +55,10 @@ type conn struct {
 	idle atomic.Int32
 	// busy counts the requests running, for the writer to judge whether
 	// more answers may be about to queue.
-	busy     atomic.Int32
+	busy atomic.Int32
+	// pending counts the requests holding a place in the limits
+	// (limits.go): from admission until their answer is queued.
+	pending  atomic.Int32
 	inflight sync.WaitGroup
 	closed   chan struct{}
 	closeOne sync.Once
@@ -70,7 +73,7 @@ const (
 
 func newConn(srv *Server, nc net.Conn) *conn {
 	c := &conn{srv: srv, nc: nc, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{}),
-		log: srv.log.With("client", nc.RemoteAddr().String())}
+		log: srv.log.With("client", nc.RemoteAddr().String()), arrived: time.Now()}
 	empty := ""
 	c.keyspace.Store(&empty)
 	return c
@@ -120,12 +123,25 @@ func (c *conn) readLoop() error {
 // returned (conn.arrived).
 type stampedReader struct{ c *conn }
 
+// Read reads the socket. With an idle timeout, a read that waits longer
+// than it since the last request ends the connection, unless requests
+// are still in flight: a client waiting for a slow answer is not idle.
 func (r stampedReader) Read(p []byte) (int, error) {
-	n, err := r.c.nc.Read(p)
-	if n > 0 {
-		r.c.arrived = time.Now()
+	idle := r.c.srv.cfg.IdleTimeout
+	for {
+		if idle > 0 {
+			r.c.nc.SetReadDeadline(r.c.arrived.Add(idle))
+		}
+		n, err := r.c.nc.Read(p)
+		if n > 0 {
+			r.c.arrived = time.Now()
+		}
+		if n == 0 && idle > 0 && isTimeout(err) && r.c.busy.Load() > 0 {
+			r.c.arrived = time.Now()
+			continue
+		}
+		return n, err
 	}
-	return n, err
 }
 
 // run starts a request in a goroutine of its own: an idle handler of the
@@ -134,9 +150,13 @@ func (r stampedReader) Read(p []byte) (int, error) {
 // compressed, so it must be done before that frame is read, and only the
 // reader touches what it negotiates.
 func (c *conn) run(h header, body *[]byte) {
+	c.srv.metrics.request(h.opcode)
+	if !c.admit() {
+		c.overloaded(h, body)
+		return
+	}
 	c.inflight.Add(1)
 	c.busy.Add(1)
-	c.srv.metrics.request(h.opcode)
 	j := job{h: h, body: body, at: c.arrived}
 	if h.opcode == opStartup {
 		c.handle(j)
@@ -233,6 +253,8 @@ func (c *conn) handle(j job) {
 	h, body := j.h, j.body
 	defer c.inflight.Done()
 	defer c.busy.Add(-1)
+	// Run last, once the answer is queued, whichever way it went.
+	defer c.release()
 	resp := getBuffer(0)
 	defer func() {
 		if r := recover(); r != nil {
@@ -331,13 +353,21 @@ func (c *conn) queue(frame *[]byte) {
 
 // sendAsync is send for the pools' goroutines, which must never wait on
 // a client slow to read: when the writer's queue is full, the frame waits
-// for room in a goroutine of its own.
+// for room in a goroutine of its own. It releases the request's place
+// (admit) once the frame is queued, not before: a request counts against
+// the limits until its answer is in the writer's queue, so the goroutines
+// waiting here are bounded by MaxRequestsPerConn per connection, however
+// long the client leaves its answers unread.
 func (c *conn) sendAsync(frame *[]byte) {
 	frame = c.compressed(frame)
 	select {
 	case c.out <- frame:
+		c.release()
 	default:
-		go c.queue(frame)
+		go func() {
+			c.queue(frame)
+			c.release()
+		}()
 	}
 }
 
@@ -429,9 +459,11 @@ func getBuffer(n int) *[]byte {
 }
 
 // putBuffer returns a buffer to the pool; very large ones are dropped so
-// that one big result does not pin its memory.
+// that one big result does not pin its memory, and small ones (the
+// Overloaded answers of limits.go, made to measure so that a flood's
+// queued answers hold little) so that the pool's stay at least 4 KiB.
 func putBuffer(b *[]byte) {
-	if cap(*b) > 1<<20 {
+	if c := cap(*b); c > 1<<20 || c < 4096 {
 		return
 	}
 	bufferPool.Put(b)

@@ -43,6 +43,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		funcFailure *translate.FunctionFailureError
 		authFailure *authenticationError
 		pgErr       *pgconn.PgError
+		overloaded  *overloadedError
 	)
 	switch {
 	case errors.As(err, &syntax):
@@ -78,6 +79,8 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.AuthenticationError{ErrorMessage: authFailure.msg}
 	case errors.As(err, &pgErr):
 		return c.postgresError(pgErr)
+	case errors.As(err, &overloaded):
+		return &message.Overloaded{ErrorMessage: overloaded.msg}
 	}
 	c.log.Error("request failed", "err", err)
 	return &message.ServerError{ErrorMessage: "internal error; see the gateway's log"}

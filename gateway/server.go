@@ -52,6 +52,19 @@ type Config struct {
 	RangeTimeout        time.Duration
 	// MaxFrameSize is the largest request frame accepted.
 	MaxFrameSize int64
+	// MaxConnections bounds the client connections open at once; one past
+	// it is answered Overloaded to its first request and closed
+	// (limits.go).
+	MaxConnections int
+	// MaxRequestsPerConn and MaxRequests bound the requests in flight on
+	// one connection and on the gateway in all: past either, a request is
+	// answered Overloaded at once rather than queued.
+	MaxRequestsPerConn int
+	MaxRequests        int
+	// IdleTimeout, when positive, closes a connection that has sent no
+	// request for that long and has none in flight; 0 keeps connections
+	// open however long they are idle, as Cassandra does.
+	IdleTimeout time.Duration
 	// Sweep sets the sweeper of expired data (sweeper.go).
 	Sweep SweepConfig
 	// BatchlogTimeout is the age after which a batch log record counts as
@@ -91,6 +104,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxFrameSize <= 0 {
 		c.MaxFrameSize = 256 << 20
+	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
+	if c.MaxRequestsPerConn <= 0 {
+		c.MaxRequestsPerConn = DefaultMaxRequestsPerConn
+	}
+	if c.MaxRequests <= 0 {
+		c.MaxRequests = DefaultMaxRequests
 	}
 	// Cassandra's defaults.
 	for _, d := range []struct {
@@ -145,6 +167,11 @@ type Server struct {
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
 	wg       sync.WaitGroup
+	// open counts the connections accepted and not yet closed, refused
+	// those being refused, and requests the requests in flight on every
+	// connection (limits.go).
+	open, refused atomic.Int64
+	requests      atomic.Int64
 
 	stopReplay context.CancelFunc
 	replayDone chan struct{}
@@ -281,6 +308,11 @@ func (s *Server) Serve() error {
 		if tc, ok := nc.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 		}
+		if s.open.Add(1) > int64(s.cfg.MaxConnections) {
+			s.open.Add(-1)
+			s.refuse(nc)
+			continue
+		}
 		c := newConn(s, nc)
 		s.mu.Lock()
 		s.conns[c] = struct{}{}
@@ -292,6 +324,7 @@ func (s *Server) Serve() error {
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()
+			s.open.Add(-1)
 			s.metrics.connections.Dec()
 		})
 	}
