@@ -315,8 +315,8 @@ func heapInuse() uint64 {
 func TestFloodOverloaded(t *testing.T) {
 	createLimitsTable(t)
 	const (
-		conns   = 48
-		perConn = 4000
+		conns        = 48
+		perConn      = 4000
 		perConnLimit = 64
 		maxRequests  = 1024
 		// The bound on the live heap the flood may add, set by the limits

@@ -51,6 +51,10 @@ type config struct {
 	RangeTimeout        time.Duration
 	RequestTimeout      time.Duration
 	MaxFrameSize        int64
+	MaxConnections      int
+	MaxRequestsPerConn  int
+	MaxRequests         int
+	IdleTimeout         time.Duration
 	ShardConns          int
 	Auth                bool
 	SuperuserPassword   string
@@ -137,6 +141,18 @@ var settings = []setting{
 	{name: "max-frame-size", key: "limits.max_frame_size", def: "256MiB",
 		help:  "`size` of the largest request frame accepted, in bytes or with a KiB, MiB or GiB suffix",
 		field: func(c *config) any { return &c.MaxFrameSize }},
+	{name: "max-connections", key: "limits.max_connections", def: "1024",
+		help:  "`number` of client connections open at once; one more is answered Overloaded and closed",
+		field: func(c *config) any { return &c.MaxConnections }},
+	{name: "max-requests-per-connection", key: "limits.max_requests_per_connection", def: "1024",
+		help:  "`number` of requests in flight on one connection; one more is answered Overloaded",
+		field: func(c *config) any { return &c.MaxRequestsPerConn }},
+	{name: "max-requests", key: "limits.max_requests", def: "16384",
+		help:  "`number` of requests in flight on all connections; one more is answered Overloaded",
+		field: func(c *config) any { return &c.MaxRequests }},
+	{name: "idle-timeout", key: "timeouts.idle", def: "0s",
+		help:  "close a connection that has sent no request for this `time` and has none in flight; 0 keeps it open",
+		field: func(c *config) any { return &c.IdleTimeout }},
 	{name: "shard-connections", key: "limits.shard_connections", def: "4", help: "`number` of data connections to each shard",
 		field: func(c *config) any { return &c.ShardConns }},
 	{name: "auth", key: "auth.enabled", def: "false",
@@ -428,7 +444,8 @@ func (c *config) validate(from origins) error {
 		n    int64
 		min  int64
 	}{{"num-tokens", int64(c.NumTokens), 1}, {"shard-connections", int64(c.ShardConns), 1},
-		{"max-frame-size", c.MaxFrameSize, 1}} {
+		{"max-frame-size", c.MaxFrameSize, 1}, {"max-connections", int64(c.MaxConnections), 1},
+		{"max-requests-per-connection", int64(c.MaxRequestsPerConn), 1}, {"max-requests", int64(c.MaxRequests), 1}} {
 		if s.n < s.min {
 			bad(s.name, "must be at least %d, not %d", s.min, s.n)
 		}
@@ -445,7 +462,7 @@ func (c *config) validate(from origins) error {
 	for _, s := range []struct {
 		name string
 		d    time.Duration
-	}{{"slow-query", c.SlowQuery}, {"shutdown-grace", c.ShutdownGrace}} {
+	}{{"slow-query", c.SlowQuery}, {"shutdown-grace", c.ShutdownGrace}, {"idle-timeout", c.IdleTimeout}} {
 		if s.d < 0 {
 			bad(s.name, "must not be negative, not %v", s.d)
 		}
@@ -493,10 +510,11 @@ func (c *config) gateway() gateway.Config {
 		Datacenter: c.Datacenter, Rack: c.Rack, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
 		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
-		MaxFrameSize: c.MaxFrameSize,
-		Sweep:        gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
-		Gateways:     gateway.GatewaysConfig{Address: c.BroadcastAddress},
-		Auth:         gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
-		SlowQuery:    c.SlowQuery,
+		MaxFrameSize: c.MaxFrameSize, MaxConnections: c.MaxConnections,
+		MaxRequestsPerConn: c.MaxRequestsPerConn, MaxRequests: c.MaxRequests, IdleTimeout: c.IdleTimeout,
+		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
+		Gateways:  gateway.GatewaysConfig{Address: c.BroadcastAddress},
+		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
+		SlowQuery: c.SlowQuery,
 	}
 }

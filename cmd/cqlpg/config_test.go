@@ -40,6 +40,7 @@ func TestConfigDefaults(t *testing.T) {
 		WriteTimeout: 2 * time.Second, CounterWriteTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
 		RangeTimeout: 10 * time.Second, RequestTimeout: 12 * time.Second,
 		MaxFrameSize: 256 << 20, ShardConns: 4, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
+		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)
@@ -61,9 +62,13 @@ gateway:
 timeouts:
   read: 3s
   request: 20s
+  idle: 10m
 limits:
   max_frame_size: 64MiB
   shard_connections: 8
+  max_connections: 100
+  max_requests_per_connection: 128
+  max_requests: 2000
 auth:
   enabled: true
 log:
@@ -80,6 +85,7 @@ shutdown_grace: 1m
 		c.Datacenter, c.Rack, c.NumTokens = "east", "r2", 8
 		c.ReadTimeout, c.RequestTimeout = 3*time.Second, 20*time.Second
 		c.MaxFrameSize, c.ShardConns = 64<<20, 8
+		c.IdleTimeout, c.MaxConnections, c.MaxRequestsPerConn, c.MaxRequests = 10*time.Minute, 100, 128, 2000
 		c.Auth = true
 		c.LogFormat, c.SlowQuery = "json", 250*time.Millisecond
 		c.ShutdownGrace = time.Minute
@@ -94,10 +100,12 @@ shutdown_grace: 1m
 		{name: "file named by the environment", env: map[string]string{"CQLPG_CONFIG": "FILE"}, want: fromFile},
 		{name: "environment over file", args: []string{"--config", "FILE"},
 			env: map[string]string{"CQLPG_READ_TIMEOUT": "4s", "CQLPG_LISTEN": "10.0.0.1:9042", "CQLPG_AUTH": "false",
-				"CQLPG_LOG_LEVEL": "debug", "CQLPG_MAX_FRAME_SIZE": "1048576", "CQLPG_DATA_DIR": ""},
+				"CQLPG_LOG_LEVEL": "debug", "CQLPG_MAX_FRAME_SIZE": "1048576", "CQLPG_DATA_DIR": "",
+				"CQLPG_MAX_REQUESTS_PER_CONNECTION": "64", "CQLPG_IDLE_TIMEOUT": "0s"},
 			want: func(c *config) {
 				fromFile(c)
 				c.ReadTimeout, c.Listen, c.Auth, c.LogLevel, c.MaxFrameSize = 4*time.Second, "10.0.0.1:9042", false, "debug", 1<<20
+				c.MaxRequestsPerConn, c.IdleTimeout = 64, 0
 			}},
 		{name: "environment's shards replace the file's", args: []string{"--config", "FILE"},
 			env: map[string]string{"CQLPG_SHARD": "west:r9=postgres://a/db ; host=b dbname=c", "CQLPG_DC": "west"},
@@ -125,6 +133,12 @@ shutdown_grace: 1m
 		{name: "flag over default, no file",
 			args: []string{"--shutdown-grace", "5s", "--dc", "dc2"},
 			want: func(c *config) { c.ShutdownGrace, c.Datacenter = 5*time.Second, "dc2" }},
+		{name: "limit flags over environment", args: []string{"--config", "FILE", "--max-connections", "7", "--max-requests", "99",
+			"--idle-timeout", "30s"}, env: map[string]string{"CQLPG_MAX_CONNECTIONS": "8", "CQLPG_MAX_REQUESTS": "100"},
+			want: func(c *config) {
+				fromFile(c)
+				c.MaxConnections, c.MaxRequests, c.IdleTimeout = 7, 99, 30*time.Second
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, file)
@@ -163,8 +177,8 @@ shards:
   - {url: "postgres://pg2/db", datacenter: dc2, rack: rb}
   - {url: "postgres://pg3/db"}
 gateway: {datacenter: dc1, rack: rc, num_tokens: 4, broadcast_address: 10.1.2.3}
-timeouts: {write: 1s, counter_write: 2s, read: 3s, range: 4s, request: 5s}
-limits: {max_frame_size: 1KiB, shard_connections: 2}
+timeouts: {write: 1s, counter_write: 2s, read: 3s, range: 4s, request: 5s, idle: 1h}
+limits: {max_frame_size: 1KiB, shard_connections: 2, max_connections: 10, max_requests_per_connection: 20, max_requests: 30}
 auth: {enabled: true, superuser_password: s3cret}
 log: {slow_query: 100ms}
 `)
@@ -183,6 +197,7 @@ log: {slow_query: 100ms}
 		Datacenter: "dc1", Rack: "rc", NumTokens: 4, ShardConns: 2,
 		RequestTimeout: 5 * time.Second, WriteTimeout: time.Second, CounterWriteTimeout: 2 * time.Second,
 		ReadTimeout: 3 * time.Second, RangeTimeout: 4 * time.Second, MaxFrameSize: 1024,
+		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
 		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  gateway.GatewaysConfig{Address: "10.1.2.3"},
 		Auth:      gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
@@ -326,6 +341,11 @@ func TestConfigErrors(t *testing.T) {
 		{name: "bad number", file: "gateway:\n  num_tokens: many\n", want: []string{"gateway.num_tokens", "not a whole number"}},
 		{name: "bad bool", env: map[string]string{"CQLPG_AUTH": "maybe"}, want: []string{"CQLPG_AUTH", "not true or false"}},
 		{name: "bad size", file: "limits:\n  max_frame_size: 1TB\n", want: []string{"limits.max_frame_size", "not a size"}},
+		{name: "zero connections", file: "limits:\n  max_connections: 0\n", want: []string{"limits.max_connections (", "at least 1"}},
+		{name: "negative requests per connection", env: map[string]string{"CQLPG_MAX_REQUESTS_PER_CONNECTION": "-1"},
+			want: []string{"CQLPG_MAX_REQUESTS_PER_CONNECTION", "at least 1"}},
+		{name: "requests not a number", args: []string{"--max-requests", "lots"}, want: []string{"-max-requests", "not a whole number"}},
+		{name: "negative idle timeout", file: "timeouts:\n  idle: -1s\n", want: []string{"timeouts.idle", "must not be negative"}},
 		{name: "missing file", args: []string{"--config", "/nonexistent/cqlpg.yaml"}, want: []string{"/nonexistent/cqlpg.yaml"}},
 		{name: "unexpected argument", args: []string{"extra"}, want: []string{`unexpected argument "extra"`}},
 		{name: "zero timeout from file", file: "timeouts:\n  write: 0s\n", want: []string{"timeouts.write (", ":2)", "must be positive"}},
