@@ -371,6 +371,20 @@ func (c *conn) sendAsync(frame *[]byte) {
 	}
 }
 
+// sendEvent queues an event unless the writer's queue is full, when the
+// event is dropped: events are pushed under the server's lock, which a
+// client that stopped reading must not hold up for the others (accepting
+// connections takes that lock too).
+func (c *conn) sendEvent(frame *[]byte) {
+	frame = c.compressed(frame)
+	select {
+	case c.out <- frame:
+	default:
+		putBuffer(frame)
+		c.log.Debug("event dropped: the client is not reading its answers")
+	}
+}
+
 // sendError queues an error answer to a frame the reader refused.
 func (c *conn) sendError(version byte, stream int16, err error) {
 	b := getBuffer(0)

@@ -468,7 +468,7 @@ func (s *Server) broadcastEvent(kind uint32, event, change string, addr netip.Ad
 		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
 		*b = appendInet(appendString(appendString(*b, event), change), addr)
 		finishFrame(*b)
-		c.send(b)
+		c.sendEvent(b)
 	}
 }
 

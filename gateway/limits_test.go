@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -429,4 +430,113 @@ func countAnswers(t *testing.T, nc net.Conn, n int) map[string]int {
 		}
 	}
 	return got
+}
+
+// TestSlowClient: a client that sends requests without end and never
+// reads its answers holds the gateway's memory and goroutines within the
+// per-connection limit, is no longer read from once its answers back up,
+// and the gateway serves other connections meanwhile; once it leaves,
+// what it held is let go.
+func TestSlowClient(t *testing.T) {
+	createLimitsTable(t)
+	const (
+		valueSize = 16 << 10
+		perConn   = 1024 // the default
+		// Answers of 16 KiB waiting: the requests in flight (each in a
+		// goroutine of sendAsync's once the writer's queue is full) and
+		// the 256 of the writer's queue, in pooled buffers grown to hold
+		// them (twice the value allowed for each, with its request and
+		// execution), with room for the runtime's own.
+		heapBound = (perConn+256)*2*valueSize + 16<<20
+	)
+	s := limitedGateway(t, func(c *gateway.Config) {})
+	sess := sessionOn(t, s, "limits")
+	if err := sess.Query("INSERT INTO big (k, v) VALUES (1, ?)", make([]byte, valueSize)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRawTo(t, s, time.Minute)
+	c.nc.(*net.TCPConn).SetReadBuffer(4096)
+	c.startup(4)
+	c.sendMessage(4, 3, &message.Register{EventTypes: []primitive.EventType{primitive.EventTypeSchemaChange}})
+	if _, ok := c.receive().Body.Message.(*message.Ready); !ok {
+		t.Fatal("REGISTER not answered with READY")
+	}
+	c.sendMessage(4, 3, &message.Prepare{Query: "SELECT v FROM limits.big WHERE k = 1"})
+	prepared, ok := c.receive().Body.Message.(*message.PreparedResult)
+	if !ok {
+		t.Fatal("PREPARE not answered with its id")
+	}
+	var one bytes.Buffer
+	codec := frame.NewCodec()
+	ex := &message.Execute{QueryId: prepared.PreparedQueryId,
+		Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne, SkipMetadata: true}}
+	for i := range 1000 {
+		if err := codec.EncodeFrame(frame.NewFrame(4, int16(10+i), ex), &one); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := heapInuse()
+	gBefore := runtime.NumGoroutine()
+	stop := make(chan struct{})
+	peakHeap, peakG, sampled := memStats(stop)
+	// Send until the gateway stops reading: the writes then time out.
+	sent := 0
+	for {
+		c.nc.SetWriteDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.nc.Write(one.Bytes()); err != nil {
+			if !isTimeout(err) {
+				t.Fatal(err)
+			}
+			break
+		}
+		sent += 1000
+		if sent > 10_000_000 {
+			t.Fatal("the gateway reads a client that never reads without end")
+		}
+	}
+	// Other connections are served meanwhile.
+	served := time.Now()
+	for range 20 {
+		var v []byte
+		if err := sess.Query("SELECT v FROM big WHERE k = 1").Scan(&v); err != nil || len(v) != valueSize {
+			t.Fatalf("another connection's read: %d bytes, %v", len(v), err)
+		}
+	}
+	servedIn := time.Since(served)
+	// A schema change, whose event the slow client registered for and
+	// cannot take, and a new connection.
+	exec(t, sess, "DROP TABLE IF EXISTS slow_ddl", "CREATE TABLE slow_ddl (k int PRIMARY KEY)")
+	if s2, err := clusterConfig(s, "limits").CreateSession(); err != nil {
+		t.Fatalf("a new connection while the slow client waits: %v", err)
+	} else {
+		s2.Close()
+	}
+	close(stop)
+	<-sampled
+	grown := int64(peakHeap.Load()) - int64(before)
+	gGrown := peakG.Load() - int64(gBefore)
+	t.Logf("sent %d requests of which answers of %d KiB are never read before the gateway stopped reading; heap +%d MiB "+
+		"(bound %d MiB), goroutines +%d; 20 reads on another connection meanwhile in %v",
+		sent, valueSize>>10, grown>>20, heapBound>>20, gGrown, servedIn.Round(time.Millisecond))
+	if grown > heapBound {
+		t.Errorf("the heap grew by %d MiB, over the bound of %d MiB", grown>>20, heapBound>>20)
+	}
+	if gGrown > perConn+64 {
+		t.Errorf("%d goroutines more, over the bound of %d", gGrown, perConn+64)
+	}
+	// Once the client leaves, its answers and goroutines go.
+	c.nc.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > gBefore+20 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left after the slow client closed, %d before it sent", runtime.NumGoroutine(), gBefore)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// isTimeout reports whether err is a deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

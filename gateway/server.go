@@ -383,7 +383,7 @@ func (s *Server) broadcastSchemaChange(change, target, keyspace, name string) {
 		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
 		*b = appendSchemaChange(appendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name)
 		finishFrame(*b)
-		c.send(b)
+		c.sendEvent(b)
 	}
 }
 
