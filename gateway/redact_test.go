@@ -1,6 +1,13 @@
 package gateway
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
 
 func TestRedactSecrets(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -27,6 +34,26 @@ func TestRedactSecrets(t *testing.T) {
 	} {
 		if got := redactSecrets(s); got != s {
 			t.Errorf("redactSecrets(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
+
+func TestRedactingLogger(t *testing.T) {
+	var buf bytes.Buffer
+	log := redacting(slog.New(slog.NewTextHandler(&buf, nil)))
+	if redacting(log) != log {
+		t.Error("a redacting logger wrapped twice")
+	}
+	err := fmt.Errorf("connect postgres://cqlpg:s3cret@db1/cqlpg: %w", errors.New("refused"))
+	log.With("shard", "host=db1 password=s3cret").Error("shard down", "err", err,
+		slog.Group("g", "cql", "CREATE ROLE r WITH PASSWORD 's3cret'"), "n", 3)
+	out := buf.String()
+	if strings.Contains(out, "s3cret") {
+		t.Errorf("the log holds the password: %s", out)
+	}
+	for _, want := range []string{"postgres://cqlpg:*****@db1/cqlpg: refused", "password=*****", "PASSWORD '*****'", "n=3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q: %s", want, out)
 		}
 	}
 }
