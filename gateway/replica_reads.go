@@ -274,17 +274,31 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 			return deliver(data, sink)
 		}
 		if err != nil {
-			if rctx.Err() != nil {
-				return &readTimeoutError{consistency: level, received: received, blockFor: p.ask, dataPresent: true}
+			if rctx.Err() != nil || !permanent(err) {
+				// A replica the repair writes to failed or went down.
+				e.c.log.Warn("read repair failed", "err", err)
+				return repairTimeout(level, p.ask)
 			}
 			return err
 		}
 		data = fresh()
 		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
+			var timeout *readTimeoutError
+			if errors.As(err, &timeout) {
+				// Reading the repaired data back is part of the repair.
+				return repairTimeout(level, p.ask)
+			}
 			return err
 		}
 	}
 	return deliver(data, sink)
+}
+
+// repairTimeout is the timeout of a read whose replicas answered but whose
+// read repair did not finish in time, as Cassandra words it: one response
+// short of the level, with the data present.
+func repairTimeout(level sharding.Consistency, blockFor int) *readTimeoutError {
+	return &readTimeoutError{consistency: level, received: blockFor - 1, blockFor: blockFor, dataPresent: true}
 }
 
 // readOne reads from the first replica of order that answers, moving on
