@@ -92,7 +92,10 @@ func (c *conn) postgresError(e *pgconn.PgError) message.Error {
 	case len(e.Code) == 5 && e.Code[:2] == "22": // data exception: a value Postgres cannot hold
 		return &message.Invalid{ErrorMessage: e.Message}
 	case len(e.Code) == 5 && e.Code[:2] == "53": // insufficient resources
-		return &message.Overloaded{ErrorMessage: "shard overloaded: " + e.Message}
+		// Postgres's text may name the shard's roles or settings: it goes
+		// to the log only.
+		c.log.Warn("shard overloaded", "sqlstate", e.Code, "err", e.Message, "detail", e.Detail)
+		return &message.Overloaded{ErrorMessage: fmt.Sprintf("shard overloaded (SQLSTATE %s); see the gateway's log", e.Code)}
 	}
 	c.log.Error("shard statement failed", "sqlstate", e.Code, "err", e.Message, "detail", e.Detail)
 	return &message.ServerError{ErrorMessage: fmt.Sprintf("shard error (SQLSTATE %s); see the gateway's log", e.Code)}
