@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -109,9 +110,8 @@ func (c *conn) readLoop() error {
 		if err := c.acceptHeader(hdr[0], h); err != nil {
 			return err
 		}
-		body := getBuffer(int(h.length))
-		if _, err := io.ReadFull(br, *body); err != nil {
-			putBuffer(body)
+		body, err := readBody(br, int(h.length))
+		if err != nil {
 			return err
 		}
 		c.run(h, body)
@@ -470,6 +470,26 @@ func getBuffer(n int) *[]byte {
 	}
 	*b = (*b)[:n]
 	return b
+}
+
+// readBody reads a frame body of n bytes. Its buffer grows with the bytes
+// that arrive, doubling, rather than taking the n bytes a header declares
+// at once: a client may declare frames up to the size limit on many
+// connections and send nothing more, which would otherwise hold the
+// declared memory without the bytes to show for it.
+func readBody(r io.Reader, n int) (*[]byte, error) {
+	b := getBuffer(min(n, 64<<10))
+	for filled := 0; ; {
+		if _, err := io.ReadFull(r, (*b)[filled:]); err != nil {
+			putBuffer(b)
+			return nil, err
+		}
+		if filled = len(*b); filled == n {
+			return b, nil
+		}
+		more := min(n-filled, filled)
+		*b = slices.Grow(*b, more)[:filled+more]
+	}
 }
 
 // putBuffer returns a buffer to the pool; very large ones are dropped so

@@ -189,7 +189,9 @@ func (c *conn) segments(br *bufio.Reader, run func(header, *[]byte)) error {
 				return err
 			}
 			head = nil
-			large = getBuffer(int(lh.length))
+			// Grown by the parts as they arrive, not taken at the size
+			// the header declares (readBody).
+			large = getBuffer(min(int(lh.length), 2*maxSegmentPayload))
 			*large = (*large)[:0]
 		}
 		if len(payload) > int(lh.length)-len(*large) {
