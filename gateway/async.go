@@ -240,6 +240,7 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	a.pending, a.next, a.rows = 1, 1, w
 	rs.count = rowCounter{w: w}
 	deadlines.expireAt(e, e.c.srv.cfg.ReadTimeout, gen)
+	rs.deadline = opDeadline(e.now, e.c.srv.cfg.ReadTimeout)
 	e.submitRead(0, read)
 	return true
 }
@@ -250,6 +251,7 @@ func (e *execution) submitRead(i int, stmt *sharding.Statement) {
 	rs := &e.scratch
 	rs.op.ResetThen(stmt, rs.args.args, binaryParams, &rs.count, e, 0)
 	rs.op.Order = readOrder
+	rs.op.Deadline = rs.deadline
 	e.topo.Shards[rs.order[i]].Pool.Submit(&rs.op)
 }
 

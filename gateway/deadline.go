@@ -169,6 +169,19 @@ func (k *deadlineClock) run() {
 	}
 }
 
+// cancelGrace is how long after its request's timeout a statement still
+// running on a shard is cancelled (sharding.Op.Deadline): late enough for
+// the clock to have answered the request with its timeout first, so that
+// the client gets its ReadTimeout or WriteTimeout rather than the
+// cancelled statement's error.
+const cancelGrace = 20 * deadlineTick
+
+// opDeadline is the deadline of the ops of a request that arrived at
+// arrived, with timeout to be answered.
+func opDeadline(arrived time.Time, timeout time.Duration) time.Time {
+	return arrived.Add(timeout + cancelGrace)
+}
+
 // requestContext is a request's context: done once the request's time is
 // up, by the shared clock. It is never cancelled otherwise, so Err is
 // DeadlineExceeded once done. It also carries the time the request

@@ -80,6 +80,8 @@ type readScratch struct {
 	count rowCounter
 	// asks serves a read that asks several replicas (replica_reads.go).
 	asks replicaAsks
+	// deadline is when the read's ops are cancelled (opDeadline).
+	deadline time.Time
 }
 
 // executionPool recycles executions (release).

@@ -174,6 +174,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	if rs == nil {
 		rs = new(readScratch)
 	}
+	rs.deadline = opDeadline(started, timeout)
 	if isSerial(level) {
 		// The partition's first replica, whose lock the read holds, has
 		// every conditional write that applied (exec_lwt.go), and only
@@ -207,6 +208,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		op := &ra.ops[i]
 		op.ResetNotify(stmt, args, binaryParams, &sinks[i], notify, i)
 		op.Order = rs.opOrder()
+		op.Deadline = rs.deadline
 		submitted++
 		e.topo.Shards[p.order[i]].Pool.Submit(op)
 	}
@@ -314,6 +316,7 @@ func (e *execution) readOne(ctx context.Context, expire <-chan struct{}, stmt *s
 		guard.inner, guard.rows, guard.closed = sink, 0, false
 		op.Reset(stmt, args, binaryParams, guard)
 		op.Order = rs.opOrder()
+		op.Deadline = rs.deadline
 		e.topo.Shards[r].Pool.Submit(op)
 		var finished bool
 		finished, err = op.WaitUntil(ctx, expire)

@@ -28,6 +28,8 @@ type replicaWrites struct {
 	// every makes the write wait for every replica it was sent to, not
 	// only for the level: see newReplicaWrites.
 	every bool
+	// deadline is when the writes' ops are cancelled (opDeadline).
+	deadline time.Time
 	// parts are the partitions written, each with its acknowledgements.
 	parts []partitionWrite
 	// sends are the ops sent, indexed by their tags, and ops the ops
@@ -106,6 +108,11 @@ func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 	w := &e.writes
 	w.clear()
 	w.e, w.level, w.counter, w.every = e, sharding.Consistency(e.params.consistency), counter, counter || inPlace
+	timeout := e.c.srv.cfg.WriteTimeout
+	if counter {
+		timeout = e.c.srv.cfg.CounterWriteTimeout
+	}
+	w.deadline = opDeadline(e.now, timeout)
 	return w
 }
 
@@ -170,6 +177,11 @@ func (w *replicaWrites) submit(i int) {
 		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	}
 	op.Order = w.order
+	if s.hintFor < 0 {
+		// A write past its time is cancelled, and hinted as a replica
+		// that failed; a hint is left to finish.
+		op.Deadline = w.deadline
+	}
 	w.pending++
 	pool := w.e.topo.Shards[s.shard].Pool
 	if w.then != nil {

@@ -52,6 +52,11 @@ type Op struct {
 	Rows RowSink
 	// Tag is the caller's, for telling ops apart on a Notify channel.
 	Tag int
+	// Deadline, when set, is when the op's outcome stops being awaited: a
+	// statement of the op still running on the shard then is cancelled,
+	// so that it no longer holds a connection, locks or a worker. Reset
+	// and its kin clear it.
+	Deadline time.Time
 	// Order, when not zero, lets an op of one statement share one
 	// transaction with the other such ops of its pipeline: one commit
 	// and one answer from Postgres for them all. They run sorted by
@@ -403,10 +408,83 @@ type worker struct {
 	// prepares parses[parseAt[i]:parseAt[i+1]].
 	parses  []string
 	parseAt []int
+	// cancel cancels the statement running when an op's deadline passes.
+	cancel canceller
+}
+
+// canceller cancels the statement running on a worker's connection once
+// the deadline it is armed with passes. The worker arms it with the
+// deadline of the op whose results it is reading, which is the op whose
+// statement the shard runs (a pipeline's statements run in order), and
+// disarms it after the pipeline. Its timer is the worker's one, reset
+// rather than made anew for each op.
+type canceller struct {
+	pool  *Pool
+	mu    sync.Mutex
+	conn  *pgconn.PgConn
+	at    time.Time // zero while disarmed
+	timer *time.Timer
+}
+
+// cancelSlack is how close to the deadline it is armed with a canceller
+// is left armed rather than reset: deadlines of ops queued together are
+// that close.
+const cancelSlack = time.Millisecond
+
+// arm has the statement running on conn cancelled at at; a zero at
+// disarms.
+func (k *canceller) arm(conn *pgconn.PgConn, at time.Time) {
+	if at.IsZero() {
+		k.disarm()
+		return
+	}
+	k.mu.Lock()
+	if k.conn == conn && !k.at.IsZero() && at.Sub(k.at).Abs() < cancelSlack {
+		k.mu.Unlock()
+		return
+	}
+	k.conn, k.at = conn, at
+	k.mu.Unlock()
+	if k.timer == nil {
+		k.timer = time.AfterFunc(time.Until(at), k.fire)
+	} else {
+		k.timer.Reset(time.Until(at))
+	}
+}
+
+func (k *canceller) disarm() {
+	k.mu.Lock()
+	armed := !k.at.IsZero()
+	k.conn, k.at = nil, time.Time{}
+	k.mu.Unlock()
+	if armed {
+		k.timer.Stop()
+	}
+}
+
+// fire sends the cancel request, unless the canceller was disarmed or
+// armed later since its timer was set. Postgres cancels the statement
+// running then, which fails with SQLSTATE 57014 (query_canceled); the
+// pipeline goes on with the next op.
+func (k *canceller) fire() {
+	k.mu.Lock()
+	conn, at := k.conn, k.at
+	if conn == nil || at.IsZero() || time.Now().Before(at) {
+		k.mu.Unlock()
+		return
+	}
+	k.at = time.Time{}
+	k.mu.Unlock()
+	k.pool.stats.cancelled.Add(1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := conn.CancelRequest(ctx); err != nil {
+		k.pool.log.Warn("cancelling a statement past its deadline", "err", err)
+	}
 }
 
 func (p *Pool) work() {
-	w := &worker{pool: p, batch: make([]*Op, 0, maxPipeline), parseAt: make([]int, 0, maxPipeline+1)}
+	w := &worker{pool: p, batch: make([]*Op, 0, maxPipeline), parseAt: make([]int, 0, maxPipeline+1), cancel: canceller{pool: p}}
 	defer w.close()
 	for {
 		select {
@@ -537,13 +615,23 @@ func (w *worker) run() {
 		w.broken(pl, err)
 		return
 	}
+	defer w.cancel.disarm()
 	if w.shared > 0 {
+		// The shared transaction runs until its earliest deadline.
+		var first time.Time
+		for _, op := range w.batch[:w.shared] {
+			if !op.Deadline.IsZero() && (first.IsZero() || op.Deadline.Before(first)) {
+				first = op.Deadline
+			}
+		}
+		w.cancel.arm(w.conn, first)
 		if err := w.collectShared(pl); err != nil {
 			w.broken(pl, err)
 			return
 		}
 	}
 	for i := w.shared; i < len(w.batch); i++ {
+		w.cancel.arm(w.conn, w.batch[i].Deadline)
 		parsed, err, fatal := collect(pl, w.batch[i])
 		if fatal {
 			w.broken(pl, err)

@@ -15,8 +15,10 @@ type PoolStats struct {
 	// Conns.
 	Queued, Open, Busy, Conns int
 	// Ops counts the ops finished, Failed those finished with an error
-	// (the shard's, or its connection's).
-	Ops, Failed uint64
+	// (the shard's, or its connection's), and Cancelled the cancel requests
+	// sent for statements still running past their op's deadline
+	// (Op.Deadline).
+	Ops, Failed, Cancelled uint64
 	// Pipelines times the pipelines sent, each from its first statement
 	// sent to its last result read.
 	Pipelines LatencySnapshot
@@ -24,16 +26,17 @@ type PoolStats struct {
 
 // poolStats are a pool's counters.
 type poolStats struct {
-	ops, failed atomic.Uint64
-	open, busy  atomic.Int32
-	pipelines   Latency
+	ops, failed, cancelled atomic.Uint64
+	open, busy             atomic.Int32
+	pipelines              Latency
 }
 
 // Stats returns the pool's counters. A pool that reaches no server
 // (NewFuncPool) counts nothing.
 func (p *Pool) Stats() PoolStats {
 	return PoolStats{Queued: len(p.queue), Open: int(p.stats.open.Load()), Busy: int(p.stats.busy.Load()),
-		Conns: p.conns, Ops: p.stats.ops.Load(), Failed: p.stats.failed.Load(), Pipelines: p.stats.pipelines.Snapshot()}
+		Conns: p.conns, Ops: p.stats.ops.Load(), Failed: p.stats.failed.Load(),
+		Cancelled: p.stats.cancelled.Load(), Pipelines: p.stats.pipelines.Snapshot()}
 }
 
 // LatencyBuckets is how many buckets a Latency counts in: bucket 0 holds

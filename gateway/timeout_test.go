@@ -1,0 +1,109 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway"
+)
+
+// waitingOnLocks counts the statements on every shard waiting for a
+// lock that started before: with the test's transactions holding the
+// tables, those of the gateway's request (replays of the hints of the
+// writes that timed out may follow, and wait too, as they should).
+func waitingOnLocks(t *testing.T, before time.Time) int {
+	t.Helper()
+	ctx := context.Background()
+	n := 0
+	for _, u := range shardURLs {
+		conn, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c int
+		err = conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "+
+			"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query_start < $1", before).Scan(&c)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += c
+	}
+	return n
+}
+
+// TestTimeoutCancelsStatement: a request whose statements wait on a lock
+// past its timeout is answered with Cassandra's ReadTimeout or
+// WriteTimeout and their fields, on the path of point requests answered
+// from the pools (ONE) and on that of handlers (QUORUM), and its
+// statements are cancelled on the shards rather than left waiting; the
+// shards' connections stay usable.
+func TestTimeoutCancelsStatement(t *testing.T) {
+	createLimitsTable(t)
+	const timeout = 500 * time.Millisecond
+	s := limitedGateway(t, func(c *gateway.Config) {
+		c.WriteTimeout, c.ReadTimeout = timeout, timeout
+	})
+	sess := sessionOn(t, s, "limits")
+	exec(t, sess, "INSERT INTO t (k, v) VALUES (1, 1)")
+	for _, tc := range []struct {
+		name  string
+		mode  string // of the lock held
+		query string
+		level gocql.Consistency
+		check func(error) bool
+	}{
+		{"write at ONE", "EXCLUSIVE", "INSERT INTO t (k, v) VALUES (1, 2)", gocql.One, func(err error) bool {
+			var wt *gocql.RequestErrWriteTimeout
+			return errors.As(err, &wt) && wt.Consistency == gocql.One && wt.Received == 0 && wt.BlockFor == 1 && wt.WriteType == "SIMPLE"
+		}},
+		{"write at QUORUM", "EXCLUSIVE", "INSERT INTO t (k, v) VALUES (1, 3)", gocql.Quorum, func(err error) bool {
+			var wt *gocql.RequestErrWriteTimeout
+			return errors.As(err, &wt) && wt.Consistency == gocql.Quorum && wt.Received == 0 && wt.BlockFor == 2 && wt.WriteType == "SIMPLE"
+		}},
+		{"read at ONE", "ACCESS EXCLUSIVE", "SELECT v FROM t WHERE k = 1", gocql.One, func(err error) bool {
+			var rt *gocql.RequestErrReadTimeout
+			return errors.As(err, &rt) && rt.Consistency == gocql.One && rt.Received == 0 && rt.BlockFor == 1 && rt.DataPresent == 0
+		}},
+		{"read at QUORUM", "ACCESS EXCLUSIVE", "SELECT v FROM t WHERE k = 1", gocql.Quorum, func(err error) bool {
+			var rt *gocql.RequestErrReadTimeout
+			return errors.As(err, &rt) && rt.Consistency == gocql.Quorum && rt.Received == 0 && rt.BlockFor == 2 && rt.DataPresent == 0
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			unlock := lockTable(t, "limits.t", tc.mode)
+			began := time.Now()
+			err := sess.Query(tc.query).Consistency(tc.level).Exec()
+			answered := time.Since(began)
+			if !tc.check(err) {
+				t.Fatalf("answered %T %v after %v", err, err, answered)
+			}
+			if answered < timeout || answered > timeout+time.Second {
+				t.Errorf("timed out after %v, want %v", answered, timeout)
+			}
+			// The statements are cancelled, while the lock is still held.
+			deadline := time.Now().Add(2 * time.Second)
+			n := waitingOnLocks(t, began.Add(timeout))
+			for ; n > 0 && time.Now().Before(deadline); n = waitingOnLocks(t, began.Add(timeout)) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			gone := time.Since(began)
+			if n > 0 {
+				t.Fatalf("%d statements still wait on the lock %v after the request", n, gone)
+			}
+			t.Logf("%v: %v after %v; no statement left waiting after %v", tc.name, err, answered.Round(time.Millisecond),
+				gone.Round(time.Millisecond))
+			unlock()
+			// The shards' connections were not broken: the next request
+			// succeeds.
+			if err := sess.Query(tc.query).Consistency(tc.level).Exec(); err != nil {
+				t.Fatalf("after the lock: %v", err)
+			}
+		})
+	}
+}

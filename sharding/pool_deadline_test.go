@@ -1,0 +1,55 @@
+package sharding_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// TestPoolDeadline: a statement still running when its op's deadline
+// passes is cancelled (SQLSTATE 57014) at the deadline, the op queued
+// behind it in the same pipeline runs, and the connection stays usable;
+// an op without a deadline is not cancelled.
+func TestPoolDeadline(t *testing.T) {
+	ctx, pool := onePool(t)
+	sleep := sharding.NewStatement("SELECT pg_sleep(5)", nil)
+	quick := sharding.NewStatement("SELECT 1", nil)
+	notify := make(chan *sharding.Op, 2)
+	began := time.Now()
+	slow := sharding.NewNotifyOp(sleep, nil, nil, nil, notify, 0)
+	slow.Deadline = began.Add(300 * time.Millisecond)
+	next := sharding.NewNotifyOp(quick, nil, nil, nil, notify, 1)
+	next.Deadline = began.Add(10 * time.Second)
+	pool.Submit(slow)
+	pool.Submit(next)
+	for range 2 {
+		op := <-notify
+		switch op.Tag {
+		case 0:
+			var pgErr *pgconn.PgError
+			if !errors.As(op.Err(), &pgErr) || pgErr.Code != "57014" {
+				t.Fatalf("the statement past its deadline ended with %v, want query_canceled", op.Err())
+			}
+			if d := time.Since(began); d > 2*time.Second {
+				t.Errorf("cancelled after %v, deadline 300ms", d)
+			}
+			t.Logf("cancelled after %v", time.Since(began).Round(time.Millisecond))
+		case 1:
+			if op.Err() != nil {
+				t.Fatalf("the op behind the cancelled one: %v", op.Err())
+			}
+		}
+	}
+	if st := pool.Stats(); st.Cancelled != 1 || !pool.Alive() {
+		t.Errorf("cancelled %d, alive %v; want 1 and alive", st.Cancelled, pool.Alive())
+	}
+	op := sharding.NewOp(sharding.NewStatement("SELECT pg_sleep(0.4)", nil), nil, nil, nil)
+	pool.Submit(op)
+	if err := op.Wait(ctx); err != nil {
+		t.Fatalf("an op without a deadline: %v", err)
+	}
+}
