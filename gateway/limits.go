@@ -105,19 +105,24 @@ var overloadedFrames [maxVersion + 1]atomic.Pointer[[]byte]
 // overloadedCode labels Overloaded answers in the errors metric.
 var overloadedCode = fmt.Sprintf("0x%04x", uint32(primitive.ErrorCodeOverloaded))
 
-// refuseWait bounds how long a connection past MaxConnections has to send
-// its first frame, and refuseMax how many such connections wait at once;
+// refuseWait bounds how long a connection past MaxConnections may take to
+// send its STARTUP, and refuseMax how many such connections wait at once;
 // past it they are closed unanswered.
 const (
 	refuseWait = 5 * time.Second
 	refuseMax  = 64
+	// refuseFrames bounds the frames read before STARTUP: a driver steps
+	// down through versions, and asks OPTIONS, a few times at most.
+	refuseFrames = 8
 )
 
-// refuse answers the first frame of a connection past MaxConnections with
-// Overloaded, then closes it. Drivers open a connection with OPTIONS or
-// STARTUP, and take an error answer to it as a failed connection to retry
-// later (or on another host), with the reason in their log; a connection
-// closed at once would show only as reset.
+// refuse answers a connection past MaxConnections, then closes it: OPTIONS
+// with SUPPORTED, as drivers send it before STARTUP to learn what the
+// server speaks, and the first other request (STARTUP) with Overloaded.
+// Drivers take an error answer to STARTUP as a failed connection, to try
+// again later or on another host, and show its message (gocql hides the
+// message of an error answered to OPTIONS); a connection closed at once
+// would show only as reset.
 func (s *Server) refuse(nc net.Conn) {
 	if s.refused.Add(1) > refuseMax {
 		s.refused.Add(-1)
@@ -128,26 +133,47 @@ func (s *Server) refuse(nc net.Conn) {
 		defer s.refused.Add(-1)
 		defer nc.Close()
 		nc.SetDeadline(time.Now().Add(refuseWait))
+		c := &conn{srv: s, nc: nc, log: s.log}
 		var hdr [headerSize]byte
-		if _, err := io.ReadFull(nc, hdr[:]); err != nil {
-			return
-		}
-		h := parseHeader(hdr[:])
-		if hdr[0]&responseBit != 0 || h.version < minVersion || h.version > maxVersion || h.length < 0 || h.length > 1<<16 {
-			return
-		}
-		if _, err := io.CopyN(io.Discard, nc, int64(h.length)); err != nil {
-			return
-		}
-		c := &conn{srv: s, nc: nc, log: s.log, version: h.version}
-		b := getBuffer(0)
-		c.appendError(b, h.version, h.stream, errTooManyConnections)
-		nc.Write(*b)
-		putBuffer(b)
-		// Let the answer reach the client before the close does.
-		if tc, ok := nc.(*net.TCPConn); ok {
-			tc.CloseWrite()
-			io.Copy(io.Discard, io.LimitReader(nc, 1<<16))
+		for range refuseFrames {
+			if _, err := io.ReadFull(nc, hdr[:]); err != nil {
+				return
+			}
+			h := parseHeader(hdr[:])
+			if hdr[0]&responseBit != 0 || h.length < 0 || h.length > 1<<16 {
+				return
+			}
+			if _, err := io.CopyN(io.Discard, nc, int64(h.length)); err != nil {
+				return
+			}
+			b := getBuffer(0)
+			switch {
+			case h.version < minVersion || h.version > maxVersion:
+				// Answered as on any connection, so that the driver steps
+				// down and tries again.
+				perr := unsupportedVersion(h.version)
+				c.appendError(b, perr.version, h.stream, perr)
+			case h.opcode == opOptions:
+				c.version = h.version
+				*b = appendHeader((*b)[:0], h.version, h.stream, opResult)
+				c.handleOptions(b)
+				finishFrame(*b)
+			default:
+				c.appendError(b, h.version, h.stream, errTooManyConnections)
+				nc.Write(*b)
+				putBuffer(b)
+				// Let the answer reach the client before the close does.
+				if tc, ok := nc.(*net.TCPConn); ok {
+					tc.CloseWrite()
+					io.Copy(io.Discard, io.LimitReader(nc, 1<<16))
+				}
+				return
+			}
+			if _, err := nc.Write(*b); err != nil {
+				putBuffer(b)
+				return
+			}
+			putBuffer(b)
 		}
 	}()
 }

@@ -220,10 +220,10 @@ func TestLimitRequestsTotal(t *testing.T) {
 	}
 }
 
-// TestLimitConnections: a connection past MaxConnections has its first
-// request answered Overloaded and is closed; a driver's session fails to
-// connect while the gateway is full, with the reason, and connects once a
-// connection has gone.
+// TestLimitConnections: a connection past MaxConnections has its OPTIONS
+// answered and its STARTUP answered Overloaded, and is closed; gocql's and
+// the Python driver's sessions fail to connect while the gateway is full,
+// with the reason, and connect once a connection has gone.
 func TestLimitConnections(t *testing.T) {
 	s := limitedGateway(t, func(c *gateway.Config) { c.MaxConnections = 3 })
 	var held []*rawConn
@@ -235,10 +235,14 @@ func TestLimitConnections(t *testing.T) {
 	for _, v := range []primitive.ProtocolVersion{3, 4, 5} {
 		c := dialRawTo(t, s, 10*time.Second)
 		c.sendMessage(v, 1, &message.Options{})
+		if _, ok := c.receive().Body.Message.(*message.Supported); !ok {
+			t.Fatalf("v%d: OPTIONS past the limit not answered SUPPORTED", v)
+		}
+		c.sendMessage(v, 2, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
 		f := c.receive()
 		o, ok := f.Body.Message.(*message.Overloaded)
-		if !ok || f.Header.StreamId != 1 || f.Header.Version != v {
-			t.Fatalf("v%d: OPTIONS past the limit answered %v on stream %d, version %d", v, f.Body.Message, f.Header.StreamId, f.Header.Version)
+		if !ok || f.Header.StreamId != 2 || f.Header.Version != v {
+			t.Fatalf("v%d: STARTUP past the limit answered %v on stream %d, version %d", v, f.Body.Message, f.Header.StreamId, f.Header.Version)
 		}
 		t.Logf("v%d: %s", v, o.ErrorMessage)
 		if _, err := c.nc.Read(make([]byte, 1)); err != io.EOF {
@@ -250,11 +254,32 @@ func TestLimitConnections(t *testing.T) {
 	if sess, err := cfg.CreateSession(); err == nil {
 		sess.Close()
 		t.Fatal("gocql connected to a full gateway")
+	} else if !strings.Contains(err.Error(), "overloaded") {
+		t.Errorf("gocql on a full gateway: %v, want the reason", err)
 	} else {
 		t.Logf("gocql on a full gateway: %v", err)
 	}
+	if err := installPythonDriver(); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(s.Addr().String())
+	var py struct {
+		Connected bool
+		Error     string
+	}
+	runPython(t, &py, "testdata/python/overloaded.py", host, port)
+	if py.Connected || !strings.Contains(py.Error, "overloaded") {
+		t.Fatalf("the Python driver on a full gateway: %+v, want its error to name the overload", py)
+	}
+	t.Logf("the Python driver on a full gateway: %s", py.Error)
 	for _, c := range held {
 		c.nc.Close()
+	}
+	time.Sleep(100 * time.Millisecond)
+	py.Connected, py.Error = false, ""
+	runPython(t, &py, "testdata/python/overloaded.py", host, port)
+	if !py.Connected {
+		t.Fatalf("the Python driver once the gateway has room: %s", py.Error)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

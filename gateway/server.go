@@ -53,8 +53,7 @@ type Config struct {
 	// MaxFrameSize is the largest request frame accepted.
 	MaxFrameSize int64
 	// MaxConnections bounds the client connections open at once; one past
-	// it is answered Overloaded to its first request and closed
-	// (limits.go).
+	// it is answered Overloaded to its STARTUP and closed (limits.go).
 	MaxConnections int
 	// MaxRequestsPerConn and MaxRequests bound the requests in flight on
 	// one connection and on the gateway in all: past either, a request is

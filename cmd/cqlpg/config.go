@@ -142,7 +142,7 @@ var settings = []setting{
 		help:  "`size` of the largest request frame accepted, in bytes or with a KiB, MiB or GiB suffix",
 		field: func(c *config) any { return &c.MaxFrameSize }},
 	{name: "max-connections", key: "limits.max_connections", def: "1024",
-		help:  "`number` of client connections open at once; one more is answered Overloaded and closed",
+		help:  "`number` of client connections open at once; one more has its STARTUP answered Overloaded and is closed",
 		field: func(c *config) any { return &c.MaxConnections }},
 	{name: "max-requests-per-connection", key: "limits.max_requests_per_connection", def: "1024",
 		help:  "`number` of requests in flight on one connection; one more is answered Overloaded",
