@@ -189,6 +189,49 @@ func TestLimitRequestsPerConn(t *testing.T) {
 	}
 }
 
+// TestLimitOverloadedGocql: gocql gets Overloaded as the error of the
+// requests past the limit, with its code, which its retry policies take
+// as a reason to try the next host.
+func TestLimitOverloadedGocql(t *testing.T) {
+	createLimitsTable(t)
+	s := limitedGateway(t, func(c *gateway.Config) {
+		c.MaxRequestsPerConn = 10
+		c.WriteTimeout = 20 * time.Second
+	})
+	cfg := clusterConfig(s, "limits")
+	cfg.NumConns = 1
+	sess, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	stmt := "INSERT INTO t (k, v) VALUES (?, ?)"
+	if err := sess.Query(stmt, 0, 0).Exec(); err != nil { // prepared before the lock
+		t.Fatal(err)
+	}
+	unlock := lockTable(t, "limits.t", "EXCLUSIVE")
+	errs := make(chan error, 30)
+	for i := range 30 {
+		go func() { errs <- sess.Query(stmt, i, i).Exec() }()
+	}
+	overloaded := 0
+	for range 20 {
+		err := <-errs
+		var re gocql.RequestError
+		if !errors.As(err, &re) || re.Code() != gocql.ErrCodeOverloaded {
+			t.Fatalf("a write past the limit failed with %v, want Overloaded", err)
+		}
+		overloaded++
+	}
+	unlock()
+	for range 10 {
+		if err := <-errs; err != nil {
+			t.Fatalf("an admitted write: %v", err)
+		}
+	}
+	t.Logf("%d of 30 concurrent writes on one connection limited to 10 were answered Overloaded", overloaded)
+}
+
 // TestLimitRequestsTotal: MaxRequests bounds the requests in flight on
 // every connection together.
 func TestLimitRequestsTotal(t *testing.T) {
