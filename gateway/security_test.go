@@ -168,7 +168,7 @@ func TestSecurityTLSVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tc := range map[string]*tls.Config{
-		"TLSConfig": built,
+		"TLSConfig":                        built,
 		"a configuration allowing TLS 1.0": {Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS10},
 	} {
 		cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), TLS: tc}
