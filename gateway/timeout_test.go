@@ -12,11 +12,11 @@ import (
 	"github.com/cqlpg/cqlpg/gateway"
 )
 
-// waitingOnLocks counts the statements on every shard waiting for a
-// lock that started before: with the test's transactions holding the
-// tables, those of the gateway's request (replays of the hints of the
-// writes that timed out may follow, and wait too, as they should).
-func waitingOnLocks(t *testing.T, before time.Time) int {
+// waitingOnLocks counts the statements on table on every shard waiting
+// for a lock that started before: with the test's transactions holding
+// the table, those of the gateway's request (replays of the hints of the
+// writes that timed out follow, and wait too, as they should).
+func waitingOnLocks(t *testing.T, table string, before time.Time) int {
 	t.Helper()
 	ctx := context.Background()
 	n := 0
@@ -27,7 +27,8 @@ func waitingOnLocks(t *testing.T, before time.Time) int {
 		}
 		var c int
 		err = conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "+
-			"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query_start < $1", before).Scan(&c)
+			"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query_start < $1 AND strpos(query, $2) > 0",
+			before, `"`+table+`"`).Scan(&c)
 		conn.Close(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -50,33 +51,39 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 		c.WriteTimeout, c.ReadTimeout = timeout, timeout
 	})
 	sess := sessionOn(t, s, "limits")
-	exec(t, sess, "INSERT INTO t (k, v) VALUES (1, 1)")
+	// A table each, so that the replays of one's hints do not wait on
+	// the next one's lock.
+	for _, table := range []string{"tw1", "tw2", "tr1", "tr2"} {
+		exec(t, sess, "CREATE TABLE IF NOT EXISTS "+table+" (k int PRIMARY KEY, v int)",
+			"INSERT INTO "+table+" (k, v) VALUES (1, 1)")
+	}
 	for _, tc := range []struct {
 		name  string
+		table string
 		mode  string // of the lock held
 		query string
 		level gocql.Consistency
 		check func(error) bool
 	}{
-		{"write at ONE", "EXCLUSIVE", "INSERT INTO t (k, v) VALUES (1, 2)", gocql.One, func(err error) bool {
+		{"write at ONE", "tw1", "EXCLUSIVE", "INSERT INTO tw1 (k, v) VALUES (1, 2)", gocql.One, func(err error) bool {
 			var wt *gocql.RequestErrWriteTimeout
 			return errors.As(err, &wt) && wt.Consistency == gocql.One && wt.Received == 0 && wt.BlockFor == 1 && wt.WriteType == "SIMPLE"
 		}},
-		{"write at QUORUM", "EXCLUSIVE", "INSERT INTO t (k, v) VALUES (1, 3)", gocql.Quorum, func(err error) bool {
+		{"write at QUORUM", "tw2", "EXCLUSIVE", "INSERT INTO tw2 (k, v) VALUES (1, 3)", gocql.Quorum, func(err error) bool {
 			var wt *gocql.RequestErrWriteTimeout
 			return errors.As(err, &wt) && wt.Consistency == gocql.Quorum && wt.Received == 0 && wt.BlockFor == 2 && wt.WriteType == "SIMPLE"
 		}},
-		{"read at ONE", "ACCESS EXCLUSIVE", "SELECT v FROM t WHERE k = 1", gocql.One, func(err error) bool {
+		{"read at ONE", "tr1", "ACCESS EXCLUSIVE", "SELECT v FROM tr1 WHERE k = 1", gocql.One, func(err error) bool {
 			var rt *gocql.RequestErrReadTimeout
 			return errors.As(err, &rt) && rt.Consistency == gocql.One && rt.Received == 0 && rt.BlockFor == 1 && rt.DataPresent == 0
 		}},
-		{"read at QUORUM", "ACCESS EXCLUSIVE", "SELECT v FROM t WHERE k = 1", gocql.Quorum, func(err error) bool {
+		{"read at QUORUM", "tr2", "ACCESS EXCLUSIVE", "SELECT v FROM tr2 WHERE k = 1", gocql.Quorum, func(err error) bool {
 			var rt *gocql.RequestErrReadTimeout
 			return errors.As(err, &rt) && rt.Consistency == gocql.Quorum && rt.Received == 0 && rt.BlockFor == 2 && rt.DataPresent == 0
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			unlock := lockTable(t, "limits.t", tc.mode)
+			unlock := lockTable(t, "limits."+tc.table, tc.mode)
 			began := time.Now()
 			err := sess.Query(tc.query).Consistency(tc.level).Exec()
 			answered := time.Since(began)
@@ -88,8 +95,8 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 			}
 			// The statements are cancelled, while the lock is still held.
 			deadline := time.Now().Add(2 * time.Second)
-			n := waitingOnLocks(t, began.Add(timeout))
-			for ; n > 0 && time.Now().Before(deadline); n = waitingOnLocks(t, began.Add(timeout)) {
+			n := waitingOnLocks(t, tc.table, began.Add(timeout))
+			for ; n > 0 && time.Now().Before(deadline); n = waitingOnLocks(t, tc.table, began.Add(timeout)) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			gone := time.Since(began)
