@@ -152,7 +152,9 @@ func (c arrayCodec) fromPG(dst, src []byte) ([]byte, error) {
 	}
 	// Convert the elements into one buffer, then lay them out.
 	var buf []byte
-	ends := make([]int, 0, a.n)
+	// The count is the array's word: each element takes at least its
+	// four-byte length, so the bytes bound what is worth allocating.
+	ends := make([]int, 0, min(a.n, len(a.rest)/4))
 	for i := 0; i < a.n; i++ {
 		e, ok, err := a.next()
 		if err != nil {
