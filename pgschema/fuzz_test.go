@@ -142,7 +142,7 @@ func FuzzValue(f *testing.F) {
 				t.Fatalf("%s: %x converts to %x, which does not convert back: %v", ty, v, pg, err)
 			}
 		}
-		if pgschema.Compare(ty, back, norm) != 0 {
+		if pgschema.Compare(ty, back, norm) != 0 && !sameJSON(ty, back, norm) {
 			t.Fatalf("%s: %x (normalized %x) converts to %x and back to %x", ty, v, norm, pg, back)
 		}
 		if pgschema.NeedsOrderKey(ty) {
@@ -160,6 +160,15 @@ func FuzzValue(f *testing.F) {
 			t.Fatalf("%s: %x validates but has no text form: %v", ty, v, err)
 		}
 	})
+}
+
+// sameJSON reports whether two values have the same JSON form: the same
+// value in different bytes, as a duration whose vints were not written
+// in their shortest form (Postgres keeps its numbers, not its bytes).
+func sameJSON(t *pgschema.Type, a, b []byte) bool {
+	ja, err1 := pgschema.ToJSON(t, a)
+	jb, err2 := pgschema.ToJSON(t, b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // FuzzValueText checks the readers of values written as text: a CQL
