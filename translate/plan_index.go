@@ -59,7 +59,9 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	if s.Class != "" {
 		idx.Kind = "CUSTOM"
 		idx.Options["class_name"] = s.Class
-		if m, ok := s.Options.(*Collection); ok {
+		// OPTIONS is a map literal; the parser takes any term there, and a
+		// set such as {'a'} has keys and no values.
+		if m, ok := s.Options.(*Collection); ok && m.Kind == MapLiteral {
 			for i, key := range m.Elems {
 				kl, ok1 := key.(*Literal)
 				vl, ok2 := m.Values[i].(*Literal)
