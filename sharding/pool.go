@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // Statement is an SQL statement that shards prepare once per connection.
@@ -282,6 +283,14 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	// A pipeline past its timeout has its statement cancelled, as an op
+	// past its deadline does, rather than its connection broken (pgconn's
+	// default), which would mark the shard down for one slow statement;
+	// only a server that does not answer the cancel within
+	// cancelDeadlineDelay loses the connection.
+	pc.BuildContextWatcherHandler = func(conn *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: cancelDeadlineDelay}
+	}
 	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
 		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns}
 	for range cfg.Conns {
@@ -411,6 +420,10 @@ type worker struct {
 	// cancel cancels the statement running when an op's deadline passes.
 	cancel canceller
 }
+
+// cancelDeadlineDelay is how long a cancel request sent as a context ends
+// has to take effect before the connection is given up.
+const cancelDeadlineDelay = 2 * time.Second
 
 // canceller cancels the statement running on a worker's connection once
 // the deadline it is armed with passes. The worker arms it with the

@@ -1,6 +1,7 @@
 package sharding_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
 // TestPoolDeadline: a statement still running when its op's deadline
@@ -51,5 +53,43 @@ func TestPoolDeadline(t *testing.T) {
 	pool.Submit(op)
 	if err := op.Wait(ctx); err != nil {
 		t.Fatalf("an op without a deadline: %v", err)
+	}
+}
+
+// TestPoolTimeoutCancels: a pipeline still running at the pool's timeout
+// has its statement cancelled rather than its connection broken: the op
+// fails, the shard stays up and the connection serves the next op.
+func TestPoolTimeoutCancels(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	pool, err := sharding.NewPool(sharding.PoolConfig{Name: "s0", URL: clusters[0].URL(), Conns: 1, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	began := time.Now()
+	op := sharding.NewOp(sharding.NewStatement("SELECT pg_sleep(5)", nil), nil, nil, nil)
+	pool.Submit(op)
+	err = op.Wait(ctx)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
+		t.Fatalf("a statement past the pool's timeout ended with %v, want query_canceled", err)
+	}
+	t.Logf("cancelled after %v", time.Since(began).Round(time.Millisecond))
+	if !pool.Alive() {
+		t.Fatal("the shard was marked down")
+	}
+	next := sharding.NewOp(sharding.NewStatement("SELECT 1", nil), nil, nil, nil)
+	pool.Submit(next)
+	if err := next.Wait(ctx); err != nil {
+		t.Fatalf("the next op: %v", err)
+	}
+	if st := pool.Stats(); st.Open != 1 {
+		t.Errorf("%d connections open, want the one kept", st.Open)
 	}
 }
