@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -684,7 +685,7 @@ func (w *worker) collectShared(pl *pgconn.Pipeline) error {
 	for i := range w.shared {
 		op := w.batch[i]
 		parsed, err, fatal := collectResult(pl, op)
-		if fatal {
+		if fatal || sessionEnded(err) {
 			return err
 		}
 		var pgErr *pgconn.PgError
@@ -748,8 +749,7 @@ func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bo
 	for {
 		res, rerr := pl.GetResults()
 		if rerr != nil {
-			var pgErr *pgconn.PgError
-			return parsed, rerr, !errors.As(rerr, &pgErr)
+			return parsed, rerr, connLost(rerr)
 		}
 		switch r := res.(type) {
 		case *pgconn.StatementDescription:
@@ -770,6 +770,23 @@ func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bo
 	}
 }
 
+// connLost reports whether an error reading results means the connection
+// is gone: any error that is not Postgres's answer to a statement, and
+// Postgres's own notice that it is ending the session (severity FATAL or
+// PANIC, as when an administrator terminates the backend or the server
+// shuts down: SQLSTATE 57P01-57P03), which it sends before closing.
+func connLost(err error) bool {
+	var pgErr *pgconn.PgError
+	return !errors.As(err, &pgErr) || sessionEnded(err)
+}
+
+// sessionEnded reports whether err is Postgres ending the session.
+func sessionEnded(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) &&
+		(pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC" || strings.HasPrefix(pgErr.Code, "57P0"))
+}
+
 // collect reads one op's results up to its sync point; with op nil, it
 // reads up to the next sync point. It returns how many of the op's
 // prepares succeeded, the op's error, and whether the connection is
@@ -778,8 +795,7 @@ func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 	for {
 		res, rerr := pl.GetResults()
 		if rerr != nil {
-			var pgErr *pgconn.PgError
-			if !errors.As(rerr, &pgErr) {
+			if connLost(rerr) {
 				return parsed, rerr, true
 			}
 			if err == nil {

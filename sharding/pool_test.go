@@ -258,3 +258,56 @@ func TestPoolLiveness(t *testing.T) {
 		t.Errorf("ping after restart: %v", err)
 	}
 }
+
+// TestPoolBackendTerminated: ops whose backend an administrator
+// terminates while they run fail as a shard failure, not as a statement
+// error, alone or sharing a transaction, and the pool's next op runs on a
+// new connection.
+func TestPoolBackendTerminated(t *testing.T) {
+	ctx, pool := onePool(t)
+	ping := func() error {
+		op := sharding.NewOp(sharding.NewStatement("SELECT 1", nil), nil, nil, nil)
+		pool.Submit(op)
+		return op.Wait(ctx)
+	}
+	// The op's own backend ends itself, as pg_terminate_backend from
+	// another session would end it.
+	terminate := sharding.NewStatement("SELECT pg_terminate_backend(pg_backend_pid())", nil)
+	for _, shared := range []bool{false, true} {
+		if err := ping(); err != nil {
+			t.Fatal(err)
+		}
+		var ops []*sharding.Op
+		if shared {
+			// Two ops that may share a transaction, queued behind a busy
+			// op so that one pipeline takes them together.
+			busy := sharding.NewOp(sharding.NewStatement("SELECT pg_sleep(0.2)", nil), nil, nil, nil)
+			pool.Submit(busy)
+			for range 2 {
+				op := sharding.NewOp(terminate, nil, nil, nil)
+				op.Order = 1
+				ops = append(ops, op)
+				pool.Submit(op)
+			}
+			// The busy op may have joined their pipeline and died with it.
+			busy.Wait(ctx)
+		} else {
+			ops = append(ops, sharding.NewOp(terminate, nil, nil, nil))
+			pool.Submit(ops[0])
+		}
+		for _, op := range ops {
+			err := op.Wait(ctx)
+			var se *sharding.ShardError
+			if !errors.As(err, &se) {
+				t.Errorf("shared %v: op on a terminated backend: %v (%T), want a shard error", shared, err, err)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for ping() != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("shared %v: pool does not recover after its backend was terminated", shared)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
