@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -370,6 +372,40 @@ func memStats(stop <-chan struct{}) (peakHeap *atomic.Uint64, peakG *atomic.Int6
 }
 
 // heapInuse returns the heap in use after a collection.
+// resetPeakRSS resets the process's peak resident memory (VmHWM) and
+// returns its resident memory now (VmRSS), in bytes.
+func resetPeakRSS(t *testing.T) int64 {
+	t.Helper()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Fatalf("resetting the peak resident memory: %v", err)
+	}
+	return procStatus(t, "VmRSS:")
+}
+
+// peakRSS returns the process's peak resident memory since the last
+// resetPeakRSS, in bytes.
+func peakRSS(t *testing.T) int64 { return procStatus(t, "VmHWM:") }
+
+// procStatus reads a size in kB from /proc/self/status.
+func procStatus(t *testing.T, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("%s %q: %v", field, rest, err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
 func heapInuse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -410,6 +446,7 @@ func TestFloodOverloaded(t *testing.T) {
 		clients = append(clients, c)
 	}
 	before := heapInuse()
+	rssBefore := resetPeakRSS(t)
 	stop := make(chan struct{})
 	peakHeap, peakG, sampled := memStats(stop)
 	gBefore := runtime.NumGoroutine()
@@ -458,6 +495,13 @@ func TestFloodOverloaded(t *testing.T) {
 	}
 	if grown > heapBound {
 		t.Errorf("the heap grew by %d MiB, over the bound of %d MiB", grown>>20, heapBound>>20)
+	}
+	// The process's resident memory: the heap may reach twice what is
+	// live between collections, plus the runtime's stacks and buffers.
+	rssGrown := peakRSS(t) - rssBefore
+	t.Logf("resident memory %d MiB before, peak +%d MiB", rssBefore>>20, rssGrown>>20)
+	if rssBound := int64(2*heapBound + 64<<20); rssGrown > rssBound {
+		t.Errorf("resident memory grew by %d MiB, over the bound of %d MiB", rssGrown>>20, rssBound>>20)
 	}
 	// A handler per request in flight and up to 64 idle per connection
 	// (conn.handleLoop), a reader and a writer per connection, and the
