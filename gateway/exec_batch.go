@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -269,13 +270,24 @@ func applyParts(ctx context.Context, topo *sharding.Topology, parts []shardPart,
 	errs := make([]error, len(parts))
 	ops := make([]*sharding.Op, len(parts))
 	failed := false
+	// A part still running once the batch has been answered with its
+	// timeout is cancelled on its shard, as single writes are.
+	var deadline time.Time
+	if d, ok := ctx.Deadline(); ok {
+		deadline = d.Add(cancelGrace)
+	}
+	submit := func(p shardPart) *sharding.Op {
+		op := sharding.NewTx(p.steps, nil)
+		op.Deadline = deadline
+		topo.Shards[p.shard].Pool.Submit(op)
+		return op
+	}
 	for i, p := range parts {
 		if skip != nil && skip(p.shard) {
 			errs[i], failed = errBatchPartSkipped, true
 			continue
 		}
-		ops[i] = sharding.NewTx(p.steps, nil)
-		topo.Shards[p.shard].Pool.Submit(ops[i])
+		ops[i] = submit(p)
 	}
 	for i, op := range ops {
 		if op == nil {
@@ -285,8 +297,7 @@ func applyParts(ctx context.Context, topo *sharding.Topology, parts []shardPart,
 		// Writes are idempotent, so a transaction Postgres aborted can
 		// simply run again.
 		for attempt := 1; aborted(err) && attempt < maxTxAttempts; attempt++ {
-			op = sharding.NewTx(parts[i].steps, nil)
-			topo.Shards[parts[i].shard].Pool.Submit(op)
+			op = submit(parts[i])
 			err = op.Wait(ctx)
 		}
 		errs[i] = err

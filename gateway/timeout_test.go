@@ -53,7 +53,7 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 	sess := sessionOn(t, s, "limits")
 	// A table each, so that the replays of one's hints do not wait on
 	// the next one's lock.
-	for _, table := range []string{"tw1", "tw2", "tr1", "tr2"} {
+	for _, table := range []string{"tw1", "tw2", "tr1", "tr2", "tb1"} {
 		exec(t, sess, "CREATE TABLE IF NOT EXISTS "+table+" (k int PRIMARY KEY, v int)",
 			"INSERT INTO "+table+" (k, v) VALUES (1, 1)")
 	}
@@ -72,6 +72,11 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 		{"write at QUORUM", "tw2", "EXCLUSIVE", "INSERT INTO tw2 (k, v) VALUES (1, 3)", gocql.Quorum, func(err error) bool {
 			var wt *gocql.RequestErrWriteTimeout
 			return errors.As(err, &wt) && wt.Consistency == gocql.Quorum && wt.Received == 0 && wt.BlockFor == 2 && wt.WriteType == "SIMPLE"
+		}},
+		{"unlogged batch at ONE", "tb1", "EXCLUSIVE", "BEGIN UNLOGGED BATCH INSERT INTO tb1 (k, v) VALUES (1, 4); " +
+			"INSERT INTO tb1 (k, v) VALUES (2, 4) APPLY BATCH", gocql.One, func(err error) bool {
+			var wt *gocql.RequestErrWriteTimeout
+			return errors.As(err, &wt) && wt.Consistency == gocql.One && wt.Received == 0 && wt.BlockFor == 1 && wt.WriteType == "UNLOGGED_BATCH"
 		}},
 		{"read at ONE", "tr1", "ACCESS EXCLUSIVE", "SELECT v FROM tr1 WHERE k = 1", gocql.One, func(err error) bool {
 			var rt *gocql.RequestErrReadTimeout
