@@ -50,3 +50,7 @@ func (s *Server) PanicAt(panics func(point, text string) bool) {
 	}
 	s.hooks.panicAt.Store(&panics)
 }
+
+// RaceEnabled tells the package's external tests that the race detector
+// runs, which multiplies memory and goroutine costs.
+const RaceEnabled = raceEnabled
