@@ -33,18 +33,7 @@ import (
 // test's end.
 func limitedGateway(t *testing.T, set func(*gateway.Config)) *gateway.Server {
 	t.Helper()
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger()}
-	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
-	}
-	set(&cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := gateway.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
+	s := startGatewayWith(t, set)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
