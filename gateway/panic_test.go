@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gocql/gocql"
 
@@ -20,21 +19,12 @@ import (
 func startLoggedGateway(t *testing.T, change func(*gateway.Config)) (*gateway.Server, *lockedBuffer) {
 	t.Helper()
 	logs := &lockedBuffer{}
-	cfg := gateway.Config{Listen: "127.0.0.1:0",
-		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
-	}
-	if change != nil {
-		change(&cfg)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := gateway.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
+	s := startGatewayWith(t, func(c *gateway.Config) {
+		c.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		if change != nil {
+			change(c)
+		}
+	})
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
 	return s, logs
 }

@@ -171,15 +171,7 @@ func TestSecurityTLSVersions(t *testing.T) {
 		"TLSConfig":                        built,
 		"a configuration allowing TLS 1.0": {Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS10},
 	} {
-		cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), TLS: tc}
-		for _, u := range shardURLs {
-			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
-		}
-		s, err := gateway.New(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve()
+		s := startGatewayWith(t, func(c *gateway.Config) { c.TLS = tc })
 		for _, v := range []struct {
 			version uint16
 			name    string
@@ -315,19 +307,10 @@ func TestAuthBruteForce(t *testing.T) {
 // and wrong, with every request logged as slow: no password appears in
 // the log, and the roles' passwords are stored as bcrypt hashes.
 func TestAuthPasswordsNeverLogged(t *testing.T) {
-	logs := &lockedBuffer{}
-	cfg := gateway.Config{Listen: "127.0.0.1:0", SlowQuery: time.Nanosecond,
-		Log:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: authSuperuserPassword}}
-	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
-	}
-	s, err := gateway.New(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	s, logs := startLoggedGateway(t, func(c *gateway.Config) {
+		c.SlowQuery = time.Nanosecond
+		c.Auth = gateway.AuthConfig{Enabled: true, SuperuserPassword: authSuperuserPassword}
+	})
 	secrets := []string{"pw-created-Vb3", "pw-altered-Nm8", "pw-user-Qa2", "pw-wrong-Hj5"}
 	super := superSession(t, s)
 	exec(t, super, "DROP ROLE IF EXISTS leaky", "DROP ROLE IF EXISTS leaky_user",
