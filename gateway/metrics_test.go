@@ -295,15 +295,12 @@ func TestMetricsShardDown(t *testing.T) {
 		t.Fatalf("start PostgreSQL: %v", err)
 	}
 	t.Cleanup(stop)
-	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger(), WriteTimeout: time.Second}
-	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
-	}
-	s, err := gateway.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
+	s := startGatewayWith(t, func(c *gateway.Config) {
+		c.HTTP, c.WriteTimeout, c.Shards = "127.0.0.1:0", time.Second, nil
+		for _, cl := range clusters {
+			c.Shards = append(c.Shards, gateway.ShardConfig{URL: cl.URL()})
+		}
+	})
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
 	sess := sessionOn(t, s, "")
 	sess.SetConsistency(gocql.One)

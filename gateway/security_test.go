@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -75,16 +74,10 @@ func TestSecurityShardErrors(t *testing.T) {
 	admin("SELECT pg_reload_conf()")
 	url := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", localpg.Superuser, password, pg.Port(), pg.Database())
 
-	logs := &lockedBuffer{}
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Shards: []gateway.ShardConfig{{URL: url}},
-		RequestTimeout: 3 * time.Second, WriteTimeout: time.Second, ReadTimeout: time.Second,
-		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	s, err := gateway.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	s, logs := startLoggedGateway(t, func(c *gateway.Config) {
+		c.Shards = []gateway.ShardConfig{{URL: url}}
+		c.RequestTimeout, c.WriteTimeout, c.ReadTimeout = 3*time.Second, time.Second, time.Second
+	})
 	sess := sessionOn(t, s, "")
 	exec(t, sess, "CREATE KEYSPACE sec WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE sec.dropped (k int PRIMARY KEY, v int)", "CREATE TABLE sec.kept (k int PRIMARY KEY, v int)",
