@@ -32,6 +32,9 @@ type execution struct {
 	// resultChanged is set on the EXECUTE of a statement whose v5 result
 	// metadata id the client holds is not the statement's any more.
 	resultChanged bool
+	// pinned, when set, is the one replica a read asks, whatever its
+	// consistency level: the web view reads each replica on its own.
+	pinned []int
 
 	// What follows is reused from one execution to the next, so that a
 	// single-partition request allocates nothing of its own: see release
@@ -95,7 +98,7 @@ func (e *execution) release() {
 		return
 	}
 	e.async.reset()
-	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st, e.resultChanged = nil, nil, translate.Bound{}, nil, nil, nil, nil, false
+	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st, e.resultChanged, e.pinned = nil, nil, translate.Bound{}, nil, nil, nil, nil, false, nil
 	clear(e.keyVals)
 	e.keys[0], e.keyTaken = nil, false
 	e.rw.clear()

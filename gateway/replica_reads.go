@@ -175,6 +175,9 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		rs = new(readScratch)
 	}
 	rs.deadline = opDeadline(started, timeout)
+	if e.pinned != nil {
+		return e.readOne(ctx, expire, stmt, args, e.pinned, sink, level, rs)
+	}
 	if isSerial(level) {
 		// The partition's first replica, whose lock the read holds, has
 		// every conditional write that applied (exec_lwt.go), and only

@@ -401,6 +401,7 @@ func (s *Server) startHTTP() error {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	s.routeUI(mux)
 	ln, err := net.Listen("tcp", s.cfg.HTTP)
 	if err != nil {
 		return err

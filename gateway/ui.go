@@ -1,0 +1,176 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// The web view at /ui on the HTTP port shows operators the live ring, where
+// a key's replicas are and what each holds, how a table is laid out in
+// Postgres on each shard, and what an outage or a new shard would do. Pages
+// are rendered on the server as HTML with inline SVG and work without
+// JavaScript: ranges are links, hovering shows their <title>, and every
+// choice is a GET form. The view only reads; with authentication on it asks
+// for the same credentials as CQL (HTTP basic authentication), and a page
+// shows rows only to a role that may SELECT them.
+//
+// html/template escapes every name and value by the context it lands in
+// (text, attribute, URL, SVG), so hostile keyspace, table and value names
+// are shown, never interpreted.
+
+//go:embed ui/*.html
+var uiFiles embed.FS
+
+// uiTemplates holds one template set per page, each with the shared
+// layout, parsed once at start-up.
+var uiTemplates = func() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" },
+		"add":     func(a, b int) int { return a + b },
+		"legendOf": func(r uiRing, replicaShares bool) any {
+			return struct {
+				Ring          uiRing
+				ReplicaShares bool
+			}{r, replicaShares}
+		},
+	}
+	pages := map[string]*template.Template{}
+	for _, page := range []string{"ring", "key", "table", "whatif"} {
+		pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
+			ParseFS(uiFiles, "ui/layout.html", "ui/svg.html", "ui/"+page+".html"))
+	}
+	return pages
+}()
+
+// uiPage is what the shared layout shows around a page's own content.
+type uiPage struct {
+	Title string
+	// Nav names the page, for the navigation to mark it.
+	Nav  string
+	Role string
+	// Elapsed is the server time spent on the page before rendering.
+	Elapsed time.Duration
+	View    any
+}
+
+// uiRequest is one request to a page of the view: the role it is logged in
+// as ("" without authentication) and the snapshots it reads.
+type uiRequest struct {
+	s      *Server
+	r      *http.Request
+	role   string
+	schema *pgschema.Schema
+}
+
+// routeUI adds the view's pages to the HTTP mux.
+func (s *Server) routeUI(mux *http.ServeMux) {
+	mux.Handle("GET /ui", s.uiHandler("ring", "Ring", (*uiRequest).ringView))
+	mux.Handle("GET /ui/key", s.uiHandler("key", "Key placement", (*uiRequest).keyView))
+	mux.Handle("GET /ui/table", s.uiHandler("table", "Table layout", (*uiRequest).tableView))
+	mux.Handle("GET /ui/whatif", s.uiHandler("whatif", "What if", (*uiRequest).whatIfView))
+	mux.Handle("GET /ui/", http.RedirectHandler("/ui", http.StatusSeeOther))
+}
+
+// uiHandler serves one page: it logs the client in, builds the page's
+// view and renders it into a buffer, so that a failing template never
+// sends half a page.
+func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, error)) http.Handler {
+	tmpl := uiTemplates[page]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		// Nothing on the pages runs script or loads anything from elsewhere.
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if !s.ready.Load() {
+			// The shards may not be open yet.
+			http.Error(w, "not ready: the gateway is starting", http.StatusServiceUnavailable)
+			return
+		}
+		role, ok := s.uiLogin(w, r)
+		if !ok {
+			return
+		}
+		start := time.Now()
+		req := &uiRequest{s: s, r: r, role: role, schema: s.cluster.schema()}
+		view, err := build(req)
+		if err != nil {
+			var bad *uiBadRequest
+			if errors.As(err, &bad) {
+				http.Error(w, bad.msg, http.StatusBadRequest)
+				return
+			}
+			s.log.Error("web view page failed", "page", page, "err", err)
+			http.Error(w, "the page could not be built: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		var buf bytes.Buffer
+		p := uiPage{Title: title, Nav: page, Role: role, Elapsed: time.Since(start).Round(time.Microsecond), View: view}
+		if err := tmpl.Execute(&buf, p); err != nil {
+			s.log.Error("web view page failed to render", "page", page, "err", err)
+			http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+			return
+		}
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Server-Timing", "build;dur="+strconv.FormatFloat(float64(time.Since(start).Microseconds())/1000, 'f', 3, 64))
+		w.Write(buf.Bytes())
+	})
+}
+
+// uiBadRequest is a request the view cannot answer as asked, such as a
+// malformed form value; it is answered 400 with its message.
+type uiBadRequest struct{ msg string }
+
+func (e *uiBadRequest) Error() string { return e.msg }
+
+// uiLogin checks the client's credentials when authentication is on, by
+// the same rules as a CQL login (remembered logins, failed logins limited
+// per address), and answers 401 when they are missing or wrong. It
+// returns the role logged in as.
+func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) (string, bool) {
+	a := s.auth
+	if a == nil {
+		return "", true
+	}
+	user, password, ok := r.BasicAuth()
+	if !ok {
+		uiUnauthorized(w, "authentication is required: log in with a CQL role")
+		return "", false
+	}
+	host := r.RemoteAddr
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if err := a.throttled(host, user); err != nil {
+		http.Error(w, err.Error(), http.StatusTooManyRequests)
+		return "", false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	if err := a.login(ctx, user, password); err != nil {
+		var authErr *authenticationError
+		if errors.As(err, &authErr) && authErr.badCredentials {
+			a.loginFailed(host, user)
+		}
+		uiUnauthorized(w, err.Error())
+		return "", false
+	}
+	a.loginSucceeded(host)
+	return user, true
+}
+
+// uiUnauthorized asks the browser for credentials.
+func uiUnauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Basic realm="cqlpg", charset="UTF-8"`)
+	http.Error(w, msg, http.StatusUnauthorized)
+}

@@ -1,0 +1,317 @@
+package gateway
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// uiShard is a shard as the view shows it.
+type uiShard struct {
+	Index          int
+	Name, DC, Rack string
+	Color          string
+	Vnodes         int
+	// Primary is the share of the token space the shard is primary for;
+	// Replica the share it holds a replica of under the page's
+	// replication setting.
+	Primary, Replica float64
+	Up               bool
+	// New marks a shard the what-if page adds.
+	New bool
+}
+
+// uiDC groups a datacenter's shards by rack.
+type uiDC struct {
+	Name  string
+	Racks []uiRack
+}
+
+// uiRack is a rack's shards.
+type uiRack struct {
+	Name   string
+	Shards []*uiShard
+}
+
+// uiArc is one vnode range drawn on the ring: its annulus segment, the
+// text a hover shows, and the link that selects it.
+type uiArc struct {
+	Index int
+	D     string
+	Color string
+	Title string
+	Href  string
+	// Selected marks the range the page details, Lost one whose replicas
+	// cannot form a quorum, Down one whose primary shard is down.
+	Selected, Lost, Down bool
+}
+
+// uiRing is the ring drawing and its legend.
+type uiRing struct {
+	Arcs   []uiArc
+	Shards []*uiShard
+	DCs    []uiDC
+}
+
+// ringGeometry: the drawing is 520 units square; ranges are drawn between
+// the inner and outer radii.
+const (
+	ringCenter = 260.0
+	ringInner  = 150.0
+	ringOuter  = 235.0
+)
+
+// ringDrawing describes what to draw: the ring, a placement for the
+// replica sets (nil for none), which shards are up, which ranges lost
+// their quorum (nil for none), and the link of each range.
+type ringDrawing struct {
+	ring      *sharding.Ring
+	placement *sharding.Placement
+	up        func(shard int) bool
+	lost      []bool
+	selected  int
+	href      func(i int) string
+	newShard  int
+}
+
+// draw lays out the ring: one arc per vnode range, coloured by its
+// primary shard, and the legend grouped by datacenter and rack.
+func (d ringDrawing) draw() uiRing {
+	infos := d.ring.Shards()
+	primary := d.ring.Ownership()
+	var replica []float64
+	if d.placement != nil {
+		replica = d.placement.Ownership()
+	}
+	out := uiRing{Shards: make([]*uiShard, len(infos))}
+	for i, info := range infos {
+		sh := &uiShard{Index: i, Name: info.Name, DC: info.DC, Rack: info.Rack, Color: shardColor(i),
+			Vnodes: len(info.Tokens), Primary: primary[i], Up: d.up(i), New: i == d.newShard}
+		if replica != nil {
+			sh.Replica = replica[i]
+		}
+		out.Shards[i] = sh
+	}
+	out.DCs = groupShards(out.Shards)
+	tokens := d.ring.Tokens()
+	out.Arcs = make([]uiArc, len(tokens))
+	var title strings.Builder
+	for i := range tokens {
+		rg := d.ring.Range(i)
+		owner := out.Shards[d.ring.Owner(i)]
+		title.Reset()
+		fmt.Fprintf(&title, "range %d: (%d, %d]\nprimary %s (%s / %s)", i, rg.Start, rg.End, owner.Name, owner.DC, owner.Rack)
+		if d.placement != nil {
+			title.WriteString("\nreplicas:")
+			for _, r := range d.placement.RangeReplicas(i) {
+				title.WriteString(" ")
+				title.WriteString(out.Shards[r].Name)
+				if !out.Shards[r].Up {
+					title.WriteString(" (down)")
+				}
+			}
+		}
+		arc := uiArc{Index: i, D: arcPath(rg), Color: owner.Color, Title: title.String(), Selected: i == d.selected, Down: !owner.Up}
+		if d.lost != nil && d.lost[i] {
+			arc.Lost = true
+			title.WriteString("\nno quorum")
+			arc.Title = title.String()
+		}
+		if d.href != nil {
+			arc.Href = d.href(i)
+		}
+		out.Arcs[i] = arc
+	}
+	return out
+}
+
+// groupShards lists the datacenters, their racks and their shards, each
+// sorted by name.
+func groupShards(shards []*uiShard) []uiDC {
+	var dcs []uiDC
+	for _, sh := range shards {
+		di := slices.IndexFunc(dcs, func(d uiDC) bool { return d.Name == sh.DC })
+		if di < 0 {
+			dcs = append(dcs, uiDC{Name: sh.DC})
+			di = len(dcs) - 1
+		}
+		dc := &dcs[di]
+		ri := slices.IndexFunc(dc.Racks, func(r uiRack) bool { return r.Name == sh.Rack })
+		if ri < 0 {
+			dc.Racks = append(dc.Racks, uiRack{Name: sh.Rack})
+			ri = len(dc.Racks) - 1
+		}
+		dc.Racks[ri].Shards = append(dc.Racks[ri].Shards, sh)
+	}
+	slices.SortFunc(dcs, func(a, b uiDC) int { return strings.Compare(a.Name, b.Name) })
+	for _, dc := range dcs {
+		slices.SortFunc(dc.Racks, func(a, b uiRack) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return dcs
+}
+
+// shardColor gives shard i a hue far from its neighbours' by stepping
+// round the colour wheel by the golden angle, as #rrggbb.
+func shardColor(i int) string {
+	hue := math.Mod(float64(i)*137.508, 360)
+	light := 0.48 + 0.10*float64(i/8%2)
+	return hslHex(hue, 0.65, light)
+}
+
+// hslHex converts a colour from hue (degrees), saturation and lightness
+// (0 to 1) to #rrggbb.
+func hslHex(h, s, l float64) string {
+	c := (1 - math.Abs(2*l-1)) * s
+	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
+	m := l - c/2
+	var r, g, b float64
+	switch {
+	case h < 60:
+		r, g = c, x
+	case h < 120:
+		r, g = x, c
+	case h < 180:
+		g, b = c, x
+	case h < 240:
+		g, b = x, c
+	case h < 300:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	byteOf := func(v float64) int { return int(math.Round((v + m) * 255)) }
+	return fmt.Sprintf("#%02x%02x%02x", byteOf(r), byteOf(g), byteOf(b))
+}
+
+// tokenAngle is where token t lies on the drawing, in radians clockwise
+// from the top: the minimum token at the top, the ring going round once.
+func tokenAngle(t sharding.Token) float64 {
+	f := float64(uint64(t)^(1<<63)) / (1 << 64)
+	return f*2*math.Pi - math.Pi/2
+}
+
+// arcPath is the SVG path of range rg's annulus segment. A range that is
+// the whole ring is drawn as two halves, as one arc cannot close a circle.
+func arcPath(rg sharding.Range) string {
+	a0, a1 := tokenAngle(rg.Start), tokenAngle(rg.End)
+	span := float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64) * 2 * math.Pi
+	if rg.Start == rg.End {
+		half := sharding.Range{Start: rg.Start, End: sharding.Token(int64(uint64(rg.Start) + 1<<63))}
+		return arcPath(half) + " " + arcPath(sharding.Range{Start: half.End, End: rg.Start})
+	}
+	large := 0
+	if span > math.Pi {
+		large = 1
+	}
+	var b []byte
+	pt := func(cmd byte, r, a float64) {
+		b = append(b, cmd)
+		b = strconv.AppendFloat(b, ringCenter+r*math.Cos(a), 'f', 2, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, ringCenter+r*math.Sin(a), 'f', 2, 64)
+	}
+	arc := func(r float64, sweep int, a float64) {
+		b = fmt.Appendf(b, "A%.0f,%.0f 0 %d %d ", r, r, large, sweep)
+		pt(' ', r, a)
+	}
+	pt('M', ringOuter, a0)
+	b = append(b, ' ')
+	arc(ringOuter, 1, a1)
+	pt('L', ringInner, a1)
+	b = append(b, ' ')
+	arc(ringInner, 0, a0)
+	b = append(b, 'Z')
+	return string(b)
+}
+
+// ringPage is the ring page's view.
+type ringPage struct {
+	Ring        uiRing
+	Keyspaces   []string
+	Keyspace    string
+	Replication string
+	Factor      int
+	Selected    *uiRange
+	Ranges      int
+}
+
+// uiRange details one vnode range.
+type uiRange struct {
+	Index      int
+	Start, End int64
+	Share      float64
+	Owner      *uiShard
+	Replicas   []*uiShard
+}
+
+// placeableKeyspaces lists the keyspaces whose data the ring places, by
+// name: those with a replication strategy, system keyspaces included.
+func placeableKeyspaces(schema *pgschema.Schema) []string {
+	var out []string
+	for _, k := range schema.Keyspaces() {
+		if c := k.Replication.Class; !k.Virtual && (c == sharding.SimpleStrategyClass || c == sharding.NetworkTopologyStrategyClass) {
+			out = append(out, k.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ringView builds the ring page: every vnode range, and, for the keyspace
+// chosen, the replica set of each range; ?range=i details one range.
+func (q *uiRequest) ringView() (any, error) {
+	topo := q.s.cluster.topology()
+	form := q.r.URL.Query()
+	page := &ringPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: form.Get("ks"), Ranges: len(topo.Ring.Tokens())}
+	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, selected: -1, newShard: -1}
+	if page.Keyspace != "" {
+		k := q.schema.Keyspace(page.Keyspace)
+		if k == nil || !slices.Contains(page.Keyspaces, page.Keyspace) {
+			return nil, &uiBadRequest{fmt.Sprintf("keyspace %q does not exist", page.Keyspace)}
+		}
+		d.placement = topo.Placement(k.Replication)
+		page.Replication = k.Replication.String()
+		page.Factor = d.placement.Factor()
+	}
+	if v := form.Get("range"); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= page.Ranges {
+			return nil, &uiBadRequest{fmt.Sprintf("range %q is not a range of the ring (0 to %d)", v, page.Ranges-1)}
+		}
+		d.selected = i
+	}
+	d.href = func(i int) string {
+		v := url.Values{"range": {strconv.Itoa(i)}}
+		if page.Keyspace != "" {
+			v.Set("ks", page.Keyspace)
+		}
+		return "/ui?" + v.Encode() + "#range"
+	}
+	page.Ring = d.draw()
+	if d.selected >= 0 {
+		page.Selected = rangeDetail(topo.Ring, d.placement, page.Ring.Shards, d.selected)
+	}
+	return page, nil
+}
+
+// rangeDetail describes range i and, with a placement, its replicas.
+func rangeDetail(ring *sharding.Ring, p *sharding.Placement, shards []*uiShard, i int) *uiRange {
+	rg := ring.Range(i)
+	out := &uiRange{Index: i, Start: int64(rg.Start), End: int64(rg.End), Owner: shards[ring.Owner(i)]}
+	out.Share = float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64)
+	if rg.Start == rg.End {
+		out.Share = 1
+	}
+	if p != nil {
+		for _, r := range p.RangeReplicas(i) {
+			out.Replicas = append(out.Replicas, shards[r])
+		}
+	}
+	return out
+}

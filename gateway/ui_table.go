@@ -1,0 +1,281 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// tablePage is the table layout page's view: the CQL definition beside
+// what Postgres holds on each shard.
+type tablePage struct {
+	Tables  []uiTableRef
+	Chosen  string
+	Table   *pgschema.Table
+	CQL     string
+	Columns []layoutColumn
+	Shards  []shardLayout
+	// CountsHidden is set when the role may not SELECT the table, whose
+	// row counts are then not shown.
+	CountsHidden bool
+}
+
+// layoutColumn maps a CQL column to its Postgres column.
+type layoutColumn struct {
+	Name, Type, Role string
+	PGName           string
+	// PGType is the Postgres type on the first shard that answered.
+	PGType string
+}
+
+// shardLayout is what one shard holds of the table: the table itself,
+// then its companion tables (statics, deletions) where it has them.
+type shardLayout struct {
+	*uiShard
+	Schema string
+	Tables []pgTable
+	Psql   string
+	Err    string
+}
+
+// pgTable is one Postgres table of a CQL table on one shard.
+type pgTable struct {
+	Name    string
+	Columns []pgColumn
+	Indexes []pgIndex
+	// Rows counts the table's stored rows, deleted and expired rows not
+	// yet swept included; Estimated is set when the count took too long
+	// and Rows is Postgres's estimate.
+	Rows      int64
+	Estimated bool
+}
+
+// pgColumn is a Postgres column as the catalog shows it.
+type pgColumn struct {
+	Name, Type string
+	NotNull    bool
+}
+
+// pgIndex is a Postgres index and its definition.
+type pgIndex struct {
+	Name, Def string
+	// Key marks the index that orders the partition's rows.
+	Key bool
+}
+
+// countTimeout bounds the exact row count of one shard's table.
+const countTimeout = 2 * time.Second
+
+// tableView builds the table layout page.
+func (q *uiRequest) tableView() (any, error) {
+	page := &tablePage{Tables: uiTables(q.schema)}
+	t, err := q.chosenTable()
+	if err != nil || t == nil {
+		return page, err
+	}
+	page.Table, page.CQL = t, t.Describe(false)
+	page.Chosen = tableValue(t.Keyspace, t.Name)
+	page.CountsHidden = !q.maySelect(t)
+	for _, c := range t.Columns {
+		page.Columns = append(page.Columns, layoutColumn{Name: c.Name, Type: c.Type.String(), Role: columnRole(c), PGName: c.PGName})
+	}
+	topo := q.s.cluster.topology()
+	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }}
+	shards := d.draw().Shards
+	page.Shards = make([]shardLayout, len(shards))
+	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.RequestTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, sh := range shards {
+		l := &page.Shards[i]
+		l.uiShard, l.Schema = sh, t.PGSchema
+		l.Psql = psqlCommand(topo.Shards[i].URL, t)
+		wg.Go(func() {
+			if err := l.load(ctx, q.s.cluster.control[i], t, !page.CountsHidden); err != nil {
+				l.Err = redactError(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, l := range page.Shards {
+		if l.Err != "" {
+			continue
+		}
+		for j, c := range t.Columns {
+			// A static column lives in the statics table, the others in
+			// the table itself.
+			in := l.Tables[0]
+			if c.Kind == pgschema.Static && len(l.Tables) > 1 {
+				in = l.Tables[1]
+			}
+			for _, pc := range in.Columns {
+				if pc.Name == c.PGName {
+					page.Columns[j].PGType = pc.Type
+				}
+			}
+		}
+		break
+	}
+	return page, nil
+}
+
+// maySelect reports whether the page's role may read t's rows.
+func (q *uiRequest) maySelect(t *pgschema.Table) bool {
+	a := q.s.auth
+	if a == nil {
+		return true
+	}
+	acc, err := a.accessOf(q.role, a.entry(q.role), time.Now())
+	return err == nil && acc.has(translate.PermSelect, translate.Resource{Kind: translate.TableResource, Keyspace: t.Keyspace, Name: t.Name})
+}
+
+// columnRole says what a column is in the primary key, with a clustering
+// column's order.
+func columnRole(c *pgschema.Column) string {
+	switch c.Kind {
+	case pgschema.PartitionKey:
+		return "partition key"
+	case pgschema.Clustering:
+		if c.Desc {
+			return "clustering DESC"
+		}
+		return "clustering ASC"
+	case pgschema.Static:
+		return "static"
+	}
+	return "regular"
+}
+
+// The catalog queries of the layout page. Names are bound as values.
+const (
+	layoutColumnsSQL = `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
+	layoutIndexesSQL = `SELECT i.indexname, i.indexdef, x.indisreplident
+FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = i.schemaname
+JOIN pg_index x ON x.indexrelid = c.oid
+WHERE i.schemaname = $1 AND i.tablename = $2 ORDER BY x.indisreplident DESC, i.indexname`
+	layoutEstimateSQL = `SELECT c.reltuples::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = $2`
+)
+
+// load reads the shard's catalog for t and its companion tables and, when
+// counts is set, counts their rows.
+func (l *shardLayout) load(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, t *pgschema.Table, counts bool) error {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	names := []string{t.PGName}
+	if t.HasStatic() {
+		names = append(names, t.StaticPGName())
+	}
+	names = append(names, t.PGName+"$deletions")
+	for i, name := range names {
+		pt := pgTable{Name: name}
+		rows, _ := tx.Query(ctx, layoutColumnsSQL, l.Schema, name)
+		pt.Columns, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (c pgColumn, err error) {
+			return c, r.Scan(&c.Name, &c.Type, &c.NotNull)
+		})
+		if err != nil {
+			return err
+		}
+		if len(pt.Columns) == 0 {
+			if i == 0 {
+				return errors.New("the table is missing on this shard")
+			}
+			continue // companions are created only when needed
+		}
+		rows, _ = tx.Query(ctx, layoutIndexesSQL, l.Schema, name)
+		pt.Indexes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (x pgIndex, err error) {
+			return x, r.Scan(&x.Name, &x.Def, &x.Key)
+		})
+		if err != nil {
+			return err
+		}
+		if counts {
+			if err := pt.count(ctx, tx, l.Schema); err != nil {
+				return err
+			}
+		}
+		l.Tables = append(l.Tables, pt)
+	}
+	return nil
+}
+
+// count counts the table's rows, falling back to Postgres's estimate
+// past countTimeout.
+func (pt *pgTable) count(ctx context.Context, tx pgx.Tx, schema string) error {
+	if _, err := tx.Exec(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.Itoa(int(countTimeout.Milliseconds()))); err != nil {
+		return err
+	}
+	// The names come from the catalog and are quoted as identifiers.
+	err := tx.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, pt.Name}.Sanitize()).Scan(&pt.Rows)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the timeout
+		pt.Estimated = true
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
+			return err
+		}
+		err = tx.QueryRow(ctx, layoutEstimateSQL, schema, pt.Name).Scan(&pt.Rows)
+	}
+	if err != nil {
+		return err
+	}
+	// The timeout is the count's only: rolling back to the savepoint
+	// ends it.
+	_, err = tx.Exec(ctx, "ROLLBACK TO SAVEPOINT count")
+	return err
+}
+
+// psqlCommand is a shell command that opens the shard's database in psql
+// and describes t, without the shard's password.
+func psqlCommand(shardURL string, t *pgschema.Table) string {
+	describe := `\d+ ` + pgx.Identifier{t.PGSchema, t.PGName}.Sanitize()
+	cfg, err := pgconn.ParseConfig(shardURL)
+	if err != nil {
+		return "psql -c " + shellQuote(describe)
+	}
+	args := []string{"psql", "-h", shellQuote(cfg.Host), "-p", strconv.Itoa(int(cfg.Port))}
+	if cfg.User != "" {
+		args = append(args, "-U", shellQuote(cfg.User))
+	}
+	if cfg.Database != "" {
+		args = append(args, "-d", shellQuote(cfg.Database))
+	}
+	return strings.Join(append(args, "-c", shellQuote(describe)), " ")
+}
+
+// shellQuote quotes s as one word for a POSIX shell, in single quotes
+// unless it is plain.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// redactError is an error's text without connection strings or
+// passwords, for the page.
+func redactError(err error) string {
+	return redactSecrets(err.Error())
+}

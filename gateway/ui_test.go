@@ -1,0 +1,408 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway"
+)
+
+// uiGateway starts a gateway of its own with the web view on, on the
+// shared shards, and shuts it down when the test ends.
+func uiGateway(t *testing.T, change func(*gateway.Config)) *gateway.Server {
+	t.Helper()
+	s := startGatewayWith(t, func(c *gateway.Config) {
+		c.HTTP = "127.0.0.1:0"
+		if change != nil {
+			change(c)
+		}
+	})
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	return s
+}
+
+// uiGet fetches a page of the web view and returns its status and body.
+func uiGet(t *testing.T, s *gateway.Server, path string, user, password string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", "http://"+s.HTTPAddr().String()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// uiPage fetches a page that must be served.
+func uiPage(t *testing.T, s *gateway.Server, path string) string {
+	t.Helper()
+	code, body := uiGet(t, s, path, "", "")
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: %d\n%s", path, code, body)
+	}
+	return body
+}
+
+// textOf returns the text of the element with the given id, tags removed
+// and entities decoded.
+func textOf(t *testing.T, page, id string) string {
+	t.Helper()
+	re := regexp.MustCompile(`(?s)id="` + regexp.QuoteMeta(id) + `"[^>]*>(.*?)</`)
+	m := re.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no element %q on the page", id)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// replicaNames lists the shard names of a key page's replica table.
+func replicaNames(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<tr data-replica="([^"]*)">`).FindAllStringSubmatch(page, -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
+}
+
+// arcTitles returns each ring arc's hover text, by range index.
+func arcTitles(page string) map[int]string {
+	out := map[int]string{}
+	re := regexp.MustCompile(`(?s)data-range="(\d+)"[^>]*><title>(.*?)</title>`)
+	for _, m := range re.FindAllStringSubmatch(page, -1) {
+		i, _ := strconv.Atoi(m[1])
+		out[i] = html.UnescapeString(m[2])
+	}
+	return out
+}
+
+func keyPath(ks, table string, key ...string) string {
+	v := url.Values{"ks": {ks}, "table": {table}}
+	for _, k := range key {
+		v.Add("k", k)
+	}
+	return "/ui/key?" + v.Encode()
+}
+
+// TestUIKeyPlacement checks the key page against CQL: the token of
+// SELECT token(...), the replicas the ring page gives the key's range,
+// the rows of each replica in clustering order, and their agreement.
+func TestUIKeyPlacement(t *testing.T) {
+	s := uiGateway(t, nil)
+	sess := sessionOn(t, s, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS ui_place WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
+		"DROP TABLE IF EXISTS ui_place.sensor_data",
+		"CREATE TABLE ui_place.sensor_data (sensor_id text, day int, ts timestamp, temperature double, PRIMARY KEY ((sensor_id, day), ts)) WITH CLUSTERING ORDER BY (ts DESC)",
+		"INSERT INTO ui_place.sensor_data (sensor_id, day, ts, temperature) VALUES ('sensor_123', 20231027, '2023-10-27 09:55:00+0000', 23.8)",
+		"INSERT INTO ui_place.sensor_data (sensor_id, day, ts, temperature) VALUES ('sensor_123', 20231027, '2023-10-27 10:05:00+0000', 24.5)",
+		"INSERT INTO ui_place.sensor_data (sensor_id, day, ts, temperature) VALUES ('sensor_123', 20231027, '2023-10-27 10:00:00+0000', 24.1)")
+	var want int64
+	if err := sess.Query("SELECT token(sensor_id, day) FROM ui_place.sensor_data WHERE sensor_id = 'sensor_123' AND day = 20231027").Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	page := uiPage(t, s, keyPath("ui_place", "sensor_data", "sensor_123", "20231027"))
+	if got := textOf(t, page, "token"); got != strconv.FormatInt(want, 10) {
+		t.Errorf("token %s, want %d from SELECT token(...)", got, want)
+	}
+	// The statement the page shows gives the same token.
+	var viaPage int64
+	if err := sess.Query(textOf(t, page, "token-cql")).Scan(&viaPage); err != nil || viaPage != want {
+		t.Errorf("the page's statement gave %d (%v), want %d", viaPage, err, want)
+	}
+	replicas := replicaNames(page)
+	if len(replicas) != 2 {
+		t.Fatalf("replicas %q, want 2", replicas)
+	}
+	// The ring page gives the range holding the token the same replicas.
+	ring := uiPage(t, s, "/ui?ks=ui_place")
+	found := false
+	for i, title := range arcTitles(ring) {
+		var lo, hi int64
+		if _, err := fmt.Sscanf(title, "range "+strconv.Itoa(i)+": (%d, %d]", &lo, &hi); err != nil {
+			t.Fatalf("arc %d title %q: %v", i, title, err)
+		}
+		if (lo < hi && lo < want && want <= hi) || (lo >= hi && (want > lo || want <= hi)) {
+			found = true
+			if !strings.Contains(title, "replicas: "+strings.Join(replicas, " ")) {
+				t.Errorf("range %d holding token %d: %q, want replicas %q", i, want, title, replicas)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no range of the ring page holds token %d", want)
+	}
+	rows := regexp.MustCompile(`<td>2023-10-27 ([0-9:]+)\.000000\+0000</td>`).FindAllStringSubmatch(html.UnescapeString(page), -1)
+	var times []string
+	for _, m := range rows {
+		times = append(times, m[1])
+	}
+	if got := strings.Join(times, " "); got != "10:05:00 10:00:00 09:55:00 10:05:00 10:00:00 09:55:00" {
+		t.Errorf("rows on the replicas in order %q, want each replica's three rows newest first", got)
+	}
+	if got := textOf(t, page, "agreement"); !strings.Contains(page, "2 of 2 replicas answered and agree") {
+		t.Errorf("agreement %q", got)
+	}
+
+	// A write through psql to one replica's Postgres lands there alone:
+	// the replicas now disagree, and the page says which.
+	conn := shardConn(t, replicas[1])
+	if _, err := conn.Exec(context.Background(),
+		`UPDATE ui_place.sensor_data SET temperature = 99.5 WHERE sensor_id = 'sensor_123' AND day = 20231027 AND ts = '2023-10-27 10:00:00+00'`); err != nil {
+		t.Fatal(err)
+	}
+	page = uiPage(t, s, keyPath("ui_place", "sensor_data", "sensor_123", "20231027"))
+	if !strings.Contains(page, "the replicas disagree") || !strings.Contains(page, "99.5") {
+		t.Errorf("after a write to %s alone the page does not show the replicas disagreeing", replicas[1])
+	}
+	// A bad value is reported, not a server error.
+	page = uiPage(t, s, keyPath("ui_place", "sensor_data", "sensor_123", "not a number"))
+	if got := textOf(t, page, "error"); !strings.HasPrefix(got, "day: ") {
+		t.Errorf("error %q, want one naming the column day", got)
+	}
+}
+
+// shardConn connects to the Postgres of the shard named name.
+func shardConn(t *testing.T, name string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	for _, u := range shardURLs {
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n string
+		if err := c.QueryRow(ctx, "SELECT name FROM cqlpg.node").Scan(&n); err == nil && n == name {
+			t.Cleanup(func() { c.Close(ctx) })
+			return c
+		}
+		c.Close(ctx)
+	}
+	t.Fatalf("no shard named %q", name)
+	return nil
+}
+
+
+// tokenOwners reads every shard's tokens from its catalog: token → shard.
+func tokenOwners(t *testing.T) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[int64]string{}
+	for _, u := range shardURLs {
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var name string
+		var tokens []int64
+		err = c.QueryRow(ctx, "SELECT name, tokens FROM cqlpg.node").Scan(&name, &tokens)
+		c.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range tokens {
+			out[tok] = name
+		}
+	}
+	return out
+}
+
+// TestUIRing checks the ring page against the shards' own catalogs: one
+// arc per token, each range (previous token, token] with the token's
+// shard as its primary, and a range's details.
+func TestUIRing(t *testing.T) {
+	s := uiGateway(t, nil)
+	owners := tokenOwners(t)
+	var tokens []int64
+	for tok := range owners {
+		tokens = append(tokens, tok)
+	}
+	slices.Sort(tokens)
+	page := uiPage(t, s, "/ui")
+	titles := arcTitles(page)
+	if len(titles) != len(tokens) {
+		t.Fatalf("%d arcs, want one per token: %d", len(titles), len(tokens))
+	}
+	for i, tok := range tokens {
+		prev := tokens[(i+len(tokens)-1)%len(tokens)]
+		want := fmt.Sprintf("range %d: (%d, %d]\nprimary %s (", i, prev, tok, owners[tok])
+		if !strings.HasPrefix(titles[i], want) {
+			t.Errorf("arc %d: %q, want it to start %q", i, titles[i], want)
+		}
+	}
+	for _, name := range []string{"shard0", "shard1", "shard2"} {
+		if !strings.Contains(page, `<tr data-shard="`+name+`">`) {
+			t.Errorf("shard %s is not in the legend", name)
+		}
+	}
+	page = uiPage(t, s, "/ui?range=3")
+	if got, want := textOf(t, page, "range-bounds"), fmt.Sprintf("(%d, %d]", tokens[2], tokens[3]); got != want {
+		t.Errorf("range 3 is %s, want %s", got, want)
+	}
+	for _, bad := range []string{"/ui?range=-1", "/ui?range=" + strconv.Itoa(len(tokens)), "/ui?range=x", "/ui?ks=nosuch"} {
+		if code, _ := uiGet(t, s, bad, "", ""); code != http.StatusBadRequest {
+			t.Errorf("GET %s: %d, want 400", bad, code)
+		}
+	}
+}
+
+// TestUITableLayout checks the layout page against each shard's Postgres:
+// the table and its columns' types, the clustering index with its DESC
+// order, and the row counts.
+func TestUITableLayout(t *testing.T) {
+	s := uiGateway(t, nil)
+	sess := sessionOn(t, s, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS ui_layout WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
+		"DROP TABLE IF EXISTS ui_layout.readings",
+		"CREATE TABLE ui_layout.readings (sensor_id uuid, ts timestamp, seq int, site text static, value double, tags set<text>, PRIMARY KEY (sensor_id, ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)")
+	for i := range 40 {
+		exec(t, sess, fmt.Sprintf("INSERT INTO ui_layout.readings (sensor_id, ts, seq, value) VALUES (%s, %d, 1, 1.5)", gocql.TimeUUID(), i))
+	}
+	page := uiPage(t, s, "/ui/table?ks=ui_layout&table=readings")
+	if cql := textOf(t, page, "cql"); !strings.HasPrefix(cql, "CREATE TABLE ui_layout.readings (") || !strings.Contains(cql, "CLUSTERING ORDER BY (ts DESC, seq ASC)") {
+		t.Errorf("CQL definition %q", cql)
+	}
+	columns := html.UnescapeString(textOfTable(t, page, "columns"))
+	for _, want := range []string{"ts|timestamp|clustering DESC|ts|timestamp with time zone", "seq|int|clustering ASC|seq|integer",
+		"site|text|static|site|text", "sensor_id|uuid|partition key|sensor_id|uuid", "tags|set<text>|regular|tags|text[]"} {
+		if !strings.Contains(columns, want) {
+			t.Errorf("columns table lacks %q:\n%s", want, columns)
+		}
+	}
+	ctx := context.Background()
+	total := 0
+	for _, u := range shardURLs {
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var name string
+		var n int
+		var def string
+		err = c.QueryRow(ctx, "SELECT name FROM cqlpg.node").Scan(&name)
+		if err == nil {
+			err = c.QueryRow(ctx, "SELECT count(*) FROM ui_layout.readings").Scan(&n)
+		}
+		if err == nil {
+			err = c.QueryRow(ctx, "SELECT indexdef FROM pg_indexes WHERE schemaname = 'ui_layout' AND indexname = 'readings$key'").Scan(&def)
+		}
+		c.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		card := regexp.MustCompile(`(?s)<div class="card shard"[^>]*data-shard="` + name + `">(.*?)</div>`).FindStringSubmatch(page)
+		if card == nil {
+			t.Fatalf("no card for shard %s", name)
+		}
+		body := html.UnescapeString(card[1])
+		if !strings.Contains(body, fmt.Sprintf(`<code>ui_layout.readings</code> · <span class="rows">%d</span> rows stored`, n)) {
+			t.Errorf("shard %s: page does not show its %d rows:\n%s", name, n, body)
+		}
+		if !strings.Contains(def, "DESC") || !strings.Contains(body, def) {
+			t.Errorf("shard %s: key index %q not shown (or not DESC)", name, def)
+		}
+		if !strings.Contains(body, "psql -h ") || !strings.Contains(body, `-c '\d+ "ui_layout"."readings"'`) {
+			t.Errorf("shard %s: psql command missing:\n%s", name, body)
+		}
+	}
+	if total != 80 {
+		t.Errorf("%d rows on the shards, want 40 rows x 2 replicas", total)
+	}
+}
+
+// textOfTable returns a table's rows, cells joined by |, rows by newlines.
+func textOfTable(t *testing.T, page, id string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<table id="` + id + `"[^>]*>(.*?)</table>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no table %q", id)
+	}
+	var rows []string
+	for _, tr := range regexp.MustCompile(`(?s)<tr[^>]*>(.*?)</tr>`).FindAllStringSubmatch(m[1], -1) {
+		var cells []string
+		for _, td := range regexp.MustCompile(`(?s)<t[dh][^>]*>(.*?)</t[dh]>`).FindAllStringSubmatch(tr[1], -1) {
+			cells = append(cells, strings.TrimSpace(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(td[1], "")))
+		}
+		rows = append(rows, strings.Join(cells, "|"))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// TestUIWhatIf checks the simulator on the live three-shard ring.
+func TestUIWhatIf(t *testing.T) {
+	s := uiGateway(t, nil)
+	ranges := len(tokenOwners(t))
+	levels := func(page string) map[string]string {
+		out := map[string]string{}
+		for _, row := range strings.Split(textOfTable(t, page, "levels"), "\n")[1:] {
+			cells := strings.Split(row, "|")
+			out[cells[0]] = cells[1] + " " + cells[2]
+		}
+		return out
+	}
+	check := func(query string, want map[string]string, lost string) {
+		t.Helper()
+		page := uiPage(t, s, "/ui/whatif?"+query)
+		got := levels(page)
+		for l, w := range want {
+			if got[l] != w {
+				t.Errorf("%s: %s is %q, want %q", query, l, got[l], w)
+			}
+		}
+		if got := textOf(t, page, "lost"); !strings.Contains(got, lost) {
+			t.Errorf("%s: quorum %q, want %q", query, got, lost)
+		}
+	}
+	all := strconv.Itoa(ranges)
+	check("strategy=SimpleStrategy&rf=3", map[string]string{"ONE": "yes 0", "QUORUM": "yes 0", "ALL": "yes 0"}, "every range keeps its quorum")
+	// With three replicas on three shards, one shard down costs ALL
+	// everywhere and QUORUM nowhere; two cost QUORUM everywhere.
+	check("strategy=SimpleStrategy&rf=3&down=shard1", map[string]string{"ONE": "yes 0", "TWO": "yes 0", "QUORUM": "yes 0", "ALL": "no " + all, "THREE": "no " + all}, "every range keeps its quorum")
+	check("strategy=SimpleStrategy&rf=3&down=shard1&down=shard2", map[string]string{"ANY": "yes 0", "ONE": "yes 0", "QUORUM": "no " + all, "SERIAL": "no " + all}, all+" ranges (100.0% of the ring) have lost their quorum")
+	// With one replica, a shard down loses exactly the ranges it owns.
+	owned := 0
+	for _, name := range tokenOwners(t) {
+		if name == "shard0" {
+			owned++
+		}
+	}
+	check("strategy=SimpleStrategy&rf=1&down=shard0", map[string]string{"ONE": "no " + strconv.Itoa(owned), "ANY": "yes 0"}, strconv.Itoa(owned)+" ranges")
+
+	page := uiPage(t, s, "/ui/whatif?strategy=SimpleStrategy&rf=2&add=1")
+	growth := html.UnescapeString(textOfTable(t, page, "growth-table"))
+	if !strings.Contains(growth, "shard3 (new)|0.0%|") || strings.Count(growth, "\n") != 4 {
+		t.Errorf("growth table:\n%s", growth)
+	}
+	page = uiPage(t, s, "/ui/whatif?strategy=SimpleStrategy&rf=abc")
+	if got := textOf(t, page, "error"); !strings.Contains(got, "not a replication factor") {
+		t.Errorf("error %q", got)
+	}
+	if code, _ := uiGet(t, s, "/ui/whatif?down=nosuch", "", ""); code != http.StatusBadRequest {
+		t.Errorf("an unknown shard: %d, want 400", code)
+	}
+	page = uiPage(t, s, "/ui/whatif?strategy=NetworkTopologyStrategy&rf.datacenter1=2")
+	if got := textOf(t, page, "replication"); !strings.Contains(got, "'datacenter1': '2'") {
+		t.Errorf("replication %q", got)
+	}
+}
