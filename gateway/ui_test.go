@@ -202,7 +202,6 @@ func shardConn(t *testing.T, name string) *pgx.Conn {
 	return nil
 }
 
-
 // tokenOwners reads every shard's tokens from its catalog: token → shard.
 func tokenOwners(t *testing.T) map[int64]string {
 	t.Helper()
