@@ -25,7 +25,8 @@ import (
 )
 
 // nodeDir holds the Node.js project whose lock file pins the DataStax
-// Node.js driver the tests run.
+// Node.js driver the tests run, and the playwright-core that drives the
+// browser tests' Chromium.
 const nodeDir = "testdata/node"
 
 // installNodeDriver installs the locked packages of testdata/node with
