@@ -168,7 +168,7 @@ func (q *uiRequest) placeKey(page *keyPage, t *pgschema.Table, key [][]byte) {
 	placement := topo.Placement(k.Replication)
 	token := sharding.KeyToken(key)
 	page.Placed, page.Token, page.Replication = true, int64(token), k.Replication.String()
-	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }}
+	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, noArcs: true}
 	shards := d.draw().Shards
 	page.Range = rangeDetail(topo.Ring, placement, shards, topo.Ring.RangeIndex(token))
 	page.TokenCQL = tokenCQL(t, key)

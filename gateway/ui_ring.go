@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"fmt"
+	"html"
+	"html/template"
 	"math"
 	"net/url"
 	"slices"
@@ -39,22 +41,14 @@ type uiRack struct {
 	Shards []*uiShard
 }
 
-// uiArc is one vnode range drawn on the ring: its annulus segment, the
-// text a hover shows, and the link that selects it.
-type uiArc struct {
-	Index int
-	D     string
-	Color string
-	Title string
-	Href  string
-	// Selected marks the range the page details, Lost one whose replicas
-	// cannot form a quorum, Down one whose primary shard is down.
-	Selected, Lost, Down bool
-}
-
 // uiRing is the ring drawing and its legend.
 type uiRing struct {
-	Arcs   []uiArc
+	// Arcs is the SVG of the vnode ranges, one linked <path> each, built
+	// in Go: html/template's escaping of a thousand arcs' attributes costs
+	// several times the rest of the page. Every name in it is escaped by
+	// html.EscapeString.
+	Arcs   template.HTML
+	Ranges int
 	Shards []*uiShard
 	DCs    []uiDC
 }
@@ -78,6 +72,8 @@ type ringDrawing struct {
 	selected  int
 	href      func(i int) string
 	newShard  int
+	// noArcs leaves the arcs out, for pages that show only the shards.
+	noArcs bool
 }
 
 // draw lays out the ring: one arc per vnode range, coloured by its
@@ -99,36 +95,77 @@ func (d ringDrawing) draw() uiRing {
 		out.Shards[i] = sh
 	}
 	out.DCs = groupShards(out.Shards)
-	tokens := d.ring.Tokens()
-	out.Arcs = make([]uiArc, len(tokens))
-	var title strings.Builder
-	for i := range tokens {
+	out.Ranges = len(d.ring.Tokens())
+	if !d.noArcs {
+		out.Arcs = d.arcs(out.Shards)
+	}
+	return out
+}
+
+// arcs writes one <path> per vnode range, coloured by its primary shard,
+// titled with its tokens and replicas, linked to its details, in a <a>.
+func (d ringDrawing) arcs(shards []*uiShard) template.HTML {
+	n := len(d.ring.Tokens())
+	b := make([]byte, 0, n*400)
+	for i := range n {
 		rg := d.ring.Range(i)
-		owner := out.Shards[d.ring.Owner(i)]
-		title.Reset()
-		fmt.Fprintf(&title, "range %d: (%d, %d]\nprimary %s (%s / %s)", i, rg.Start, rg.End, owner.Name, owner.DC, owner.Rack)
+		owner := shards[d.ring.Owner(i)]
+		b = append(b, "<a"...)
+		if d.href != nil {
+			b = append(b, ` href="`...)
+			b = append(b, html.EscapeString(d.href(i))...)
+			b = append(b, '"')
+		}
+		b = append(b, `><path id="arc-`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `" data-range="`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `" d="`...)
+		b = appendArcPath(b, rg)
+		b = append(b, `" fill="`...)
+		b = append(b, owner.Color...)
+		b = append(b, `" class="`...)
+		if i == d.selected {
+			b = append(b, "selected "...)
+		}
+		lost := d.lost != nil && d.lost[i]
+		if lost {
+			b = append(b, "lost "...)
+		}
+		if !owner.Up {
+			b = append(b, "down"...)
+		}
+		b = append(b, `"><title>range `...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ": ("...)
+		b = strconv.AppendInt(b, int64(rg.Start), 10)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(rg.End), 10)
+		b = append(b, "]\nprimary "...)
+		b = appendEscaped(b, owner.Name, " (", owner.DC, " / ", owner.Rack, ")")
 		if d.placement != nil {
-			title.WriteString("\nreplicas:")
+			b = append(b, "\nreplicas:"...)
 			for _, r := range d.placement.RangeReplicas(i) {
-				title.WriteString(" ")
-				title.WriteString(out.Shards[r].Name)
-				if !out.Shards[r].Up {
-					title.WriteString(" (down)")
+				b = appendEscaped(b, " ", shards[r].Name)
+				if !shards[r].Up {
+					b = append(b, " (down)"...)
 				}
 			}
 		}
-		arc := uiArc{Index: i, D: arcPath(rg), Color: owner.Color, Title: title.String(), Selected: i == d.selected, Down: !owner.Up}
-		if d.lost != nil && d.lost[i] {
-			arc.Lost = true
-			title.WriteString("\nno quorum")
-			arc.Title = title.String()
+		if lost {
+			b = append(b, "\nno quorum"...)
 		}
-		if d.href != nil {
-			arc.Href = d.href(i)
-		}
-		out.Arcs[i] = arc
+		b = append(b, "</title></path></a>\n"...)
 	}
-	return out
+	return template.HTML(b)
+}
+
+// appendEscaped appends the strings, HTML-escaped.
+func appendEscaped(b []byte, ss ...string) []byte {
+	for _, s := range ss {
+		b = append(b, html.EscapeString(s)...)
+	}
+	return b
 }
 
 // groupShards lists the datacenters, their racks and their shards, each
@@ -196,38 +233,45 @@ func tokenAngle(t sharding.Token) float64 {
 	return f*2*math.Pi - math.Pi/2
 }
 
-// arcPath is the SVG path of range rg's annulus segment. A range that is
-// the whole ring is drawn as two halves, as one arc cannot close a circle.
-func arcPath(rg sharding.Range) string {
+// appendArcPath appends the SVG path of range rg's annulus segment. A
+// range that is the whole ring is drawn as two halves, as one arc cannot
+// close a circle.
+func appendArcPath(b []byte, rg sharding.Range) []byte {
+	if rg.Start == rg.End {
+		mid := sharding.Token(int64(uint64(rg.Start) + 1<<63))
+		b = appendArcPath(b, sharding.Range{Start: rg.Start, End: mid})
+		b = append(b, ' ')
+		return appendArcPath(b, sharding.Range{Start: mid, End: rg.Start})
+	}
 	a0, a1 := tokenAngle(rg.Start), tokenAngle(rg.End)
 	span := float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64) * 2 * math.Pi
-	if rg.Start == rg.End {
-		half := sharding.Range{Start: rg.Start, End: sharding.Token(int64(uint64(rg.Start) + 1<<63))}
-		return arcPath(half) + " " + arcPath(sharding.Range{Start: half.End, End: rg.Start})
-	}
-	large := 0
+	large := byte('0')
 	if span > math.Pi {
-		large = 1
+		large = '1'
 	}
-	var b []byte
-	pt := func(cmd byte, r, a float64) {
-		b = append(b, cmd)
+	point := func(r, a float64) {
 		b = strconv.AppendFloat(b, ringCenter+r*math.Cos(a), 'f', 2, 64)
 		b = append(b, ',')
 		b = strconv.AppendFloat(b, ringCenter+r*math.Sin(a), 'f', 2, 64)
 	}
-	arc := func(r float64, sweep int, a float64) {
-		b = fmt.Appendf(b, "A%.0f,%.0f 0 %d %d ", r, r, large, sweep)
-		pt(' ', r, a)
+	arc := func(r float64, sweep byte, a float64) {
+		b = append(b, 'A')
+		b = strconv.AppendFloat(b, r, 'f', 0, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, r, 'f', 0, 64)
+		b = append(b, " 0 "...)
+		b = append(b, large, ' ', sweep, ' ')
+		point(r, a)
 	}
-	pt('M', ringOuter, a0)
+	b = append(b, 'M')
+	point(ringOuter, a0)
 	b = append(b, ' ')
-	arc(ringOuter, 1, a1)
-	pt('L', ringInner, a1)
+	arc(ringOuter, '1', a1)
+	b = append(b, 'L')
+	point(ringInner, a1)
 	b = append(b, ' ')
-	arc(ringInner, 0, a0)
-	b = append(b, 'Z')
-	return string(b)
+	arc(ringInner, '0', a0)
+	return append(b, 'Z')
 }
 
 // ringPage is the ring page's view.
@@ -286,13 +330,11 @@ func (q *uiRequest) ringView() (any, error) {
 		}
 		d.selected = i
 	}
-	d.href = func(i int) string {
-		v := url.Values{"range": {strconv.Itoa(i)}}
-		if page.Keyspace != "" {
-			v.Set("ks", page.Keyspace)
-		}
-		return "/ui?" + v.Encode() + "#range"
+	prefix := "/ui?"
+	if page.Keyspace != "" {
+		prefix += url.Values{"ks": {page.Keyspace}}.Encode() + "&"
 	}
+	d.href = func(i int) string { return prefix + "range=" + strconv.Itoa(i) + "#range" }
 	page.Ring = d.draw()
 	if d.selected >= 0 {
 		page.Selected = rangeDetail(topo.Ring, d.placement, page.Ring.Shards, d.selected)

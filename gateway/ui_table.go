@@ -89,7 +89,7 @@ func (q *uiRequest) tableView() (any, error) {
 		page.Columns = append(page.Columns, layoutColumn{Name: c.Name, Type: c.Type.String(), Role: columnRole(c), PGName: c.PGName})
 	}
 	topo := q.s.cluster.topology()
-	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }}
+	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, noArcs: true}
 	shards := d.draw().Shards
 	page.Shards = make([]shardLayout, len(shards))
 	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.RequestTimeout)
@@ -99,6 +99,10 @@ func (q *uiRequest) tableView() (any, error) {
 		l := &page.Shards[i]
 		l.uiShard, l.Schema = sh, t.PGSchema
 		l.Psql = psqlCommand(topo.Shards[i].URL, t)
+		if i >= len(q.s.cluster.control) {
+			l.Err = "no connection to this shard's catalog"
+			continue
+		}
 		wg.Go(func() {
 			if err := l.load(ctx, q.s.cluster.control[i], t, !page.CountsHidden); err != nil {
 				l.Err = redactError(err)
