@@ -88,10 +88,6 @@ type hotServer struct {
 
 func newHotServer(tb testing.TB) *hotServer {
 	tb.Helper()
-	cfg := Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	cfg.setDefaults()
-	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
-	s.metrics = newMetrics(s)
 	f := &fakeShards{}
 	var infos []sharding.ShardInfo
 	var existing [][]sharding.Token
@@ -99,15 +95,32 @@ func newHotServer(tb testing.TB) *hotServer {
 		toks := sharding.AllocateTokens(existing, 16, int64(i))
 		existing = append(existing, toks)
 		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: fmt.Sprintf("pg%d", i),
-			DC: cfg.Datacenter, Rack: cfg.Rack, Tokens: toks})
+			DC: "datacenter1", Rack: "rack1", Tokens: toks})
 	}
+	s := newFakeServer(tb, infos, func(i int) *sharding.Pool { return sharding.NewFuncPool(infos[i].Name, f.on(i)) })
+	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{})}
+	c.started.Store(true)
+	empty := ""
+	c.keyspace.Store(&empty)
+	return &hotServer{s: s, c: c, shards: f}
+}
+
+// newFakeServer returns a gateway on the shards infos, whose pools pool
+// makes, with keyspaces rf1 and rf3 (SimpleStrategy) each holding
+// t (k int PRIMARY KEY, v text).
+func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *sharding.Pool) *Server {
+	tb.Helper()
+	cfg := Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
+	s.metrics = newMetrics(s)
 	ring, err := sharding.NewRing(infos)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var shards []*sharding.Shard
 	for i, in := range infos {
-		shards = append(shards, &sharding.Shard{Info: in, Pool: sharding.NewFuncPool(in.Name, f.on(i))})
+		shards = append(shards, &sharding.Shard{Info: in, Pool: pool(i)})
 	}
 	keyspace := func(name string, rf int) *pgschema.Keyspace {
 		cols := []*pgschema.Column{
@@ -123,11 +136,7 @@ func newHotServer(tb testing.TB) *hotServer {
 	s.cluster.topo.Store(sharding.NewTopology(ring, shards))
 	s.cluster.current.Store(pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
-	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{})}
-	c.started.Store(true)
-	empty := ""
-	c.keyspace.Store(&empty)
-	return &hotServer{s: s, c: c, shards: f}
+	return s
 }
 
 // prepare plans query as PREPARE does and returns its statement.
