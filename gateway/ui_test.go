@@ -405,3 +405,97 @@ func TestUIWhatIf(t *testing.T) {
 		t.Errorf("replication %q", got)
 	}
 }
+
+// TestUIHostileNames checks that names and values that are HTML, SVG or
+// shell syntax are shown as text on every page, never interpreted.
+func TestUIHostileNames(t *testing.T) {
+	s := uiGateway(t, nil)
+	sess := sessionOn(t, s, "")
+	const col = `<script>alert('col')</script>`
+	const key = `'"><svg onload=alert(1)>`
+	const val = `</td></tr></table><script>alert("v")</script>`
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS ui_hostile WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"DROP TABLE IF EXISTS ui_hostile.t",
+		`CREATE TABLE ui_hostile.t (k text, "`+col+`" text, PRIMARY KEY (k, "`+col+`"))`)
+	if err := sess.Query(`INSERT INTO ui_hostile.t (k, "`+col+`") VALUES (?, ?)`, key, val).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{keyPath("ui_hostile", "t", key), "/ui/table?ks=ui_hostile&table=t", "/ui?ks=ui_hostile", "/ui/whatif?ks=ui_hostile"}
+	for _, p := range pages {
+		page := uiPage(t, s, p)
+		for _, raw := range []string{"<script>alert", "<svg onload", "</table><script>"} {
+			if strings.Contains(page, raw) {
+				t.Errorf("%s: the page holds %q unescaped", p, raw)
+			}
+		}
+	}
+	page := uiPage(t, s, pages[0])
+	text := html.UnescapeString(page)
+	for _, want := range []string{col, key, val} {
+		if !strings.Contains(text, want) {
+			t.Errorf("key page does not show %q as text", want)
+		}
+	}
+	if !strings.Contains(page, "3 of 3 replicas answered and agree") {
+		t.Error("the hostile key was not read from its three replicas")
+	}
+	// The page's token statement quotes the key as a CQL literal.
+	var viaPage, want int64
+	if err := sess.Query(textOf(t, page, "token-cql")).Scan(&viaPage); err != nil {
+		t.Fatalf("the page's statement %q: %v", textOf(t, page, "token-cql"), err)
+	}
+	if err := sess.Query("SELECT token(k) FROM ui_hostile.t WHERE k = ?", key).Scan(&want); err != nil || viaPage != want {
+		t.Errorf("token %d via the page's statement, %d via a bound value (%v)", viaPage, want, err)
+	}
+	if text := html.UnescapeString(uiPage(t, s, pages[1])); !strings.Contains(text, `<td>`+html.EscapeString(col)) && !strings.Contains(text, col) {
+		t.Errorf("layout page does not show the column %q", col)
+	}
+}
+
+// TestUIAuth checks that with authentication on the view asks for a CQL
+// login, counts failed ones as CQL does, and shows rows only to roles
+// that may SELECT them.
+func TestUIAuth(t *testing.T) {
+	s := uiGateway(t, func(c *gateway.Config) {
+		c.Auth = gateway.AuthConfig{Enabled: true, SuperuserPassword: authSuperuserPassword}
+	})
+	admin := loginSession(t, s, "cassandra", authSuperuserPassword)
+	exec(t, admin, "CREATE KEYSPACE IF NOT EXISTS ui_auth WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"DROP TABLE IF EXISTS ui_auth.t",
+		"CREATE TABLE ui_auth.t (k int PRIMARY KEY, secret text)",
+		"INSERT INTO ui_auth.t (k, secret) VALUES (1, 'hidden value')",
+		"DROP ROLE IF EXISTS ui_reader",
+		"CREATE ROLE ui_reader WITH PASSWORD = 'reader pw' AND LOGIN = true")
+	for _, p := range []string{"/ui", "/ui/key", "/ui/table", "/ui/whatif"} {
+		if code, _ := uiGet(t, s, p, "", ""); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a login: %d, want 401", p, code)
+		}
+		if code, _ := uiGet(t, s, p, "ui_reader", "wrong"); code != http.StatusUnauthorized {
+			t.Errorf("GET %s with a wrong password: %d, want 401", p, code)
+		}
+		if code, _ := uiGet(t, s, p, "ui_reader", "reader pw"); code != http.StatusOK {
+			t.Errorf("GET %s logged in: %d, want 200", p, code)
+		}
+	}
+	key := keyPath("ui_auth", "t", "1")
+	_, page := uiGet(t, s, key, "ui_reader", "reader pw")
+	if strings.Contains(page, "hidden value") || !strings.Contains(html.UnescapeString(page), "User ui_reader has no SELECT permission on <table ui_auth.t> or any of its parents") {
+		t.Errorf("a role without SELECT: the key page shows the rows or no refusal")
+	}
+	_, page = uiGet(t, s, "/ui/table?ks=ui_auth&table=t", "ui_reader", "reader pw")
+	if strings.Contains(page, `class="rows"`) || !strings.Contains(page, "Row counts are shown to roles that may SELECT the table") {
+		t.Errorf("a role without SELECT sees the row counts")
+	}
+	exec(t, admin, "GRANT SELECT ON ui_auth.t TO ui_reader")
+	_, page = uiGet(t, s, key, "ui_reader", "reader pw")
+	if !strings.Contains(page, "hidden value") {
+		t.Errorf("a role with SELECT does not see the rows")
+	}
+	_, page = uiGet(t, s, "/ui/table?ks=ui_auth&table=t", "ui_reader", "reader pw")
+	if !strings.Contains(page, `class="rows"`) {
+		t.Errorf("a role with SELECT does not see the row counts")
+	}
+	if !strings.Contains(page, "logged in as ui_reader") {
+		t.Errorf("the page does not say who is logged in")
+	}
+}
