@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -186,11 +185,12 @@ func (q *uiRequest) whatIfView() (any, error) {
 
 // growRing computes how ownership shifts when a shard joins the ring in dc
 // and rack with as many tokens as the shards have on average, given the
-// tokens a joining shard would get.
+// tokens a joining shard would get. The tokens are drawn with a fixed
+// seed, so that the page shows the same shift every time it is loaded.
 func growRing(ring *sharding.Ring, before *sharding.Placement, rep sharding.Replication, shards []*uiShard, dc, rack string) (*growthView, error) {
 	vnodes := len(ring.Tokens()) / len(shards)
 	name := fmt.Sprintf("shard%d", len(shards))
-	grown, err := ring.WithShard(sharding.ShardInfo{Name: name, DC: dc, Rack: rack}, vnodes, time.Now().UnixNano())
+	grown, err := ring.WithShard(sharding.ShardInfo{Name: name, DC: dc, Rack: rack}, vnodes, 1)
 	if err != nil {
 		return nil, err
 	}
