@@ -36,7 +36,7 @@ func TestUIBrowser(t *testing.T) {
 	}
 	ring := page("ring", "/ui?ks=ui_browser")
 	ring.Hover = "#arc-3"
-	ring.Extract = map[string]string{"arcs": "#ring path > title", "shards": "#shards tr[data-shard]", "replication": "#replication"}
+	ring.Extract = map[string]string{"arcs": "#ring a > path > title", "shards": "#shards tr[data-shard]", "replication": "#replication"}
 	key := page("key", "/ui/key?ks=ui_browser&table=sensor_data&k=sensor_123")
 	key.Extract = map[string]string{"token": "#token", "agreement": "#agreement",
 		"ts": "table.rows td:nth-child(2)", "temperature": "table.rows td:nth-child(3)"}

@@ -70,12 +70,12 @@ func TestUILargeRing(t *testing.T) {
 	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/ui", nil))
 	body := rec.Body.String()
 	// Two datacenters, four racks each, eight shards per rack.
-	for _, want := range []string{"<td>dc1 / rack1</td>", "<td>dc2 / rack4</td>"} {
+	for _, want := range []string{"></span>dc1 / rack1</td>", "></span>dc2 / rack4</td>"} {
 		if n := strings.Count(body, want); n != 8 {
 			t.Errorf("%q appears %d times, want 8", want, n)
 		}
 	}
-	if strings.Index(body, "<td>dc1 / rack4</td>") > strings.Index(body, "<td>dc2 / rack1</td>") {
+	if strings.Index(body, "dc1 / rack4</td>") > strings.Index(body, "dc2 / rack1</td>") {
 		t.Error("the legend does not group shards by datacenter")
 	}
 }

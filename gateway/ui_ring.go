@@ -32,6 +32,7 @@ type uiShard struct {
 // uiDC groups a datacenter's shards by rack.
 type uiDC struct {
 	Name  string
+	Color string
 	Racks []uiRack
 }
 
@@ -59,7 +60,13 @@ const (
 	ringCenter = 260.0
 	ringInner  = 150.0
 	ringOuter  = 235.0
+	// The datacenter band runs outside the ranges.
+	bandInner = 240.0
+	bandOuter = 250.0
 )
+
+// dcColors colour the datacenter band, in the datacenters' name order.
+var dcColors = []string{"#4a5468", "#b0843e", "#3e7fb0", "#8a4ab0", "#3ea47e", "#b04a5e", "#7e8a3e", "#3e9cb0"}
 
 // ringDrawing describes what to draw: the ring, a placement for the
 // replica sets (nil for none), which shards are up, which ranges lost
@@ -97,16 +104,18 @@ func (d ringDrawing) draw() uiRing {
 	out.DCs = groupShards(out.Shards)
 	out.Ranges = len(d.ring.Tokens())
 	if !d.noArcs {
-		out.Arcs = d.arcs(out.Shards)
+		out.Arcs = d.arcs(out.Shards, out.DCs)
 	}
 	return out
 }
 
 // arcs writes one <path> per vnode range, coloured by its primary shard,
-// titled with its tokens and replicas, linked to its details, in a <a>.
-func (d ringDrawing) arcs(shards []*uiShard) template.HTML {
+// titled with its tokens and replicas, linked to its details, in a <a>;
+// around them, a band coloured by the primary's datacenter.
+func (d ringDrawing) arcs(shards []*uiShard, dcs []uiDC) template.HTML {
 	n := len(d.ring.Tokens())
-	b := make([]byte, 0, n*400)
+	b := make([]byte, 0, n*450)
+	b = d.dcBand(b, shards, dcs)
 	for i := range n {
 		rg := d.ring.Range(i)
 		owner := shards[d.ring.Owner(i)]
@@ -121,7 +130,7 @@ func (d ringDrawing) arcs(shards []*uiShard) template.HTML {
 		b = append(b, `" data-range="`...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, `" d="`...)
-		b = appendArcPath(b, rg)
+		b = appendArcPath(b, rg, ringInner, ringOuter)
 		b = append(b, `" fill="`...)
 		b = append(b, owner.Color...)
 		b = append(b, `" class="`...)
@@ -160,6 +169,32 @@ func (d ringDrawing) arcs(shards []*uiShard) template.HTML {
 	return template.HTML(b)
 }
 
+// dcBand writes the datacenter band: one <path> per run of consecutive
+// ranges whose primaries share a datacenter.
+func (d ringDrawing) dcBand(b []byte, shards []*uiShard, dcs []uiDC) []byte {
+	color := map[string]string{}
+	for _, dc := range dcs {
+		color[dc.Name] = dc.Color
+	}
+	n := len(d.ring.Tokens())
+	for i := 0; i < n; {
+		dc := shards[d.ring.Owner(i)].DC
+		j := i
+		for j+1 < n && shards[d.ring.Owner(j+1)].DC == dc {
+			j++
+		}
+		b = append(b, `<path class="dc" d="`...)
+		b = appendArcPath(b, sharding.Range{Start: d.ring.Range(i).Start, End: d.ring.Range(j).End}, bandInner, bandOuter)
+		b = append(b, `" fill="`...)
+		b = append(b, color[dc]...)
+		b = append(b, `"><title>datacenter `...)
+		b = appendEscaped(b, dc)
+		b = append(b, "</title></path>\n"...)
+		i = j + 1
+	}
+	return b
+}
+
 // appendEscaped appends the strings, HTML-escaped.
 func appendEscaped(b []byte, ss ...string) []byte {
 	for _, s := range ss {
@@ -187,6 +222,9 @@ func groupShards(shards []*uiShard) []uiDC {
 		dc.Racks[ri].Shards = append(dc.Racks[ri].Shards, sh)
 	}
 	slices.SortFunc(dcs, func(a, b uiDC) int { return strings.Compare(a.Name, b.Name) })
+	for i := range dcs {
+		dcs[i].Color = dcColors[i%len(dcColors)]
+	}
 	for _, dc := range dcs {
 		slices.SortFunc(dc.Racks, func(a, b uiRack) int { return strings.Compare(a.Name, b.Name) })
 	}
@@ -233,15 +271,15 @@ func tokenAngle(t sharding.Token) float64 {
 	return f*2*math.Pi - math.Pi/2
 }
 
-// appendArcPath appends the SVG path of range rg's annulus segment. A
-// range that is the whole ring is drawn as two halves, as one arc cannot
-// close a circle.
-func appendArcPath(b []byte, rg sharding.Range) []byte {
+// appendArcPath appends the SVG path of range rg's segment of the
+// annulus between radii inner and outer. A range that is the whole ring
+// is drawn as two halves, as one arc cannot close a circle.
+func appendArcPath(b []byte, rg sharding.Range, inner, outer float64) []byte {
 	if rg.Start == rg.End {
 		mid := sharding.Token(int64(uint64(rg.Start) + 1<<63))
-		b = appendArcPath(b, sharding.Range{Start: rg.Start, End: mid})
+		b = appendArcPath(b, sharding.Range{Start: rg.Start, End: mid}, inner, outer)
 		b = append(b, ' ')
-		return appendArcPath(b, sharding.Range{Start: mid, End: rg.Start})
+		return appendArcPath(b, sharding.Range{Start: mid, End: rg.Start}, inner, outer)
 	}
 	a0, a1 := tokenAngle(rg.Start), tokenAngle(rg.End)
 	span := float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64) * 2 * math.Pi
@@ -264,13 +302,13 @@ func appendArcPath(b []byte, rg sharding.Range) []byte {
 		point(r, a)
 	}
 	b = append(b, 'M')
-	point(ringOuter, a0)
+	point(outer, a0)
 	b = append(b, ' ')
-	arc(ringOuter, '1', a1)
+	arc(outer, '1', a1)
 	b = append(b, 'L')
-	point(ringInner, a1)
+	point(inner, a1)
 	b = append(b, ' ')
-	arc(ringInner, '0', a0)
+	arc(inner, '0', a0)
 	return append(b, 'Z')
 }
 
