@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -54,3 +56,7 @@ func (s *Server) PanicAt(panics func(point, text string) bool) {
 // RaceEnabled tells the package's external tests that the race detector
 // runs, which multiplies memory and goroutine costs.
 const RaceEnabled = raceEnabled
+
+// SetUICountTimeout bounds the web view's count of a table's rows on a
+// shard, past which it shows Postgres's estimate.
+func (s *Server) SetUICountTimeout(d time.Duration) { s.hooks.countTimeout.Store(int64(d)) }

@@ -118,7 +118,7 @@ func TestUIBrowser(t *testing.T) {
 	if cql := tb.Extract["cql"]; len(cql) != 1 || !strings.Contains(cql[0], "CLUSTERING ORDER BY (ts DESC)") {
 		t.Errorf("CQL definition %q", cql)
 	}
-	if idx := strings.Join(tb.Extract["indexes"], "\n"); !strings.Contains(idx, "(_token, sensor_id, ts DESC)") {
+	if idx := strings.Join(tb.Extract["indexes"], "\n"); !strings.Contains(idx, "UNIQUE btree (_token, sensor_id, ts DESC)") {
 		t.Errorf("indexes %q lack the clustering index in DESC order", idx)
 	}
 	if psql := tb.Extract["psql"]; len(psql) != 3 || !strings.HasPrefix(psql[0], "psql -h ") {

@@ -94,6 +94,13 @@ func (q *uiRequest) tableView() (any, error) {
 	page.Shards = make([]shardLayout, len(shards))
 	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.RequestTimeout)
 	defer cancel()
+	counting := time.Duration(0)
+	if !page.CountsHidden {
+		counting = countTimeout
+		if d := q.s.hooks.countTimeout.Load(); d > 0 {
+			counting = time.Duration(d)
+		}
+	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
 		l := &page.Shards[i]
@@ -104,7 +111,7 @@ func (q *uiRequest) tableView() (any, error) {
 			continue
 		}
 		wg.Go(func() {
-			if err := l.load(ctx, q.s.cluster.control[i], t, !page.CountsHidden); err != nil {
+			if err := l.load(ctx, q.s.cluster.control[i], t, counting); err != nil {
 				l.Err = redactError(err)
 			}
 		})
@@ -164,24 +171,37 @@ const (
 	layoutColumnsSQL = `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
-	layoutIndexesSQL = `SELECT i.indexname, i.indexdef, x.indisreplident
-FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = i.schemaname
-JOIN pg_index x ON x.indexrelid = c.oid
-WHERE i.schemaname = $1 AND i.tablename = $2 ORDER BY x.indisreplident DESC, i.indexname`
-	layoutEstimateSQL = `SELECT c.reltuples::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	// The index definitions are put together from pg_index rather than
+	// by pg_get_indexdef, which waits for any lock on the table (an
+	// ALTER, a TRUNCATE) where the catalog rows do not.
+	layoutIndexesSQL = `SELECT ic.relname, x.indisreplident,
+  CASE WHEN x.indisunique THEN 'UNIQUE ' ELSE '' END || am.amname || ' (' || array_to_string(array(
+    SELECT coalesce(quote_ident(a.attname), '(expression)') || CASE WHEN x.indoption[k.i] & 1 = 1 THEN ' DESC' ELSE '' END
+    FROM generate_subscripts(x.indkey, 1) AS k(i)
+    LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k.i]
+    ORDER BY k.i), ', ') || ')'
+FROM pg_index x JOIN pg_class ic ON ic.oid = x.indexrelid JOIN pg_am am ON am.oid = ic.relam
+JOIN pg_class c ON c.oid = x.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relname = $2 ORDER BY x.indisreplident DESC, ic.relname`
+	layoutEstimateSQL = `SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relname = $2`
 )
 
-// load reads the shard's catalog for t and its companion tables and, when
-// counts is set, counts their rows.
+// load reads the shard's catalog for t and its companion tables and,
+// unless counting is 0, counts their rows, each count for at most
+// counting.
 func (l *shardLayout) load(ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
-}, t *pgschema.Table, counts bool) error {
+}, t *pgschema.Table, counting time.Duration) error {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	// The catalog reads take no locks; the bound is a safety net.
+	if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 5000"); err != nil {
+		return err
+	}
 	names := []string{t.PGName}
 	if t.HasStatic() {
 		names = append(names, t.StaticPGName())
@@ -204,13 +224,13 @@ func (l *shardLayout) load(ctx context.Context, db interface {
 		}
 		rows, _ = tx.Query(ctx, layoutIndexesSQL, l.Schema, name)
 		pt.Indexes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (x pgIndex, err error) {
-			return x, r.Scan(&x.Name, &x.Def, &x.Key)
+			return x, r.Scan(&x.Name, &x.Key, &x.Def)
 		})
 		if err != nil {
 			return err
 		}
-		if counts {
-			if err := pt.count(ctx, tx, l.Schema); err != nil {
+		if counting > 0 {
+			if err := pt.count(ctx, tx, l.Schema, counting); err != nil {
 				return err
 			}
 		}
@@ -220,9 +240,9 @@ func (l *shardLayout) load(ctx context.Context, db interface {
 }
 
 // count counts the table's rows, falling back to Postgres's estimate
-// past countTimeout.
-func (pt *pgTable) count(ctx context.Context, tx pgx.Tx, schema string) error {
-	if _, err := tx.Exec(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.Itoa(int(countTimeout.Milliseconds()))); err != nil {
+// past timeout.
+func (pt *pgTable) count(ctx context.Context, tx pgx.Tx, schema string, timeout time.Duration) error {
+	if _, err := tx.Exec(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(max(timeout.Milliseconds(), 1), 10)); err != nil {
 		return err
 	}
 	// The names come from the catalog and are quoted as identifiers.

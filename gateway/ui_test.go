@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5"
@@ -318,8 +319,8 @@ func TestUITableLayout(t *testing.T) {
 		if !strings.Contains(body, fmt.Sprintf(`<code>ui_layout.readings</code> · <span class="rows">%d</span> rows stored`, n)) {
 			t.Errorf("shard %s: page does not show its %d rows:\n%s", name, n, body)
 		}
-		if !strings.Contains(def, "DESC") || !strings.Contains(body, def) {
-			t.Errorf("shard %s: key index %q not shown (or not DESC)", name, def)
+		if !strings.Contains(def, "(_token, sensor_id, ts DESC, seq)") || !strings.Contains(body, "UNIQUE btree (_token, sensor_id, ts DESC, seq)") {
+			t.Errorf("shard %s: key index %q not shown as UNIQUE btree (_token, sensor_id, ts DESC, seq)", name, def)
 		}
 		if !strings.Contains(body, "psql -h ") || !strings.Contains(body, `-c '\d+ "ui_layout"."readings"'`) {
 			t.Errorf("shard %s: psql command missing:\n%s", name, body)
@@ -327,6 +328,27 @@ func TestUITableLayout(t *testing.T) {
 	}
 	if total != 80 {
 		t.Errorf("%d rows on the shards, want 40 rows x 2 replicas", total)
+	}
+
+	// A count that takes too long, here waiting on a lock held on
+	// shard0, gives way to Postgres's estimate.
+	s.SetUICountTimeout(200 * time.Millisecond)
+	conn := shardConn(t, "shard0")
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE ui_layout.readings IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	page = uiPage(t, s, "/ui/table?ks=ui_layout&table=readings")
+	card := regexp.MustCompile(`(?s)data-shard="shard0">(.*?)</div>`).FindStringSubmatch(page)
+	if card == nil || !strings.Contains(card[1], `<code>ui_layout.readings</code> · <span class="rows">≈`) || !strings.Contains(card[1], "(Postgres's estimate") {
+		t.Errorf("a count waiting on a lock did not give way to the estimate:\n%v", card)
+	}
+	if strings.Contains(regexp.MustCompile(`(?s)data-shard="shard1">(.*?)</div>`).FindString(page), "≈") {
+		t.Error("shard1's count, which nothing blocks, was estimated")
 	}
 }
 
