@@ -107,7 +107,7 @@ const (
 var settings = []setting{
 	{name: "listen", key: "listen", def: "127.0.0.1:9042", help: "CQL listener `address`",
 		field: func(c *config) any { return &c.Listen }},
-	{name: "http", key: "http", def: "127.0.0.1:9180", help: "HTTP `address` for /readyz, /healthz and /metrics; empty serves none",
+	{name: "http", key: "http", def: "127.0.0.1:9180", help: "HTTP `address` for /readyz, /healthz, /metrics and the web view at /ui; empty serves none",
 		field: func(c *config) any { return &c.HTTP }},
 	{name: "shard", key: "shards", help: "PostgreSQL `URL` of a shard, repeatable, in ring order, optionally placed as DC:RACK=URL; " +
 		"without it cqlpg runs managed local shards. In CQLPG_SHARD, shards are separated by " + shardSep,
