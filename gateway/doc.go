@@ -30,7 +30,9 @@
 // left half-applied; the hint replayer (hints.go) delivers hints to
 // replicas that are back; the registry (gateways.go) keeps the list of
 // live gateways for system.peers; and the schema follower (notify.go)
-// reloads the schema when another gateway changes it.
+// reloads the schema when another gateway changes it. The HTTP port
+// serves health, metrics and the read-only web view (ui.go), whose key
+// page reads each replica alone through the same plans (execution.pinned).
 //
 // Invariants: errorMessage is the only place an error becomes a CQL error
 // message; a panic in a request is answered as a server error and never
