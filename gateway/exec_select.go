@@ -370,7 +370,7 @@ func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64, sing
 				out[n-1].end = end
 				return
 			}
-		} else if n > 0 && out[n-1].end == start && sameSet(out[n-1].replicas, replicas) {
+		} else if n > 0 && out[n-1].end == start && sharding.SameReplicas(out[n-1].replicas, replicas) {
 			out[n-1].end = end
 			return
 		}
@@ -383,19 +383,6 @@ func (e *execution) scanRanges(placement *sharding.Placement, lo, hi int64, sing
 	}
 	add(prev, math.MaxInt64, 0) // the wrap-around part of range 0
 	return out
-}
-
-// sameSet reports whether two replica lists hold the same shards.
-func sameSet(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
 }
 
 // tokenBounds turns a query's token restrictions into the range (lo, hi]

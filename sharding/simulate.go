@@ -117,15 +117,16 @@ func Moved(before, after *Placement) float64 {
 		// whose end is the first old token at or above rg.End, since every
 		// old token is also a token of the new ring.
 		old := before.RangeReplicas(before.ring.RangeIndex(rg.End))
-		if !sameMembers(old, after.RangeReplicas(i)) {
+		if !SameReplicas(old, after.RangeReplicas(i)) {
 			moved += ar.rangeShare(i)
 		}
 	}
 	return moved
 }
 
-// sameMembers reports whether a and b hold the same shard indexes.
-func sameMembers(a, b []int) bool {
+// SameReplicas reports whether two replica lists hold the same shards,
+// in any order.
+func SameReplicas(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
