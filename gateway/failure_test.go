@@ -31,6 +31,13 @@ type failureCluster struct {
 
 func startFailureCluster(t *testing.T) *failureCluster {
 	t.Helper()
+	return startFailureClusterWith(t, nil)
+}
+
+// startFailureClusterWith is startFailureCluster with a change to the
+// gateway's configuration.
+func startFailureClusterWith(t *testing.T, change func(*gateway.Config)) *failureCluster {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// Commits must survive a killed server: synchronous_commit stays on.
@@ -45,6 +52,9 @@ func startFailureCluster(t *testing.T) *failureCluster {
 		WriteTimeout: time.Second, ReadTimeout: time.Second, RangeTimeout: 2 * time.Second}
 	for _, c := range clusters {
 		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+	}
+	if change != nil {
+		change(&cfg)
 	}
 	s, err := gateway.New(ctx, cfg)
 	if err != nil {

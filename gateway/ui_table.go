@@ -106,8 +106,8 @@ func (q *uiRequest) tableView() (any, error) {
 		l := &page.Shards[i]
 		l.uiShard, l.Schema = sh, t.PGSchema
 		l.Psql = psqlCommand(topo.Shards[i].URL, t)
-		if i >= len(q.s.cluster.control) {
-			l.Err = "no connection to this shard's catalog"
+		if !sh.Up || i >= len(q.s.cluster.control) {
+			l.Err = "down: not asked"
 			continue
 		}
 		wg.Go(func() {

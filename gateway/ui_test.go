@@ -522,3 +522,54 @@ func TestUIAuth(t *testing.T) {
 		t.Errorf("the page does not say who is logged in")
 	}
 }
+
+// TestUIShardDown kills one of three shards: the pages show it down, the
+// key page reads the replicas still up and says which it did not ask,
+// and the simulator starts from the live outage.
+func TestUIShardDown(t *testing.T) {
+	fc := startFailureClusterWith(t, func(c *gateway.Config) { c.HTTP = "127.0.0.1:0" })
+	s := fc.gw
+	sess := sessionOn(t, s, "")
+	exec(t, sess, "CREATE KEYSPACE ui_down WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE ui_down.t (k int, c int, v text, PRIMARY KEY (k, c))",
+		"INSERT INTO ui_down.t (k, c, v) VALUES (1, 1, 'one')", "INSERT INTO ui_down.t (k, c, v) VALUES (1, 2, 'two')")
+	if err := fc.clusters[2].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// The gateway learns of it from the next write that reaches it.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sess.Query("INSERT INTO ui_down.t (k, c, v) VALUES (2, 1, 'x')").Consistency(gocql.One).Exec()
+		if strings.Contains(uiPage(t, s, "/ui"), `<span class="down">down</span>`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the ring page never showed a shard down")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	page := uiPage(t, s, keyPath("ui_down", "t", "1"))
+	if n := strings.Count(page, `<span class="down">down</span>`); n != 1 {
+		t.Errorf("key page shows %d replicas down, want 1", n)
+	}
+	if !strings.Contains(page, "down: not asked") || !strings.Contains(page, "2 of 3 replicas answered and agree") {
+		t.Errorf("key page does not read the two replicas up and leave out the one down")
+	}
+	if n := strings.Count(html.UnescapeString(page), "<td>one</td>"); n != 2 {
+		t.Errorf("the row is shown for %d replicas, want 2", n)
+	}
+	page = uiPage(t, s, "/ui/table?ks=ui_down&table=t")
+	if n := strings.Count(page, "down: not asked"); n != 1 {
+		t.Errorf("layout page leaves out %d shards, want 1", n)
+	}
+	// The simulator's first view is the live outage: at RF 3 one shard
+	// down costs ALL, not QUORUM.
+	page = uiPage(t, s, "/ui/whatif?ks=ui_down")
+	if !regexp.MustCompile(`value="shard2" checked`).MatchString(page) {
+		t.Error("the simulator does not start with the shard that is down marked")
+	}
+	levels := textOfTable(t, page, "levels")
+	if !strings.Contains(levels, "QUORUM|yes|0") || !strings.Contains(levels, "ALL|no|") {
+		t.Errorf("levels with the live outage:\n%s", levels)
+	}
+}

@@ -123,6 +123,13 @@ func (q *uiRequest) whatIfView() (any, error) {
 		page.Local = v
 	}
 	down := make([]bool, len(infos))
+	if !form.Has("strategy") {
+		// Before the form is first sent, the shards that are down now
+		// are the ones marked.
+		for i, sh := range topo.Shards {
+			down[i] = !sh.Pool.Alive()
+		}
+	}
 	for _, name := range form["down"] {
 		i := slices.IndexFunc(infos, func(s sharding.ShardInfo) bool { return s.Name == name })
 		if i < 0 {
