@@ -131,6 +131,11 @@ func (q *uiRequest) keyView() (any, error) {
 	page.Table = t
 	page.Chosen = tableValue(t.Keyspace, t.Name)
 	values := q.r.URL.Query()["k"]
+	if prev := q.r.URL.Query().Get("prev"); prev != "" && prev != page.Chosen {
+		// The form was sent to choose another table: the values typed
+		// were another table's key.
+		values = nil
+	}
 	for i, c := range t.PartitionKey {
 		in := keyInput{Name: c.Name, Type: c.Type.String()}
 		if i < len(values) {

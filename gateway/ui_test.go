@@ -177,6 +177,13 @@ func TestUIKeyPlacement(t *testing.T) {
 	if !strings.Contains(page, "the replicas disagree") || !strings.Contains(page, "99.5") {
 		t.Errorf("after a write to %s alone the page does not show the replicas disagreeing", replicas[1])
 	}
+	// Choosing another table in the form drops the key typed for the
+	// one before, instead of placing it in the new table.
+	exec(t, sess, "CREATE TABLE IF NOT EXISTS ui_place.other (id uuid PRIMARY KEY)")
+	page = uiPage(t, s, "/ui/key?t=ui_place/other&prev=ui_place/sensor_data&k=sensor_123&k=20231027")
+	if strings.Contains(page, `id="error"`) || strings.Contains(page, `id="token"`) || !strings.Contains(page, `data-column="id"`) {
+		t.Error("choosing another table did not show its empty key form")
+	}
 	// A bad value is reported, not a server error.
 	page = uiPage(t, s, keyPath("ui_place", "sensor_data", "sensor_123", "not a number"))
 	if got := textOf(t, page, "error"); !strings.HasPrefix(got, "day: ") {
