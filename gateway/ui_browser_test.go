@@ -52,7 +52,11 @@ func TestUIBrowser(t *testing.T) {
 	click := page("range", "/ui?ks=ui_browser")
 	click.Click = "#arc-5"
 	click.Extract = map[string]string{"bounds": "#range-bounds", "replicas": "#range-replicas tr"}
-	pages := []browserPage{ring, key, table, whatIf, click}
+	// With JavaScript on, the pages load as well and break no rule of
+	// their Content-Security-Policy (a violation is a console error).
+	withJS := page("key-js", key.URL[len(base):])
+	withJS.JavaScriptEnabled = true
+	pages := []browserPage{ring, key, table, whatIf, click, withJS}
 	got := browse(t, pages)
 	for i, g := range got {
 		if g.Error != "" || g.Status != 200 {
