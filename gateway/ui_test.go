@@ -263,6 +263,16 @@ func TestUIRing(t *testing.T) {
 			t.Errorf("shard %s is not in the legend", name)
 		}
 	}
+	resp, err := http.Get("http://" + s.HTTPAddr().String() + "/ui")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h := resp.Header
+	if !regexp.MustCompile(`^build;dur=\d+\.\d{3}$`).MatchString(h.Get("Server-Timing")) ||
+		!strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || h.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("response headers %v", h)
+	}
 	page = uiPage(t, s, "/ui?range=3")
 	if got, want := textOf(t, page, "range-bounds"), fmt.Sprintf("(%d, %d]", tokens[2], tokens[3]); got != want {
 		t.Errorf("range 3 is %s, want %s", got, want)
