@@ -112,38 +112,13 @@ var (
 	chromiumLogged      sync.Once
 )
 
-// installChromium installs Debian's chromium package with apt-get, as the
-// CI machines, fresh Debian as root, allow. Another test binary of the
-// same go test may be installing packages at the same time: an apt-get
-// that finds the dpkg or apt lock held is tried again after a pause.
+// installChromium installs Debian's chromium package (aptInstall).
 func installChromium() error {
-	if _, err := osexec.LookPath("apt-get"); err != nil {
-		return fmt.Errorf("the browser tests need chromium on PATH, and apt-get to install it is missing: %w", err)
-	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	for _, args := range [][]string{
-		{"update"},
-		{"install", "-y", "--no-install-recommends", "chromium"},
-	} {
-		for attempt := 1; ; attempt++ {
-			cmd := osexec.CommandContext(ctx, "apt-get", args...)
-			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				break
-			}
-			locked := bytes.Contains(out, []byte("Could not get lock")) || bytes.Contains(out, []byte("dpkg frontend lock"))
-			if !locked || attempt == 8 || ctx.Err() != nil {
-				return fmt.Errorf("apt-get %s (attempt %d) to install the browser the tests drive: %v\n%s",
-					strings.Join(args, " "), attempt, err, out)
-			}
-			select {
-			case <-time.After(15 * time.Second):
-			case <-ctx.Done():
-			}
-		}
+	if err := aptInstall(ctx, "chromium"); err != nil {
+		return fmt.Errorf("the browser tests drive Debian's chromium: %w", err)
 	}
 	chromiumInstallTime = time.Since(start)
 	return nil

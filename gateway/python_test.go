@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"reflect"
@@ -32,20 +31,8 @@ var installPythonDriver = sync.OnceValue(func() error {
 	if osexec.CommandContext(ctx, systemPython, "-c", "import cassandra").Run() == nil {
 		return nil
 	}
-	aptGet := func(args ...string) ([]byte, error) {
-		cmd := osexec.CommandContext(ctx, "apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		return cmd.CombinedOutput()
-	}
-	install := []string{"install", "-y", "python3-cassandra"}
-	if _, err := aptGet(install...); err != nil {
-		// A fresh machine may have no package lists yet.
-		if out, err := aptGet("update"); err != nil {
-			return fmt.Errorf("apt-get update: %v\n%s", err, out)
-		}
-		if out, err := aptGet(install...); err != nil {
-			return fmt.Errorf("apt-get install python3-cassandra: %v\n%s", err, out)
-		}
+	if err := aptInstall(ctx, "python3-cassandra"); err != nil {
+		return err
 	}
 	if out, err := osexec.CommandContext(ctx, systemPython, "-c", "import cassandra").CombinedOutput(); err != nil {
 		return fmt.Errorf("python3-cassandra installed, but %s cannot import it: %v\n%s", systemPython, err, out)
