@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,13 +76,35 @@ const maxLostShown = 50
 // whatIfView builds the simulator page.
 func (q *uiRequest) whatIfView() (any, error) {
 	topo := q.s.cluster.topology()
-	ring := topo.Ring
-	form := q.r.URL.Query()
-	page := &whatIfPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: form.Get("ks"),
+	page, err := q.newWhatIfPage(topo.Ring)
+	if err != nil {
+		return nil, err
+	}
+	down, err := page.readForm(q.r.URL.Query(), topo)
+	if err != nil {
+		return nil, err
+	}
+	d := ringDrawing{ring: topo.Ring, selected: -1, newShard: -1, up: func(i int) bool { return !down[i] }}
+	rep, err := page.replication()
+	if err != nil && page.Error == "" {
+		page.Error = err.Error()
+	}
+	if page.Error != "" {
+		page.Ring = d.draw()
+		page.Shards = page.Ring.Shards
+		return page, nil
+	}
+	page.simulate(d, rep, down)
+	return page, nil
+}
+
+// newWhatIfPage returns the simulator's form as it starts: the ring's
+// datacenters and racks, and the setting of the keyspace the request
+// names (?ks=), else SimpleStrategy with 3 replicas.
+func (q *uiRequest) newWhatIfPage(ring *sharding.Ring) (*whatIfPage, error) {
+	page := &whatIfPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: q.r.URL.Query().Get("ks"),
 		Strategy: "SimpleStrategy", RF: 3, Local: q.s.cfg.Datacenter}
-	d := ringDrawing{ring: ring, selected: -1, newShard: -1}
-	infos := ring.Shards()
-	for _, sh := range infos {
+	for _, sh := range ring.Shards() {
 		if !slices.ContainsFunc(page.DCs, func(f dcFactor) bool { return f.Name == sh.DC }) {
 			page.DCs = append(page.DCs, dcFactor{Name: sh.DC, RF: 3})
 		}
@@ -91,22 +114,31 @@ func (q *uiRequest) whatIfView() (any, error) {
 	}
 	slices.SortFunc(page.DCs, func(a, b dcFactor) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(page.Racks)
-	// A keyspace fills in its own setting; the form's fields override it.
-	if page.Keyspace != "" {
-		k := q.schema.Keyspace(page.Keyspace)
-		if k == nil || !slices.Contains(page.Keyspaces, page.Keyspace) {
-			return nil, &uiBadRequest{fmt.Sprintf("keyspace %q does not exist", page.Keyspace)}
-		}
-		rep := k.Replication.Expand(dcNames(page.DCs))
-		if rep.Class == sharding.NetworkTopologyStrategyClass {
-			page.Strategy = "NetworkTopologyStrategy"
-			for i := range page.DCs {
-				page.DCs[i].RF = rep.DCFactors[page.DCs[i].Name]
-			}
-		} else {
-			page.RF = rep.Factor
-		}
+	page.AddDC, page.AddRack = page.DCs[0].Name, page.Racks[0]
+	if page.Keyspace == "" {
+		return page, nil
 	}
+	k := q.schema.Keyspace(page.Keyspace)
+	if k == nil || !slices.Contains(page.Keyspaces, page.Keyspace) {
+		return nil, &uiBadRequest{fmt.Sprintf("keyspace %q does not exist", page.Keyspace)}
+	}
+	rep := k.Replication.Expand(dcNames(page.DCs))
+	if rep.Class != sharding.NetworkTopologyStrategyClass {
+		page.RF = rep.Factor
+		return page, nil
+	}
+	page.Strategy = "NetworkTopologyStrategy"
+	for i := range page.DCs {
+		page.DCs[i].RF = rep.DCFactors[page.DCs[i].Name]
+	}
+	return page, nil
+}
+
+// readForm applies the form's fields to the page and returns the shards
+// to mark down, by shard index. Before the form is first sent, the shards
+// that are down now are the ones marked. A malformed factor is reported
+// on the page; an unknown shard is a bad request.
+func (page *whatIfPage) readForm(form url.Values, topo *sharding.Topology) ([]bool, error) {
 	if v := form.Get("strategy"); v != "" {
 		page.Strategy = v
 	}
@@ -122,30 +154,32 @@ func (q *uiRequest) whatIfView() (any, error) {
 	if v := form.Get("local"); v != "" {
 		page.Local = v
 	}
-	down := make([]bool, len(infos))
+	page.Add = form.Get("add") != ""
+	if v := form.Get("adddc"); v != "" {
+		page.AddDC = v
+	}
+	if v := form.Get("addrack"); v != "" {
+		page.AddRack = v
+	}
+	down := make([]bool, len(topo.Shards))
 	if !form.Has("strategy") {
-		// Before the form is first sent, the shards that are down now
-		// are the ones marked.
 		for i, sh := range topo.Shards {
 			down[i] = !sh.Pool.Alive()
 		}
 	}
 	for _, name := range form["down"] {
-		i := slices.IndexFunc(infos, func(s sharding.ShardInfo) bool { return s.Name == name })
+		i := slices.IndexFunc(topo.Shards, func(s *sharding.Shard) bool { return s.Info.Name == name })
 		if i < 0 {
 			return nil, &uiBadRequest{fmt.Sprintf("there is no shard %q", name)}
 		}
 		down[i] = true
 	}
-	d.up = func(i int) bool { return i >= len(down) || !down[i] }
-	page.Add = form.Get("add") != ""
-	page.AddDC, page.AddRack = form.Get("adddc"), form.Get("addrack")
-	if page.AddDC == "" && len(page.DCs) > 0 {
-		page.AddDC = page.DCs[0].Name
-	}
-	if page.AddRack == "" && len(page.Racks) > 0 {
-		page.AddRack = page.Racks[0]
-	}
+	return down, nil
+}
+
+// replication is the setting the form describes, checked as CREATE
+// KEYSPACE checks it.
+func (page *whatIfPage) replication() (sharding.Replication, error) {
 	opts := map[string]string{"class": page.Strategy}
 	if page.Strategy == "NetworkTopologyStrategy" {
 		for _, f := range page.DCs {
@@ -154,15 +188,13 @@ func (q *uiRequest) whatIfView() (any, error) {
 	} else {
 		opts["replication_factor"] = strconv.Itoa(page.RF)
 	}
-	rep, err := sharding.ParseReplication("simulated", opts)
-	if err != nil && page.Error == "" {
-		page.Error = err.Error()
-	}
-	if page.Error != "" {
-		page.Ring = d.draw()
-		page.Shards = page.Ring.Shards
-		return page, nil
-	}
+	return sharding.ParseReplication("simulated", opts)
+}
+
+// simulate fills in what rep keeps and loses with the shards in down
+// marked down, and, if asked, how a new shard would shift ownership.
+func (page *whatIfPage) simulate(d ringDrawing, rep sharding.Replication, down []bool) {
+	ring := d.ring
 	page.Replication = rep.String()
 	outage := ring.SimulateOutage(rep, down, page.Local, whatIfLevels)
 	page.Factor = outage.Factor
@@ -187,7 +219,6 @@ func (q *uiRequest) whatIfView() (any, error) {
 		}
 		page.Growth = g
 	}
-	return page, nil
 }
 
 // growRing computes how ownership shifts when a shard joins the ring in dc
