@@ -135,3 +135,43 @@ func TestUIEscapesShardNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareReplicas checks which replicas the key page marks as
+// differing: those outside the largest group of replicas holding the same
+// rows, the first such group on a tie.
+func TestCompareReplicas(t *testing.T) {
+	rows := func(vs ...string) [][][]byte {
+		var out [][][]byte
+		for _, v := range vs {
+			out = append(out, [][]byte{[]byte(v)})
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		replicas []keyReplica
+		answered int
+		agree    bool
+		differs  []bool
+	}{
+		{"all agree", []keyReplica{{rows: rows("a")}, {rows: rows("a")}, {rows: rows("a")}}, 3, true, []bool{false, false, false}},
+		{"the first is the odd one out", []keyReplica{{rows: rows("a", "b")}, {rows: rows("a")}, {rows: rows("a")}}, 3, false, []bool{true, false, false}},
+		{"a tie goes to the first", []keyReplica{{rows: rows("a")}, {rows: rows("b")}}, 2, false, []bool{false, true}},
+		{"one down", []keyReplica{{Err: "down: not asked"}, {rows: rows("a")}, {rows: rows("b")}}, 2, false, []bool{false, false, true}},
+		{"none answered", []keyReplica{{Err: "down"}, {Err: "timeout"}}, 0, true, []bool{false, false}},
+		{"no rows anywhere", []keyReplica{{}, {rows: rows()}}, 2, true, []bool{false, false}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			answered, agree := compareReplicas(tc.replicas)
+			if answered != tc.answered || agree != tc.agree {
+				t.Errorf("answered %d, agree %v; want %d, %v", answered, agree, tc.answered, tc.agree)
+			}
+			for i, r := range tc.replicas {
+				if r.Differs != tc.differs[i] {
+					t.Errorf("replica %d differs = %v, want %v", i, r.Differs, tc.differs[i])
+				}
+			}
+		})
+	}
+}

@@ -199,20 +199,40 @@ func (q *uiRequest) placeKey(page *keyPage, t *pgschema.Table, key [][]byte) {
 		})
 	}
 	wg.Wait()
-	var first *keyReplica
-	page.Agree = true
-	for i := range page.Replicas {
-		r := &page.Replicas[i]
+	page.Answered, page.Agree = compareReplicas(page.Replicas)
+}
+
+// compareReplicas marks the replicas whose rows differ from those most
+// replicas that answered hold (the first such in replica order on a tie),
+// and returns how many answered and whether they all agree.
+func compareReplicas(replicas []keyReplica) (answered int, agree bool) {
+	same := func(a, b *keyReplica) bool {
+		return slices.EqualFunc(a.rows, b.rows, func(x, y [][]byte) bool { return slices.EqualFunc(x, y, bytes.Equal) })
+	}
+	var ref *keyReplica
+	best := 0
+	for i := range replicas {
+		r := &replicas[i]
 		if r.Err != "" {
 			continue
 		}
-		page.Answered++
-		if first == nil {
-			first = r
-		} else if !slices.EqualFunc(first.rows, r.rows, func(a, b [][]byte) bool { return slices.EqualFunc(a, b, bytes.Equal) }) {
-			r.Differs, page.Agree = true, false
+		answered++
+		n := 0
+		for j := range replicas {
+			if replicas[j].Err == "" && same(r, &replicas[j]) {
+				n++
+			}
+		}
+		if n > best {
+			ref, best = r, n
 		}
 	}
+	for i := range replicas {
+		if r := &replicas[i]; r.Err == "" && !same(ref, r) {
+			r.Differs = true
+		}
+	}
+	return answered, best == answered
 }
 
 // read reads the partition from this replica alone and formats its rows.
