@@ -111,7 +111,7 @@ func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, erro
 				return
 			}
 			s.log.Error("web view page failed", "page", page, "err", err)
-			http.Error(w, "the page could not be built: "+err.Error(), http.StatusInternalServerError)
+			http.Error(w, "the page could not be built; the gateway's log says why", http.StatusInternalServerError)
 			return
 		}
 		var buf bytes.Buffer
