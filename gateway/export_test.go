@@ -57,6 +57,9 @@ func (s *Server) PanicAt(panics func(point, text string) bool) {
 // runs, which multiplies memory and goroutine costs.
 const RaceEnabled = raceEnabled
 
-// SetUICountTimeout bounds the web view's count of a table's rows on a
-// shard, past which it shows Postgres's estimate.
-func (s *Server) SetUICountTimeout(d time.Duration) { s.hooks.countTimeout.Store(int64(d)) }
+// SetUICountLimits sets how the web view counts a table's rows on a
+// shard: for at most timeout, and not at all where Postgres estimates more
+// than rows, unless the page asks for exact counts.
+func (s *Server) SetUICountLimits(timeout time.Duration, rows int64) {
+	s.hooks.countLimits.Store(&countLimits{timeout: timeout, rows: rows})
+}

@@ -193,9 +193,9 @@ type hooks struct {
 	// panicAt, when it returns true for a point of the request path and
 	// the request's text, makes the request panic there (hooks.go).
 	panicAt atomic.Pointer[func(point, text string) bool]
-	// countTimeout, when set, replaces countTimeout, the web view's bound
-	// on counting a table's rows (ui_table.go).
-	countTimeout atomic.Int64
+	// countLimits, when set, replaces defaultCountLimits, how the web
+	// view counts a table's rows (ui_table.go).
+	countLimits atomic.Pointer[countLimits]
 }
 
 // New connects to the shards, prepares their catalogs and joins them to

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,8 @@ type tablePage struct {
 	// CountsHidden is set when the role may not SELECT the table, whose
 	// row counts are then not shown.
 	CountsHidden bool
+	// ExactHref asks for the page with every table counted exactly.
+	ExactHref string
 }
 
 // layoutColumn maps a CQL column to its Postgres column.
@@ -53,10 +56,10 @@ type pgTable struct {
 	Columns []pgColumn
 	Indexes []pgIndex
 	// Rows counts the table's stored rows, deleted and expired rows not
-	// yet swept included; Estimated is set when the count took too long
-	// and Rows is Postgres's estimate.
+	// yet swept included. When it is Postgres's estimate, Estimated says
+	// why: the table is large, or counting took too long.
 	Rows      int64
-	Estimated bool
+	Estimated string
 }
 
 // pgColumn is a Postgres column as the catalog shows it.
@@ -72,8 +75,19 @@ type pgIndex struct {
 	Key bool
 }
 
-// countTimeout bounds the exact row count of one shard's table.
-const countTimeout = 2 * time.Second
+// countLimits says how the layout page counts a table's rows on a shard:
+// exactly, for at most timeout, unless Postgres estimates the table holds
+// more than rows, where the estimate is shown unless the page asks for
+// exact counts (?exact=1): a dashboard's reload should not scan a large
+// table on every shard.
+type countLimits struct {
+	timeout time.Duration
+	rows    int64
+	exact   bool
+}
+
+// defaultCountLimits are the layout page's count limits.
+var defaultCountLimits = countLimits{timeout: 2 * time.Second, rows: 1_000_000}
 
 // tableView builds the table layout page.
 func (q *uiRequest) tableView() (any, error) {
@@ -94,12 +108,15 @@ func (q *uiRequest) tableView() (any, error) {
 	page.Shards = make([]shardLayout, len(shards))
 	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.RequestTimeout)
 	defer cancel()
-	counting := time.Duration(0)
+	var counting *countLimits
 	if !page.CountsHidden {
-		counting = countTimeout
-		if d := q.s.hooks.countTimeout.Load(); d > 0 {
-			counting = time.Duration(d)
+		limits := defaultCountLimits
+		if l := q.s.hooks.countLimits.Load(); l != nil {
+			limits = *l
 		}
+		limits.exact = q.r.URL.Query().Get("exact") != ""
+		counting = &limits
+		page.ExactHref = "/ui/table?" + url.Values{"ks": {t.Keyspace}, "table": {t.Name}, "exact": {"1"}}.Encode()
 	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
@@ -183,16 +200,16 @@ WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped 
 FROM pg_index x JOIN pg_class ic ON ic.oid = x.indexrelid JOIN pg_am am ON am.oid = ic.relam
 JOIN pg_class c ON c.oid = x.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relname = $2 ORDER BY x.indisreplident DESC, ic.relname`
-	layoutEstimateSQL = `SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	// reltuples is -1 for a table never vacuumed or analyzed.
+	layoutEstimateSQL = `SELECT c.reltuples::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relname = $2`
 )
 
 // load reads the shard's catalog for t and its companion tables and,
-// unless counting is 0, counts their rows, each count for at most
-// counting.
+// unless counting is nil, counts their rows within its limits.
 func (l *shardLayout) load(ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
-}, t *pgschema.Table, counting time.Duration) error {
+}, t *pgschema.Table, counting *countLimits) error {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return err
@@ -229,8 +246,8 @@ func (l *shardLayout) load(ctx context.Context, db interface {
 		if err != nil {
 			return err
 		}
-		if counting > 0 {
-			if err := pt.count(ctx, tx, l.Schema, counting); err != nil {
+		if counting != nil {
+			if err := pt.count(ctx, tx, l.Schema, *counting); err != nil {
 				return err
 			}
 		}
@@ -239,27 +256,31 @@ func (l *shardLayout) load(ctx context.Context, db interface {
 	return nil
 }
 
-// count counts the table's rows, falling back to Postgres's estimate
-// past timeout.
-func (pt *pgTable) count(ctx context.Context, tx pgx.Tx, schema string, timeout time.Duration) error {
-	if _, err := tx.Exec(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(max(timeout.Milliseconds(), 1), 10)); err != nil {
+// count counts the table's rows within limits, giving Postgres's
+// estimate instead for a large table or a count past the timeout.
+func (pt *pgTable) count(ctx context.Context, tx pgx.Tx, schema string, limits countLimits) error {
+	var estimate int64
+	if err := tx.QueryRow(ctx, layoutEstimateSQL, schema, pt.Name).Scan(&estimate); err != nil {
+		return err
+	}
+	if estimate > limits.rows && !limits.exact {
+		pt.Rows, pt.Estimated = estimate, "a large table"
+		return nil
+	}
+	if _, err := tx.Exec(ctx, "SAVEPOINT count; SET LOCAL statement_timeout = "+strconv.FormatInt(max(limits.timeout.Milliseconds(), 1), 10)); err != nil {
 		return err
 	}
 	// The names come from the catalog and are quoted as identifiers.
 	err := tx.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{schema, pt.Name}.Sanitize()).Scan(&pt.Rows)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the timeout
-		pt.Estimated = true
-		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT count"); err != nil {
-			return err
-		}
-		err = tx.QueryRow(ctx, layoutEstimateSQL, schema, pt.Name).Scan(&pt.Rows)
+		pt.Rows, pt.Estimated, err = max(estimate, 0), "counting took too long", nil
 	}
 	if err != nil {
 		return err
 	}
-	// The timeout is the count's only: rolling back to the savepoint
-	// ends it.
+	// Rolling back to the savepoint ends the count's timeout, and the
+	// failed statement's transaction state.
 	_, err = tx.Exec(ctx, "ROLLBACK TO SAVEPOINT count")
 	return err
 }

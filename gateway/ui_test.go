@@ -350,7 +350,7 @@ func TestUITableLayout(t *testing.T) {
 
 	// A count that takes too long, here waiting on a lock held on
 	// shard0, gives way to Postgres's estimate.
-	s.SetUICountTimeout(200 * time.Millisecond)
+	s.SetUICountLimits(200*time.Millisecond, 1<<62)
 	conn := shardConn(t, "shard0")
 	tx, err := conn.Begin(ctx)
 	if err != nil {
@@ -367,6 +367,29 @@ func TestUITableLayout(t *testing.T) {
 	}
 	if strings.Contains(regexp.MustCompile(`(?s)data-shard="shard1">(.*?)</div>`).FindString(page), "≈") {
 		t.Error("shard1's count, which nothing blocks, was estimated")
+	}
+	tx.Rollback(ctx)
+
+	// A table Postgres estimates past the limit is not scanned, unless
+	// the page asks for exact counts.
+	for _, u := range shardURLs {
+		c, err := pgx.Connect(ctx, u)
+		if err == nil {
+			_, err = c.Exec(ctx, "ANALYZE ui_layout.readings")
+			c.Close(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.SetUICountLimits(2*time.Second, 10)
+	page = uiPage(t, s, "/ui/table?ks=ui_layout&table=readings")
+	if n := strings.Count(page, "(Postgres's estimate: a large table; <a href=\"/ui/table?exact=1&amp;ks=ui_layout&amp;table=readings\">count exactly</a>)"); n != 3 {
+		t.Errorf("%d shards estimate the table as large, want 3", n)
+	}
+	page = uiPage(t, s, "/ui/table?exact=1&ks=ui_layout&table=readings")
+	if strings.Contains(page, "≈") || strings.Count(page, "<code>ui_layout.readings</code> · <span class=\"rows\">") != 3 {
+		t.Error("asked for exact counts, the page still estimates")
 	}
 }
 
