@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"embed"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -123,9 +125,23 @@ func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, erro
 		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Server-Timing", "build;dur="+strconv.FormatFloat(float64(time.Since(start).Microseconds())/1000, 'f', 3, 64))
-		w.Write(buf.Bytes())
+		h.Set("Vary", "Accept-Encoding")
+		if buf.Len() < uiCompressAbove || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Write(buf.Bytes())
+			return
+		}
+		// A large ring's page is some 400 KiB of repetitive markup, which
+		// compresses about tenfold.
+		h.Set("Content-Encoding", "gzip")
+		zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		zw.Write(buf.Bytes())
+		zw.Close()
 	})
 }
+
+// uiCompressAbove is the page size from which pages are sent compressed
+// to clients that accept gzip.
+const uiCompressAbove = 8 << 10
 
 // uiBadRequest is a request the view cannot answer as asked, such as a
 // malformed form value; it is answered 400 with its message.

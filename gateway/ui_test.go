@@ -267,7 +267,11 @@ func TestUIRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if !resp.Uncompressed || !strings.Contains(string(body), "</html>") {
+		t.Errorf("the ring page was not sent compressed to a client that accepts gzip, or not whole")
+	}
 	h := resp.Header
 	if !regexp.MustCompile(`^build;dur=\d+\.\d{3}$`).MatchString(h.Get("Server-Timing")) ||
 		!strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || h.Get("Content-Type") != "text/html; charset=utf-8" {
