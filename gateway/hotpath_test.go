@@ -89,20 +89,27 @@ type hotServer struct {
 func newHotServer(tb testing.TB) *hotServer {
 	tb.Helper()
 	f := &fakeShards{}
-	var infos []sharding.ShardInfo
-	var existing [][]sharding.Token
-	for i := range 3 {
-		toks := sharding.AllocateTokens(existing, 16, int64(i))
-		existing = append(existing, toks)
-		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: fmt.Sprintf("pg%d", i),
-			DC: "datacenter1", Rack: "rack1", Tokens: toks})
-	}
+	infos := fakeShardInfos(3, 16, func(i int) (string, string, string) { return fmt.Sprintf("pg%d", i), "datacenter1", "rack1" })
 	s := newFakeServer(tb, infos, func(i int) *sharding.Pool { return sharding.NewFuncPool(infos[i].Name, f.on(i)) })
 	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{})}
 	c.started.Store(true)
 	empty := ""
 	c.keyspace.Store(&empty)
 	return &hotServer{s: s, c: c, shards: f}
+}
+
+// fakeShardInfos returns n shards joined to a ring in turn, with vnodes
+// tokens each, named and placed by place.
+func fakeShardInfos(n, vnodes int, place func(i int) (name, dc, rack string)) []sharding.ShardInfo {
+	var infos []sharding.ShardInfo
+	var existing [][]sharding.Token
+	for i := range n {
+		toks := sharding.AllocateTokens(existing, vnodes, int64(i))
+		existing = append(existing, toks)
+		name, dc, rack := place(i)
+		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: name, DC: dc, Rack: rack, Tokens: toks})
+	}
+	return infos
 }
 
 // newFakeServer returns a gateway on the shards infos, whose pools pool

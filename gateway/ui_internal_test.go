@@ -16,14 +16,9 @@ import (
 // gateway's own work.
 func newLargeRingServer(tb testing.TB) (*Server, http.Handler) {
 	tb.Helper()
-	var infos []sharding.ShardInfo
-	var existing [][]sharding.Token
-	for i := range 64 {
-		toks := sharding.AllocateTokens(existing, 16, int64(i))
-		existing = append(existing, toks)
-		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: fmt.Sprintf("pg%02d", i),
-			DC: fmt.Sprintf("dc%d", i%2+1), Rack: fmt.Sprintf("rack%d", i/2%4+1), Tokens: toks})
-	}
+	infos := fakeShardInfos(64, 16, func(i int) (string, string, string) {
+		return fmt.Sprintf("pg%02d", i), fmt.Sprintf("dc%d", i%2+1), fmt.Sprintf("rack%d", i/2%4+1)
+	})
 	s := newFakeServer(tb, infos, func(i int) *sharding.Pool {
 		return sharding.NewFuncPool(infos[i].Name, func(*sharding.Op) error { return nil })
 	})
@@ -106,14 +101,9 @@ func BenchmarkUIPages(b *testing.B) {
 // must show them as text.
 func TestUIEscapesShardNames(t *testing.T) {
 	const hostile = `"><script>alert(1)</script><img src=x>`
-	var infos []sharding.ShardInfo
-	var existing [][]sharding.Token
-	for i := range 3 {
-		toks := sharding.AllocateTokens(existing, 4, int64(i))
-		existing = append(existing, toks)
-		infos = append(infos, sharding.ShardInfo{HostID: [16]byte{byte(i + 1)}, Name: fmt.Sprintf("%s%d", hostile, i),
-			DC: hostile + "dc", Rack: hostile + "rack", Tokens: toks})
-	}
+	infos := fakeShardInfos(3, 4, func(i int) (string, string, string) {
+		return fmt.Sprintf("%s%d", hostile, i), hostile + "dc", hostile + "rack"
+	})
 	s := newFakeServer(t, infos, func(i int) *sharding.Pool {
 		return sharding.NewFuncPool(infos[i].Name, func(*sharding.Op) error { return nil })
 	})
