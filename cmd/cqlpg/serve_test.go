@@ -4,30 +4,20 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 )
-
-// freePort returns a port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // buildCqlpg builds the command into a temporary directory.
 func buildCqlpg(t *testing.T) string {
@@ -45,8 +35,45 @@ type serveProcess struct {
 	cmd      *exec.Cmd
 	cqlPort  int
 	httpPort int
-	output   strings.Builder
+	output   serveOutput
 	done     chan error
+}
+
+// serveOutput is what a serve process printed, written by the goroutine
+// reading its output while the test reads it.
+type serveOutput struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (o *serveOutput) WriteString(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.b.WriteString(s)
+}
+
+func (o *serveOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// listening matches the log lines in which the gateway names the
+// addresses it listens on, in either log format.
+var listening = regexp.MustCompile(`"(serving HTTP|accepting CQL clients)".*?addr[":=]+127\.0\.0\.1:(\d+)`)
+
+// ports reads the gateway's CQL and HTTP ports from its log, 0 until it
+// has named them.
+func (p *serveProcess) ports() (cql, http int) {
+	for _, m := range listening.FindAllStringSubmatch(p.output.String(), -1) {
+		port, _ := strconv.Atoi(m[2])
+		if m[1] == "serving HTTP" {
+			http = port
+		} else {
+			cql = port
+		}
+	}
+	return cql, http
 }
 
 func startServe(t *testing.T, bin, dataDir string) *serveProcess {
@@ -55,13 +82,13 @@ func startServe(t *testing.T, bin, dataDir string) *serveProcess {
 }
 
 // startServeWith starts `cqlpg serve` with args besides its listeners',
-// and waits until it is ready.
+// and waits until it is ready. The listeners take ports the system
+// chooses, which the gateway logs: a port found free and handed over
+// could be taken by one of the PostgreSQL servers starting first.
 func startServeWith(t *testing.T, bin string, args ...string) *serveProcess {
 	t.Helper()
-	p := &serveProcess{cqlPort: freePort(t), httpPort: freePort(t), done: make(chan error, 1)}
-	p.cmd = exec.Command(bin, append([]string{"serve",
-		"--listen", "127.0.0.1:" + strconv.Itoa(p.cqlPort),
-		"--http", "127.0.0.1:" + strconv.Itoa(p.httpPort)}, args...)...)
+	p := &serveProcess{done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
 	pr, pw := io.Pipe()
 	p.cmd.Stdout, p.cmd.Stderr = pw, pw
 	if err := p.cmd.Start(); err != nil {
@@ -81,11 +108,13 @@ func startServeWith(t *testing.T, bin string, args ...string) *serveProcess {
 	})
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(p.httpPort) + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
+		if p.cqlPort, p.httpPort = p.ports(); p.cqlPort != 0 && p.httpPort != 0 {
+			resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(p.httpPort) + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return p
+				}
 			}
 		}
 		select {
