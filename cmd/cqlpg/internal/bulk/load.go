@@ -157,27 +157,26 @@ func (c *Cluster) Load(ctx context.Context, keyspace, table, path string, opts L
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	batches := make(chan batch, 1)
 	var readErr error
 	go func() {
 		defer close(batches)
 		readErr = c.readBatches(ctx, r, t, placement, cols, st, opts.BatchRows, batches)
 	}()
+	defer func() {
+		// Stop the reader and wait for it, whatever ends the load.
+		cancel()
+		for range batches {
+		}
+	}()
 	n := 0
 	for b := range batches {
 		if err := c.apply(ctx, conns, t, st, b, state.Timestamp, expiry); err != nil {
-			cancel()
-			for range batches {
-			}
 			return LoadResult{Rows: state.Rows, Resumed: resumed, Timestamp: state.Timestamp}, err
 		}
 		state.Offset, state.Line, state.Rows = b.offset, b.line, state.Rows+b.count
 		if opts.State != "" {
 			if err := writeState(opts.State, state); err != nil {
-				cancel()
-				for range batches {
-				}
 				return LoadResult{}, err
 			}
 		}
@@ -362,7 +361,9 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 		if v == nil {
 			return fail(c, errors.New("null value in a partition key column"))
 		}
-		if len(v) == 0 {
+		// A partition key of one column may not be empty; a composite
+		// one never is, holding each part's length.
+		if len(v) == 0 && len(cv.t.PartitionKey) == 1 {
 			return fail(c, errors.New("Key may not be empty"))
 		}
 		if len(cv.t.PartitionKey) > 1 && len(v) > sharding.MaxKeyComponentLen {
