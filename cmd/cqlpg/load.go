@@ -76,12 +76,7 @@ func load(args []string) int {
 // withBulk runs fn on the shards as bulk.Cluster, with a context that ends
 // on SIGINT or SIGTERM.
 func (f *shardFlags) withBulk(command string, fn func(ctx context.Context, c *bulk.Cluster) int) int {
-	return f.with(command, func(ctx context.Context, gc *gateway.Cluster) int {
-		urls, err := f.urls()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, command+":", err)
-			return 1
-		}
+	return f.with(command, func(ctx context.Context, gc *gateway.Cluster, urls []string) int {
 		c, err := bulk.Open(ctx, gc.Ring(), urls)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, command+":", err)
@@ -89,26 +84,6 @@ func (f *shardFlags) withBulk(command string, fn func(ctx context.Context, c *bu
 		}
 		return fn(ctx, c)
 	})
-}
-
-// urls returns the shards' connection strings in the ring's order, which
-// is the order they are given in.
-func (f *shardFlags) urls() ([]string, error) {
-	var urls []string
-	for _, spec := range f.shards {
-		urls = append(urls, parseShard(spec).URL)
-	}
-	if len(urls) > 0 {
-		return urls, nil
-	}
-	clusters, _, err := startManagedShards(context.Background(), *f.dataDir, *f.localShards)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range clusters {
-		urls = append(urls, c.URL())
-	}
-	return urls, nil
 }
 
 // rateLine prints a long operation's progress on stderr at least once a

@@ -50,24 +50,26 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// open opens the shards for a tool: those given with --shard, or
-// the managed local ones, started if they are not running (and stopped
-// again by the returned function).
 // with runs fn on the shards, with a context that ends on SIGINT or
-// SIGTERM; a failure to open them is reported under command's name.
-func (f *shardFlags) with(command string, fn func(ctx context.Context, c *gateway.Cluster) int) int {
+// SIGTERM, and gives it their connection strings in ring order; a failure
+// to open them is reported under command's name.
+func (f *shardFlags) with(command string, fn func(ctx context.Context, c *gateway.Cluster, urls []string) int) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	c, closeShards, err := f.open(ctx)
+	c, urls, closeShards, err := f.open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, command+":", err)
 		return 1
 	}
 	defer closeShards()
-	return fn(ctx, c)
+	return fn(ctx, c, urls)
 }
 
-func (f *shardFlags) open(ctx context.Context) (*gateway.Cluster, func(), error) {
+// open opens the shards for a tool: those given with --shard, or
+// the managed local ones, started if they are not running (and stopped
+// again by the returned function). urls are their connection strings,
+// in ring order.
+func (f *shardFlags) open(ctx context.Context) (c *gateway.Cluster, urls []string, closeShards func(), err error) {
 	cfg := gateway.Config{Log: slog.New(slog.DiscardHandler)}
 	for _, spec := range f.shards {
 		cfg.Shards = append(cfg.Shards, parseShard(spec))
@@ -76,19 +78,21 @@ func (f *shardFlags) open(ctx context.Context) (*gateway.Cluster, func(), error)
 	if len(f.shards) == 0 {
 		clusters, started, err := startManagedShards(ctx, *f.dataDir, *f.localShards)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		stop = func() { stopLocalShards(started, slog.New(slog.DiscardHandler)) }
 		for _, c := range clusters {
 			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
 		}
 	}
-	c, err := gateway.OpenCluster(ctx, cfg)
-	if err != nil {
+	if c, err = gateway.OpenCluster(ctx, cfg); err != nil {
 		stop()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c, func() { c.Close(); stop() }, nil
+	for _, s := range cfg.Shards {
+		urls = append(urls, s.URL)
+	}
+	return c, urls, func() { c.Close(); stop() }, nil
 }
 
 // startManagedShards starts the managed local shards of a data directory
@@ -155,7 +159,7 @@ func repair(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	return shards.with("cqlpg repair", func(ctx context.Context, c *gateway.Cluster) int {
+	return shards.with("cqlpg repair", func(ctx context.Context, c *gateway.Cluster, _ []string) int {
 		return runRepair(ctx, c, opts)
 	})
 }

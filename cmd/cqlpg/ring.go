@@ -33,7 +33,7 @@ func ring(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	return shards.with("cqlpg ring", func(_ context.Context, c *gateway.Cluster) int {
+	return shards.with("cqlpg ring", func(_ context.Context, c *gateway.Cluster, _ []string) int {
 		printRing(os.Stdout, c.Ring())
 		return 0
 	})
