@@ -84,12 +84,9 @@ func (s *Shell) Run(ctx context.Context, stmt string) error {
 		return nil
 	}
 	if words[0] == "use" && len(words) == 2 {
-		// The driver keeps a pool of connections: a keyspace is a
-		// session setting, so USE opens a session in it, once the
-		// gateway has checked the statement.
-		if err := s.sess.Query(stmt).WithContext(ctx).Exec(); err != nil && !isUseRefusal(err) {
-			return err
-		}
+		// The driver keeps a pool of connections and refuses USE
+		// without sending it: a keyspace is a session setting, so USE
+		// opens a session in it, which fails when it does not exist.
 		ks := strings.Fields(stmt)[1]
 		if strings.HasPrefix(ks, `"`) {
 			ks = strings.ReplaceAll(strings.Trim(ks, `"`), `""`, `"`)
@@ -159,11 +156,6 @@ func (s *Shell) Run(ctx context.Context, stmt string) error {
 	}
 	WriteTable(s.Out, names, rows)
 	return nil
-}
-
-// isUseRefusal reports whether the driver refused a USE statement itself.
-func isUseRefusal(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "use statements aren't supported")
 }
 
 // rawCell receives a value's bytes from the driver.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // WriteTable prints rows as cqlsh prints a result: a blank line, the
@@ -50,9 +49,6 @@ func width(s string) int {
 		if wide(r) {
 			n++
 		}
-	}
-	if n == 0 && len(s) > 0 {
-		return utf8.RuneCountInString(s)
 	}
 	return n
 }
