@@ -7,6 +7,6 @@
 // Values go in and out as their CQL serialization (the native protocol's
 // bytes), typed by pgschema.Type. Format followed by Parse gives back the
 // same bytes for every value (sets and maps normalized as Cassandra stores
-// them); Display is Format with cqlsh's table conventions (floats to
-// cqlsh's precision, control characters escaped), which are lossy.
+// them); the Table style formats with cqlsh's table conventions (floats
+// to cqlsh's precision, control characters escaped), which are lossy.
 package cqltext
