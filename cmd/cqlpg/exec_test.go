@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,13 +70,10 @@ INSERT INTO cycling.cyclist_category (category, points, id, lastname) VALUES ('b
 	},
 }
 
+// runExec runs cqlpg exec with args.
 func runExec(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"exec"}, args...)...)
-	var o, e strings.Builder
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	return o.String(), e.String(), exitCode(err)
+	return runCqlpg(bin, append([]string{"exec"}, args...)...)
 }
 
 // TestExecSeeds runs the seed documents' statements with cqlpg exec and

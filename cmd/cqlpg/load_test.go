@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -316,17 +315,15 @@ func TestLoadEqualsInserts(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "rows.csv")
 	writeCSV(t, file, allTypesHeader, rows)
 
-	cmd := exec.Command(bin, append(append([]string{"load"}, e.args...), "--timestamp", strconv.Itoa(ts), "--batch-rows", "64", "bl.ld", file)...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cqlpg load: %v\n%s%s", err, stdout.String(), stderr.String())
+	stdout, stderr, code := runCqlpg(bin, append(append([]string{"load"}, e.args...), "--timestamp", strconv.Itoa(ts), "--batch-rows", "64", "bl.ld", file)...)
+	if code != 0 {
+		t.Fatalf("cqlpg load: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if !regexp.MustCompile(`^loaded 301 rows into bl\.ld at timestamp 1700000000000000 in .+\n$`).MatchString(stdout.String()) {
-		t.Errorf("load summary: %q", stdout.String())
+	if !regexp.MustCompile(`^loaded 301 rows into bl\.ld at timestamp 1700000000000000 in .+\n$`).MatchString(stdout) {
+		t.Errorf("load summary: %q", stdout)
 	}
-	if !regexp.MustCompile(`(?m)^301 rows, \d+ rows/s, 100\.0% of .+$`).MatchString(stderr.String()) {
-		t.Errorf("load progress: %q", stderr.String())
+	if !regexp.MustCompile(`(?m)^301 rows, \d+ rows/s, 100\.0% of .+$`).MatchString(stderr) {
+		t.Errorf("load progress: %q", stderr)
 	}
 	if _, err := os.Stat(file + ".progress"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the progress file is left after a complete load: %v", err)
@@ -394,13 +391,11 @@ func TestUnloadLoadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "src.csv"), filepath.Join(dir, "dst.csv")
 	run := func(args ...string) string {
-		cmd := exec.Command(bin, append(append([]string{args[0]}, e.args...), args[1:]...)...)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("cqlpg %v: %v\n%s%s", args, err, stdout.String(), stderr.String())
+		stdout, stderr, code := runCqlpg(bin, append(append([]string{args[0]}, e.args...), args[1:]...)...)
+		if code != 0 {
+			t.Fatalf("cqlpg %v: exit %d\n%s%s", args, code, stdout, stderr)
 		}
-		return stdout.String() + stderr.String()
+		return stdout + stderr
 	}
 	out := run("unload", "bl.src", first)
 	if !strings.Contains(out, "unloaded 200 rows of bl.src") || !strings.Contains(out, "200 rows, ") || !strings.Contains(out, "token ranges 32/32") {

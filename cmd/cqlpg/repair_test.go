@@ -69,22 +69,7 @@ func TestRepairAndRingCommands(t *testing.T) {
 	if err := sess.ExecuteBatch(b); err != nil {
 		t.Fatal(err)
 	}
-	dump := func(url string) []string {
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		rows, err := conn.Query(ctx, "SELECT x::text FROM rk.t AS x ORDER BY 1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	dump := func(url string) []string { return shardRows(t, url, "rk.t") }
 	conn, err := pgx.Connect(ctx, clusters[1].URL())
 	if err != nil {
 		t.Fatal(err)
@@ -97,19 +82,17 @@ func TestRepairAndRingCommands(t *testing.T) {
 		t.Fatal("the replicas agree before the repair")
 	}
 
-	cmd := exec.Command(bin, append(append([]string{"repair"}, args...), "rk.t")...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cqlpg repair: %v\n%s%s", err, stdout.String(), stderr.String())
+	stdout, stderr, code := runCqlpg(bin, append(append([]string{"repair"}, args...), "rk.t")...)
+	if code != 0 {
+		t.Fatalf("cqlpg repair: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Not a terminal: plain progress lines, the last one complete.
-	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	if !regexp.MustCompile(`^ranges 48/48 100%, \d+ differed, 75 rows moved, rk\.t$`).MatchString(lines[len(lines)-1]) {
-		t.Errorf("progress on stderr:\n%s", stderr.String())
+		t.Errorf("progress on stderr:\n%s", stderr)
 	}
-	if !regexp.MustCompile(`^repaired rk\.t: 1 tables, 48 token ranges, \d+ differed, 75 rows moved, in .+\n$`).MatchString(stdout.String()) {
-		t.Errorf("summary: %q", stdout.String())
+	if !regexp.MustCompile(`^repaired rk\.t: 1 tables, 48 token ranges, \d+ differed, 75 rows moved, in .+\n$`).MatchString(stdout) {
+		t.Errorf("summary: %q", stdout)
 	}
 	want := dump(clusters[0].URL())
 	for _, c := range clusters[1:] {

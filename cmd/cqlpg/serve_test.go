@@ -30,6 +30,16 @@ func buildCqlpg(t *testing.T) string {
 	return bin
 }
 
+// runCqlpg runs the command built by buildCqlpg with args, and returns
+// what it printed and its exit status.
+func runCqlpg(bin string, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(bin, args...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	return o.String(), e.String(), exitCode(err)
+}
+
 // serveProcess is a running `cqlpg serve`.
 type serveProcess struct {
 	cmd      *exec.Cmd
