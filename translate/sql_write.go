@@ -77,28 +77,17 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	*vals = append(*vals, value,
 		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
 		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
-	// v is already escaped for squirrel, and sort keys hold no '?'.
-	key := func(alias string) string { return fmt.Sprintf(st.SortKey, alias+"."+v) }
-	isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
+	// Names are already escaped for squirrel, and sort keys hold no '?'.
+	names := pgschema.CellNames{Value: v, Writetime: wt, Expiry: exp, Deleted: quote(pgschema.DeletedColumn)}
 	if emptyCol != "" {
-		// The empty value is stored as null beside a true flag: it is no
-		// tombstone, and sorts before every other value.
-		empty := quote(emptyCol)
-		*cols = append(*cols, empty)
+		names.Empty = quote(emptyCol)
+		*cols = append(*cols, names.Empty)
 		*vals = append(*vals, Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1})
-		key = func(alias string) string {
-			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, empty, fmt.Sprintf(st.SortKey, alias+"."+v))
-		}
-		isNull = func(alias string) string {
-			return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, empty)
-		}
 	}
-	wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, %[4]s, %[5]s, "+
-		"t.%[2]s, t.%[3]s, %[6]s, %[7]s, t.%[8]s)", v, wt, exp, isNull("excluded"), key("excluded"),
-		isNull("t"), key("t"), quote(pgschema.DeletedColumn))
+	wins := names.WinsSQL(st.SortKey)
 	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 	if emptyCol != "" {
-		*set = append(*set, winner(quote(emptyCol), wins))
+		*set = append(*set, winner(names.Empty, wins))
 	}
 	return nil
 }
@@ -179,8 +168,7 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols = append(cols, wt, exp)
 		vals = append(vals, Param{Kind: ParamWritetime, Element: -1}, Param{Kind: ParamExpiry, Element: -1})
-		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[1]s, excluded.%[2]s, false, NULL, t.%[1]s, t.%[2]s, false, NULL, t.%[3]s)",
-			wt, exp, quote(pgschema.DeletedColumn))
+		wins := pgschema.MarkerWinsSQL(wt, exp, quote(pgschema.DeletedColumn))
 		set = append(set, winner(wt, wins), winner(exp, wins))
 	}
 	if len(set) == 0 {

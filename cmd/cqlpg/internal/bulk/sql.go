@@ -126,25 +126,15 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 			value = "NULLIF(" + value + ", " + empty + ")"
 		}
 		cols, vals = append(cols, v, wt, exp), append(vals, value, "$1::bigint", "$2::integer")
-		key := func(alias string) string { return fmt.Sprintf(s.SortKey, alias+"."+v) }
-		isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
-		emptyCol := c.EmptyColumn()
-		if emptyCol != "" {
-			empty := quote(emptyCol)
-			cols, vals = append(cols, empty), append(vals, "s."+empty)
-			key = func(alias string) string {
-				return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, empty, fmt.Sprintf(s.SortKey, alias+"."+v))
-			}
-			isNull = func(alias string) string {
-				return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, empty)
-			}
+		names := pgschema.CellNames{Value: v, Writetime: wt, Expiry: exp, Deleted: quote(pgschema.DeletedColumn)}
+		if emptyCol := c.EmptyColumn(); emptyCol != "" {
+			names.Empty = quote(emptyCol)
+			cols, vals = append(cols, names.Empty), append(vals, "s."+names.Empty)
 		}
-		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[2]s, excluded.%[3]s, %[4]s, %[5]s, "+
-			"t.%[2]s, t.%[3]s, %[6]s, %[7]s, t.%[8]s)", v, wt, exp, isNull("excluded"), key("excluded"),
-			isNull("t"), key("t"), quote(pgschema.DeletedColumn))
+		wins := names.WinsSQL(s.SortKey)
 		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
-		if emptyCol != "" {
-			set = append(set, winner(quote(emptyCol), wins))
+		if names.Empty != "" {
+			set = append(set, winner(names.Empty, wins))
 		}
 	}
 	from := fmt.Sprintf("pg_temp.%s AS s", stageRows)
@@ -155,8 +145,7 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 	if !static {
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols, vals = append(cols, wt, exp), append(vals, "$1::bigint", "$2::integer")
-		wins := fmt.Sprintf("cqlpg.cell_wins(excluded.%[1]s, excluded.%[2]s, false, NULL, t.%[1]s, t.%[2]s, false, NULL, t.%[3]s)",
-			wt, exp, quote(pgschema.DeletedColumn))
+		wins := pgschema.MarkerWinsSQL(wt, exp, quote(pgschema.DeletedColumn))
 		set = append(set, winner(wt, wins), winner(exp, wins))
 		if t.DeletionsIdent() != "" {
 			from += fmt.Sprintf(" CROSS JOIN LATERAL (SELECT max(x.%s) AS wt FROM %s AS x WHERE %s) AS d",
