@@ -27,20 +27,23 @@ type uiTableRef struct {
 	Value string
 }
 
-// uiTables lists the tables whose rows the ring places, by keyspace and
-// name.
+// uiTables lists the tables the view shows, by keyspace and name.
 func uiTables(schema *pgschema.Schema) []uiTableRef {
 	var out []uiTableRef
 	for _, ks := range placeableKeyspaces(schema) {
 		k := schema.Keyspace(ks)
 		for _, name := range k.TableNames() {
-			if t := k.Tables[name]; !t.Virtual && t.PGName != "" {
+			if stored(k.Tables[name]) {
 				out = append(out, uiTableRef{Keyspace: ks, Name: name, Value: tableValue(ks, name)})
 			}
 		}
 	}
 	return out
 }
+
+// stored reports whether t's rows live in Postgres tables on the shards,
+// as virtual tables' do not.
+func stored(t *pgschema.Table) bool { return !t.Virtual && t.PGName != "" }
 
 // tableValue identifies a table in the view's forms.
 func tableValue(keyspace, name string) string {
@@ -64,10 +67,8 @@ func (q *uiRequest) chosenTable() (*pgschema.Table, error) {
 	if ks == "" && name == "" {
 		return nil, nil
 	}
-	for _, ref := range uiTables(q.schema) {
-		if ref.Keyspace == ks && ref.Name == name {
-			return q.schema.Table(ks, name), nil
-		}
+	if t := q.schema.Table(ks, name); t != nil && stored(t) && placeable(q.schema.Keyspace(ks)) {
+		return t, nil
 	}
 	return nil, &uiBadRequest{fmt.Sprintf("table %s.%s does not exist", pgschema.QuoteIdentifier(ks), pgschema.QuoteIdentifier(name))}
 }

@@ -25,7 +25,7 @@ type uiShard struct {
 	// replication setting.
 	Primary, Replica float64
 	Up               bool
-	// New marks a shard the what-if page adds.
+	// New marks the shard the what-if page adds.
 	New bool
 }
 
@@ -78,7 +78,6 @@ type ringDrawing struct {
 	lost      []bool
 	selected  int
 	href      func(i int) string
-	newShard  int
 	// noArcs leaves the arcs out, for pages that show only the shards.
 	noArcs bool
 }
@@ -95,14 +94,14 @@ func (d ringDrawing) draw() uiRing {
 	out := uiRing{Shards: make([]*uiShard, len(infos))}
 	for i, info := range infos {
 		sh := &uiShard{Index: i, Name: info.Name, DC: info.DC, Rack: info.Rack, Color: shardColor(i),
-			Vnodes: len(info.Tokens), Primary: primary[i], Up: d.up(i), New: i == d.newShard}
+			Vnodes: len(info.Tokens), Primary: primary[i], Up: d.up(i)}
 		if replica != nil {
 			sh.Replica = replica[i]
 		}
 		out.Shards[i] = sh
 	}
 	out.DCs = groupShards(out.Shards)
-	out.Ranges = len(d.ring.Tokens())
+	out.Ranges = d.ring.Len()
 	if !d.noArcs {
 		out.Arcs = d.arcs(out.Shards, out.DCs)
 	}
@@ -113,7 +112,7 @@ func (d ringDrawing) draw() uiRing {
 // titled with its tokens and replicas, linked to its details, in a <a>;
 // around them, a band coloured by the primary's datacenter.
 func (d ringDrawing) arcs(shards []*uiShard, dcs []uiDC) template.HTML {
-	n := len(d.ring.Tokens())
+	n := d.ring.Len()
 	b := make([]byte, 0, n*450)
 	b = d.dcBand(b, shards, dcs)
 	for i := range n {
@@ -176,7 +175,7 @@ func (d ringDrawing) dcBand(b []byte, shards []*uiShard, dcs []uiDC) []byte {
 	for _, dc := range dcs {
 		color[dc.Name] = dc.Color
 	}
-	n := len(d.ring.Tokens())
+	n := d.ring.Len()
 	for i := 0; i < n; {
 		dc := shards[d.ring.Owner(i)].DC
 		j := i
@@ -320,7 +319,6 @@ type ringPage struct {
 	Replication string
 	Factor      int
 	Selected    *uiRange
-	Ranges      int
 }
 
 // uiRange details one vnode range.
@@ -332,12 +330,21 @@ type uiRange struct {
 	Replicas   []*uiShard
 }
 
-// placeableKeyspaces lists the keyspaces whose data the ring places, by
-// name: those with a replication strategy, system keyspaces included.
+// placeable reports whether the ring places k's data: k exists and has
+// a replication strategy; system keyspaces may.
+func placeable(k *pgschema.Keyspace) bool {
+	if k == nil || k.Virtual {
+		return false
+	}
+	c := k.Replication.Class
+	return c == sharding.SimpleStrategyClass || c == sharding.NetworkTopologyStrategyClass
+}
+
+// placeableKeyspaces lists the placeable keyspaces by name.
 func placeableKeyspaces(schema *pgschema.Schema) []string {
 	var out []string
 	for _, k := range schema.Keyspaces() {
-		if c := k.Replication.Class; !k.Virtual && (c == sharding.SimpleStrategyClass || c == sharding.NetworkTopologyStrategyClass) {
+		if placeable(k) {
 			out = append(out, k.Name)
 		}
 	}
@@ -350,11 +357,11 @@ func placeableKeyspaces(schema *pgschema.Schema) []string {
 func (q *uiRequest) ringView() (any, error) {
 	topo := q.s.cluster.topology()
 	form := q.r.URL.Query()
-	page := &ringPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: form.Get("ks"), Ranges: len(topo.Ring.Tokens())}
-	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, selected: -1, newShard: -1}
+	page := &ringPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: form.Get("ks")}
+	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, selected: -1}
 	if page.Keyspace != "" {
 		k := q.schema.Keyspace(page.Keyspace)
-		if k == nil || !slices.Contains(page.Keyspaces, page.Keyspace) {
+		if !placeable(k) {
 			return nil, &uiBadRequest{fmt.Sprintf("keyspace %q does not exist", page.Keyspace)}
 		}
 		d.placement = topo.Placement(k.Replication)
@@ -363,8 +370,8 @@ func (q *uiRequest) ringView() (any, error) {
 	}
 	if v := form.Get("range"); v != "" {
 		i, err := strconv.Atoi(v)
-		if err != nil || i < 0 || i >= page.Ranges {
-			return nil, &uiBadRequest{fmt.Sprintf("range %q is not a range of the ring (0 to %d)", v, page.Ranges-1)}
+		if err != nil || i < 0 || i >= topo.Ring.Len() {
+			return nil, &uiBadRequest{fmt.Sprintf("range %q is not a range of the ring (0 to %d)", v, topo.Ring.Len()-1)}
 		}
 		d.selected = i
 	}
@@ -383,11 +390,7 @@ func (q *uiRequest) ringView() (any, error) {
 // rangeDetail describes range i and, with a placement, its replicas.
 func rangeDetail(ring *sharding.Ring, p *sharding.Placement, shards []*uiShard, i int) *uiRange {
 	rg := ring.Range(i)
-	out := &uiRange{Index: i, Start: int64(rg.Start), End: int64(rg.End), Owner: shards[ring.Owner(i)]}
-	out.Share = float64(uint64(rg.End)-uint64(rg.Start)) / (1 << 64)
-	if rg.Start == rg.End {
-		out.Share = 1
-	}
+	out := &uiRange{Index: i, Start: int64(rg.Start), End: int64(rg.End), Share: ring.RangeShare(i), Owner: shards[ring.Owner(i)]}
 	if p != nil {
 		for _, r := range p.RangeReplicas(i) {
 			out.Replicas = append(out.Replicas, shards[r])

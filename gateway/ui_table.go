@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding/localpg"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -163,7 +164,7 @@ func (q *uiRequest) maySelect(t *pgschema.Table) bool {
 		return true
 	}
 	acc, err := a.accessOf(q.role, a.entry(q.role), time.Now())
-	return err == nil && acc.has(translate.PermSelect, translate.Resource{Kind: translate.TableResource, Keyspace: t.Keyspace, Name: t.Name})
+	return err == nil && acc.ensureTable(translate.PermSelect, t) == nil
 }
 
 // columnRole says what a column is in the primary key, with a clustering
@@ -291,32 +292,16 @@ func psqlCommand(shardURL string, t *pgschema.Table) string {
 	describe := `\d+ ` + pgx.Identifier{t.PGSchema, t.PGName}.Sanitize()
 	cfg, err := pgconn.ParseConfig(shardURL)
 	if err != nil {
-		return "psql -c " + shellQuote(describe)
+		return "psql -c " + localpg.ShellQuote(describe)
 	}
-	args := []string{"psql", "-h", shellQuote(cfg.Host), "-p", strconv.Itoa(int(cfg.Port))}
+	args := []string{"psql", "-h", localpg.ShellQuote(cfg.Host), "-p", strconv.Itoa(int(cfg.Port))}
 	if cfg.User != "" {
-		args = append(args, "-U", shellQuote(cfg.User))
+		args = append(args, "-U", localpg.ShellQuote(cfg.User))
 	}
 	if cfg.Database != "" {
-		args = append(args, "-d", shellQuote(cfg.Database))
+		args = append(args, "-d", localpg.ShellQuote(cfg.Database))
 	}
-	return strings.Join(append(args, "-c", shellQuote(describe)), " ")
-}
-
-// shellQuote quotes s as one word for a POSIX shell, in single quotes
-// unless it is plain.
-func shellQuote(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return strings.Join(append(args, "-c", localpg.ShellQuote(describe)), " ")
 }
 
 // redactError is an error's text without connection strings or

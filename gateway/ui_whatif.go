@@ -84,7 +84,7 @@ func (q *uiRequest) whatIfView() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := ringDrawing{ring: topo.Ring, selected: -1, newShard: -1, up: func(i int) bool { return !down[i] }}
+	d := ringDrawing{ring: topo.Ring, selected: -1, up: func(i int) bool { return !down[i] }}
 	rep, err := page.replication()
 	if err != nil && page.Error == "" {
 		page.Error = err.Error()
@@ -119,7 +119,7 @@ func (q *uiRequest) newWhatIfPage(ring *sharding.Ring) (*whatIfPage, error) {
 		return page, nil
 	}
 	k := q.schema.Keyspace(page.Keyspace)
-	if k == nil || !slices.Contains(page.Keyspaces, page.Keyspace) {
+	if !placeable(k) {
 		return nil, &uiBadRequest{fmt.Sprintf("keyspace %q does not exist", page.Keyspace)}
 	}
 	rep := k.Replication.Expand(dcNames(page.DCs))
@@ -199,7 +199,7 @@ func (page *whatIfPage) simulate(d ringDrawing, rep sharding.Replication, down [
 	outage := ring.SimulateOutage(rep, down, page.Local, whatIfLevels)
 	page.Factor = outage.Factor
 	d.placement = ring.Placement(rep)
-	d.lost = make([]bool, len(ring.Tokens()))
+	d.lost = make([]bool, ring.Len())
 	for _, i := range outage.LostQuorum {
 		d.lost[i] = true
 	}
@@ -226,7 +226,7 @@ func (page *whatIfPage) simulate(d ringDrawing, rep sharding.Replication, down [
 // tokens a joining shard would get. The tokens are drawn with a fixed
 // seed, so that the page shows the same shift every time it is loaded.
 func growRing(ring *sharding.Ring, before *sharding.Placement, rep sharding.Replication, shards []*uiShard, dc, rack string) (*growthView, error) {
-	vnodes := len(ring.Tokens()) / len(shards)
+	vnodes := ring.Len() / len(shards)
 	name := fmt.Sprintf("shard%d", len(shards))
 	grown, err := ring.WithShard(sharding.ShardInfo{Name: name, DC: dc, Rack: rack}, vnodes, 1)
 	if err != nil {

@@ -92,6 +92,9 @@ func (r *Ring) Shards() []ShardInfo {
 	return out
 }
 
+// Len returns the number of vnode ranges, which is the number of tokens.
+func (r *Ring) Len() int { return len(r.tokens) }
+
 // Tokens returns a copy of all ring tokens in ascending order. Token i is
 // the end of vnode range i.
 func (r *Ring) Tokens() []Token {

@@ -51,7 +51,7 @@ func (r *Ring) SimulateOutage(rep Replication, down []bool, localDC string, leve
 		out.Levels[i].Level = l
 	}
 	for i := range r.tokens {
-		share := r.rangeShare(i)
+		share := r.RangeShare(i)
 		replicas := p.RangeReplicas(i)
 		quorum := topo.Require(Quorum, replicas, localDC)
 		if topo.Available(&quorum, replicas) != nil || len(replicas) == 0 {
@@ -69,8 +69,8 @@ func (r *Ring) SimulateOutage(rep Replication, down []bool, localDC string, leve
 	return out
 }
 
-// rangeShare is range i's share of the token space.
-func (r *Ring) rangeShare(i int) float64 {
+// RangeShare returns range i's share of the token space.
+func (r *Ring) RangeShare(i int) float64 {
 	if len(r.tokens) == 1 {
 		return 1
 	}
@@ -84,7 +84,7 @@ func (r *Ring) rangeShare(i int) float64 {
 func (p *Placement) Ownership() []float64 {
 	out := make([]float64, len(p.ring.shards))
 	for i := range p.ring.tokens {
-		share := p.ring.rangeShare(i)
+		share := p.ring.RangeShare(i)
 		for _, s := range p.RangeReplicas(i) {
 			out[s] += share
 		}
@@ -118,7 +118,7 @@ func Moved(before, after *Placement) float64 {
 		// old token is also a token of the new ring.
 		old := before.RangeReplicas(before.ring.RangeIndex(rg.End))
 		if !SameReplicas(old, after.RangeReplicas(i)) {
-			moved += ar.rangeShare(i)
+			moved += ar.RangeShare(i)
 		}
 	}
 	return moved

@@ -146,7 +146,7 @@ func (c *Cluster) PsqlCommand() string {
 	if psql == "" {
 		psql = "psql"
 	}
-	return shellQuote(psql) + " " + shellQuote(c.URL())
+	return ShellQuote(psql) + " " + ShellQuote(c.URL())
 }
 
 // Port returns the TCP port the server listens on.

@@ -173,9 +173,9 @@ func dsnQuote(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
-// shellQuote quotes s for a POSIX shell, preferring the double quotes an
+// ShellQuote quotes s for a POSIX shell, preferring the double quotes an
 // operator expects around a connection string when they are safe.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\r\n'\"\\$`!*?[]{}()<>|&;#~") {
 		return s
 	}
