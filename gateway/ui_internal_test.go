@@ -120,7 +120,7 @@ func TestUIEscapesShardNames(t *testing.T) {
 		if strings.Contains(body, "<script>") || strings.Contains(body, "<img") {
 			t.Errorf("%s: a shard's name is markup on the page", path)
 		}
-		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") && !strings.Contains(body, `\u003cscript\u003e`) {
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 			t.Errorf("%s: the shard names are not shown", path)
 		}
 	}
