@@ -1,13 +1,12 @@
 package gateway_test
 
 import (
-	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
 )
@@ -18,18 +17,11 @@ import (
 // writes that timed out follow, and wait too, as they should).
 func waitingOnLocks(t *testing.T, table string, before time.Time) int {
 	t.Helper()
-	ctx := context.Background()
 	n := 0
-	for _, u := range shardURLs {
-		conn, err := pgx.Connect(ctx, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c int
-		err = conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "+
-			"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query_start < $1 AND strpos(query, $2) > 0",
-			before, `"`+table+`"`).Scan(&c)
-		conn.Close(ctx)
+	for _, rows := range onEveryShard(t, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "+
+		"AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query_start < $1 AND strpos(query, $2) > 0",
+		before, `"`+table+`"`) {
+		c, err := strconv.Atoi(rows[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,8 +82,20 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			unlock := lockTable(t, "limits."+tc.table, tc.mode)
 			began := time.Now()
-			err := sess.Query(tc.query).Consistency(tc.level).Exec()
+			done := make(chan error, 1)
+			go func() { done <- sess.Query(tc.query).Consistency(tc.level).Exec() }()
+			// While the request waits, its statements are seen waiting on
+			// the lock: the count below, once it has timed out, would see
+			// them too if they were left waiting.
+			waiting := 0
+			for waiting == 0 && time.Since(began) < timeout/2 {
+				waiting = waitingOnLocks(t, tc.table, time.Now())
+			}
+			err := <-done
 			answered := time.Since(began)
+			if waiting == 0 {
+				t.Fatalf("no statement of the request seen waiting on the lock before its timeout; answered %v", err)
+			}
 			if !tc.check(err) {
 				t.Fatalf("answered %T %v after %v", err, err, answered)
 			}
@@ -108,8 +112,8 @@ func TestTimeoutCancelsStatement(t *testing.T) {
 			if n > 0 {
 				t.Fatalf("%d statements still wait on the lock %v after the request", n, gone)
 			}
-			t.Logf("%v: %v after %v; no statement left waiting after %v", tc.name, err, answered.Round(time.Millisecond),
-				gone.Round(time.Millisecond))
+			t.Logf("%v: %d statements waiting, then %v after %v; none left waiting after %v", tc.name, waiting, err,
+				answered.Round(time.Millisecond), gone.Round(time.Millisecond))
 			unlock()
 			// The shards' connections were not broken: the next request
 			// succeeds.
