@@ -1,14 +1,10 @@
 package gateway_test
 
 import (
-	"bytes"
-	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/frame"
-	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/gocql/gocql"
 )
@@ -139,21 +135,11 @@ func TestSemanticsServerTimestamps(t *testing.T) {
 	c := dialRaw(t)
 	c.startup(4)
 	const n = 100
-	var frames bytes.Buffer
-	for i := range n {
-		q := &message.Query{Query: fmt.Sprintf("INSERT INTO sem.tsu (k, v) VALUES (%d, 0)", i),
-			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelQuorum}}
-		if err := c.codec.EncodeFrame(frame.NewFrame(4, int16(10+i), q), &frames); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := c.nc.Write(frames.Bytes()); err != nil {
+	if _, err := c.nc.Write(insertFrames(t, "sem.tsu", 10, n, primitive.ConsistencyLevelQuorum)); err != nil {
 		t.Fatal(err)
 	}
-	for range n {
-		if f := c.receive(); f.Header.OpCode != primitive.OpCodeResult {
-			t.Fatalf("INSERT answered %v", f.Body.Message)
-		}
+	if got := answers(c, n); got["void"] != n {
+		t.Fatalf("%d INSERTs answered %v", n, got)
 	}
 	iter := sess.Query("SELECT k, writetime(v) FROM tsu").Consistency(gocql.All).Iter()
 	seen := map[int64]int{}

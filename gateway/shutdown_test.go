@@ -1,20 +1,16 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/gocql/gocql"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestShutdownDrains: a gateway shutting down stops accepting
@@ -29,43 +25,14 @@ func TestShutdownDrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(30 * time.Second))
-	c := &rawConn{t: t, nc: nc, codec: frame.NewCodec()}
+	c := dialRawTo(t, s, 30*time.Second)
 	c.startup(4)
 
 	// Hold the table locked on every shard, so that the writes below are
 	// all still running when the shutdown starts.
-	var locks []pgx.Tx
-	for _, u := range shardURLs {
-		conn, err := pgx.Connect(ctx, u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(ctx, "LOCK TABLE drain.t IN EXCLUSIVE MODE"); err != nil {
-			t.Fatal(err)
-		}
-		locks = append(locks, tx)
-	}
+	unlock := lockTable(t, "drain.t", "EXCLUSIVE")
 	const n = 300
-	var frames bytes.Buffer
-	for i := range n {
-		q := &message.Query{Query: fmt.Sprintf("INSERT INTO drain.t (k, v) VALUES (%d, %d)", i, i),
-			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelQuorum}}
-		if err := c.codec.EncodeFrame(frame.NewFrame(4, int16(10+i), q), &frames); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := nc.Write(frames.Bytes()); err != nil {
+	if _, err := c.nc.Write(insertFrames(t, "drain.t", 10, n, primitive.ConsistencyLevelQuorum)); err != nil {
 		t.Fatal(err)
 	}
 	// Let the gateway read them, start shutting down, then let the
@@ -78,14 +45,10 @@ func TestShutdownDrains(t *testing.T) {
 		shutdown <- s.Shutdown(sctx)
 	}()
 	time.Sleep(300 * time.Millisecond)
-	for _, tx := range locks {
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	unlock()
 	acked := map[int]bool{}
 	for {
-		f, err := c.codec.DecodeFrame(nc)
+		f, err := c.codec.DecodeFrame(c.nc)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				t.Errorf("connection ended with %v, want the gateway to close it", err)
