@@ -2,24 +2,20 @@ package gateway_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
-	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
 // The tests of the gateway's metrics drive a gateway of their own with
@@ -81,36 +77,14 @@ func grew(t *testing.T, before, after series, name string, min float64) {
 	}
 }
 
-// logBuffer is a log's output, written by many goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // metricsGateway starts a gateway serving HTTP, logging into a buffer,
 // with a configuration change.
-func metricsGateway(t *testing.T, change func(*gateway.Config)) (*gateway.Server, *logBuffer) {
+func metricsGateway(t *testing.T, change func(*gateway.Config)) (*gateway.Server, *lockedBuffer) {
 	t.Helper()
-	log := &logBuffer{}
-	s := startGatewayWith(t, func(c *gateway.Config) {
+	return startLoggedGateway(t, func(c *gateway.Config) {
 		c.HTTP = "127.0.0.1:0"
-		c.Log = slog.New(slog.NewTextHandler(log, nil))
 		change(c)
 	})
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	return s, log
 }
 
 func TestMetrics(t *testing.T) {
@@ -200,17 +174,12 @@ func TestMetrics(t *testing.T) {
 
 	// The hint replayer counts the hints pending for each shard once a
 	// second.
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; i < len(shardURLs); {
+	for i := range len(shardURLs) {
 		name := fmt.Sprintf(`cqlpg_hints_pending{shard="shard%d"}`, i)
-		if _, ok := scrape(t, s)[name]; ok {
-			i++
-			continue
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics lack %s", name)
-		}
-		time.Sleep(100 * time.Millisecond)
+		eventually(t, "metrics serve "+name, func() bool {
+			_, ok := scrape(t, s)[name]
+			return ok
+		})
 	}
 	// Every metric the dashboard shows is served.
 	dashboard, err := os.ReadFile(filepath.Join("..", "docs", "grafana", "cqlpg.json"))
@@ -288,20 +257,8 @@ func lineWith(text, s string) string {
 // comes back: its ops fail, it is down, hints for it are pending, and
 // once it is back they are replayed.
 func TestMetricsShardDown(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
-	s := startGatewayWith(t, func(c *gateway.Config) {
-		c.HTTP, c.WriteTimeout, c.Shards = "127.0.0.1:0", time.Second, nil
-		for _, cl := range clusters {
-			c.Shards = append(c.Shards, gateway.ShardConfig{URL: cl.URL()})
-		}
-	})
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	fc := startFailureClusterWith(t, func(c *gateway.Config) { c.HTTP = "127.0.0.1:0" })
+	s := fc.gw
 	sess := sessionOn(t, s, "")
 	sess.SetConsistency(gocql.One)
 	exec(t, sess, "CREATE KEYSPACE down WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
@@ -309,7 +266,7 @@ func TestMetricsShardDown(t *testing.T) {
 
 	const shard = `{shard="shard2"}`
 	before := scrape(t, s)
-	if err := clusters[2].Kill(); err != nil {
+	if err := fc.clusters[2].Kill(); err != nil {
 		t.Fatal(err)
 	}
 	const n = 10
@@ -343,7 +300,7 @@ func TestMetricsShardDown(t *testing.T) {
 		t.Errorf("%v hints pending for the shards that are up", v)
 	}
 
-	if err := clusters[2].Restart(ctx); err != nil {
+	if err := fc.clusters[2].Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("hints replayed once the shard is back", func(m series) bool {
