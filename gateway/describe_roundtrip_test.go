@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,13 +33,6 @@ func fixtureStatements(t *testing.T, path string) []string {
 	return out
 }
 
-var spaces = regexp.MustCompile(`\s+`)
-
-// normalizeCQL folds runs of white space into one space, as the only
-// difference allowed between a DESCRIBE output and the statements it was
-// made from.
-func normalizeCQL(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
-
 // TestDescribeRoundTrip feeds the DESCRIBE KEYSPACE output of a Cassandra
 // 4.1 cluster, statement by statement, through gocql, and checks that
 // DESCRIBE KEYSPACE then gives back the same statements: keyspace, types,
@@ -66,19 +58,8 @@ func TestDescribeRoundTrip(t *testing.T) {
 	for i, r := range rows {
 		f := strings.SplitN(r, " | ", 4)
 		byName[f[1]+" "+f[2]] = f[3]
-		if i < len(stmts) && normalizeCQL(f[3]) != normalizeCQL(stmts[i]) {
+		if i < len(stmts) && f[3] != stmts[i] {
 			t.Errorf("statement %d (%s %s):\n%s\nfixture:\n%s", i, f[1], f[2], f[3], stmts[i])
-		}
-	}
-	// The statements as DESCRIBE prints them match the fixture exactly,
-	// not only up to white space.
-	for _, s := range stmts {
-		found := false
-		for _, create := range byName {
-			found = found || create == s
-		}
-		if !found {
-			t.Errorf("no DESCRIBE row is exactly:\n%s", s)
 		}
 	}
 
@@ -95,7 +76,8 @@ func TestDescribeRoundTrip(t *testing.T) {
 	// DESCRIBE TABLE gives the table and its indexes.
 	got := describeRows(t, sess, "DESCRIBE TABLE shop.events_by_day", "keyspace_name", "type", "name", "create_statement")
 	if len(got) != 3 || !strings.HasSuffix(got[0], " | "+byName["table events_by_day"]) ||
-		!strings.HasSuffix(got[1], " | "+byName["index events_by_day_attributes_idx"]) {
+		!strings.HasSuffix(got[1], " | "+byName["index events_by_day_attributes_idx"]) ||
+		!strings.HasSuffix(got[2], " | "+byName["index events_by_day_kind_idx"]) {
 		t.Errorf("DESCRIBE TABLE shop.events_by_day: %q", got)
 	}
 

@@ -33,18 +33,8 @@ func TestTableComment(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		want := describeCreate(t, "DESCRIBE TABLE comment_ks.t")
-		for i, u := range shardURLs {
-			conn, err := pgx.Connect(context.Background(), u)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var comment string
-			err = conn.QueryRow(context.Background(), `SELECT obj_description('comment_ks.t'::regclass, 'pg_class')`).Scan(&comment)
-			conn.Close(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if comment != want {
+		for i, comment := range onEveryShard(t, `SELECT obj_description('comment_ks.t'::regclass, 'pg_class')`) {
+			if len(comment) != 1 || comment[0] != want {
 				t.Errorf("%s: shard %d's comment:\n%s\nwant:\n%s", when, i, comment, want)
 			}
 		}
