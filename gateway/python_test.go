@@ -376,7 +376,9 @@ func runPython(t *testing.T, report any, script string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := osexec.CommandContext(ctx, systemPython, append([]string{script}, args...)...)
+	// -B: a script importing a sibling (cqlsh.py imports driver.py) must
+	// not leave compiled bytecode in testdata.
+	cmd := osexec.CommandContext(ctx, systemPython, append([]string{"-B", script}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	name := filepath.Base(script)

@@ -24,20 +24,11 @@ from cassandra.cluster import Cluster
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement, ordered_dict_factory
 
+# The sibling driver.py's handler of the driver's log records.
+from driver import Warnings
+
 # cqlsh's default page size.
 PAGE_SIZE = 100
-
-
-class Warnings(logging.Handler):
-    """Records the driver's warnings and errors: it logs, rather than
-    raises, most failures to read the schema and the topology."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append("%s %s: %s" % (record.levelname, record.name, record.getMessage()))
 
 
 def describe(session, cql):
