@@ -108,7 +108,6 @@ var errAbandoned = errors.New("read abandoned at its timeout")
 
 // readPlan is which replicas one read asks.
 type readPlan struct {
-	acks sharding.Acks
 	// order lists the replicas that are up, those that count for the
 	// level first.
 	order []int
@@ -122,8 +121,9 @@ func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 	topo := e.topo
 	local := e.c.srv.cfg.Datacenter
 	level := sharding.Consistency(e.params.consistency)
-	p := readPlan{acks: topo.Require(level, replicas, local), order: order}
-	if err := topo.Available(&p.acks, replicas); err != nil {
+	p := readPlan{order: order}
+	acks := topo.Require(level, replicas, local)
+	if err := topo.Available(&acks, replicas); err != nil {
 		return p, err
 	}
 	localFirst := level == sharding.LocalOne || level == sharding.LocalQuorum || level == sharding.LocalSerial
@@ -137,9 +137,9 @@ func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 			p.order = append(p.order, r)
 		}
 	}
-	sim := p.acks.Copy()
-	for p.ask < len(p.order) && !sim.Met() {
-		sim.Ack(topo.Shards[p.order[p.ask]].Info.DC)
+	// Ask as many replicas, in order, as the level needs acknowledgements of.
+	for p.ask < len(p.order) && !acks.Met() {
+		acks.Ack(topo.Shards[p.order[p.ask]].Info.DC)
 		p.ask++
 	}
 	p.ask = max(p.ask, 1)

@@ -68,7 +68,8 @@ type Acks struct {
 	// count; "" counts every replica.
 	local string
 	// each counts datacenters apart, for EACH_QUORUM only: kept out of
-	// line, so that the Acks of every other level stay small to copy.
+	// line, so that the Acks of every other level stay small to copy. A
+	// copy of an EACH_QUORUM Acks shares its counts.
 	each *dcAcks
 }
 
@@ -77,16 +78,6 @@ type dcAcks struct {
 	dcs       [maxDCs]string
 	need, got [maxDCs]int
 	n         int
-}
-
-// Copy returns a copy of a that counts apart from it.
-func (a *Acks) Copy() Acks {
-	c := *a
-	if a.each != nil {
-		each := *a.each
-		c.each = &each
-	}
-	return c
 }
 
 // Require returns what level needs of the replicas of one partition,
