@@ -685,7 +685,7 @@ func (w *worker) collectShared(pl *pgconn.Pipeline) error {
 	for i := range w.shared {
 		op := w.batch[i]
 		parsed, err, fatal := collectResult(pl, op)
-		if fatal || sessionEnded(err) {
+		if fatal {
 			return err
 		}
 		var pgErr *pgconn.PgError
@@ -761,7 +761,7 @@ func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bo
 				}
 			}
 			if _, cerr := r.Close(); cerr != nil {
-				return parsed, cerr, false
+				return parsed, cerr, connLost(cerr)
 			}
 			return parsed, err, false
 		default:
@@ -777,14 +777,8 @@ func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bo
 // shuts down: SQLSTATE 57P01-57P03), which it sends before closing.
 func connLost(err error) bool {
 	var pgErr *pgconn.PgError
-	return !errors.As(err, &pgErr) || sessionEnded(err)
-}
-
-// sessionEnded reports whether err is Postgres ending the session.
-func sessionEnded(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) &&
-		(pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC" || strings.HasPrefix(pgErr.Code, "57P0"))
+	return !errors.As(err, &pgErr) ||
+		pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC" || strings.HasPrefix(pgErr.Code, "57P0")
 }
 
 // collect reads one op's results up to its sync point; with op nil, it
