@@ -118,6 +118,9 @@ func appendMessage(b *[]byte, version byte, stream int16, msg message.Message) {
 // appendError appends an ERROR frame for err.
 func (c *conn) appendError(b *[]byte, version byte, stream int16, err error) {
 	msg := c.errorMessage(err)
-	c.srv.metrics.errors.WithLabelValues(fmt.Sprintf("0x%04x", uint32(msg.GetErrorCode()))).Inc()
+	c.srv.metrics.errors.WithLabelValues(errorLabel(msg.GetErrorCode())).Inc()
 	appendMessage(b, version, stream, msg)
 }
+
+// errorLabel labels an error code in the errors metric.
+func errorLabel(code primitive.ErrorCode) string { return fmt.Sprintf("0x%04x", uint32(code)) }

@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
@@ -103,7 +102,7 @@ func (c *conn) overloaded(h header, body *[]byte) {
 var overloadedFrames [maxVersion + 1]atomic.Pointer[[]byte]
 
 // overloadedCode labels Overloaded answers in the errors metric.
-var overloadedCode = fmt.Sprintf("0x%04x", uint32(primitive.ErrorCodeOverloaded))
+var overloadedCode = errorLabel(primitive.ErrorCodeOverloaded)
 
 // refuseWait bounds how long a connection past MaxConnections may take to
 // send its STARTUP, and refuseMax how many such connections wait at once;

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -115,10 +114,9 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 // repairStatus is the progress of the repair that started last in the
 // process, which repairs report to as they go (cluster.repair).
 type repairStatus struct {
-	runs atomic.Uint64
-	mu   sync.Mutex
-	// gen names the repair that started last: an earlier one still
-	// running reports no more.
+	mu sync.Mutex
+	// gen names the repair that started last, and counts the repairs
+	// started: an earlier one still running reports no more.
 	gen      uint64
 	running  bool
 	started  time.Time
@@ -131,7 +129,6 @@ func (r *repairStatus) begin(ranges int) uint64 {
 	if r == nil {
 		return 0
 	}
-	r.runs.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
@@ -176,7 +173,7 @@ func (c repairCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c repairCollector) Collect(ch chan<- prometheus.Metric) {
 	r := c.r
 	r.mu.Lock()
-	running, started, p := r.running, r.started, r.progress
+	runs, running, started, p := r.gen, r.running, r.started, r.progress
 	r.mu.Unlock()
 	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
 	if running {
@@ -184,7 +181,7 @@ func (c repairCollector) Collect(ch chan<- prometheus.Metric) {
 	} else {
 		gauge(descRepairRunning, 0)
 	}
-	ch <- prometheus.MustNewConstMetric(descRepairs, prometheus.CounterValue, float64(r.runs.Load()))
+	ch <- prometheus.MustNewConstMetric(descRepairs, prometheus.CounterValue, float64(runs))
 	if !started.IsZero() {
 		gauge(descRepairStarted, float64(started.UnixNano())/1e9)
 	}
