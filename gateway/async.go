@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -27,10 +26,12 @@ import (
 // answered with its timeout by the shared clock (deadline.go).
 //
 // Whatever the reader cannot start this way (another kind of request, a
-// level needing several replicas, a paging state, any error before the
-// ops are sent) goes to a handler, which runs it afresh as before and
-// words its errors; only an unknown or reshaped statement is answered
-// here, as a second look-up would find it replanned.
+// level needing several replicas, a paging state) goes to a handler, with
+// the execution the reader bound when it got that far. An EXECUTE that
+// fails before it is bound (a malformed body, an unknown statement, bad
+// values) is answered by the reader, with the errors the handler would
+// give (bindExecute); a second look-up would find a reshaped statement
+// replanned.
 
 // asyncState is the part of an execution that runs a request
 // asynchronously. mu orders the completions, the clock's expiry and the
@@ -101,66 +102,22 @@ func (c *conn) executeAsync(j *job) (done bool) {
 			if e != nil && e.started() {
 				return
 			}
-			b := getBuffer(0)
-			c.appendError(b, c.version, h.stream, fmt.Errorf("internal error: %v", r))
 			c.observe(h, kindNone, j.at, nil, nil)
-			putBuffer(body)
-			c.send(b)
-			c.release()
-			c.busy.Add(-1)
-			c.inflight.Done()
+			c.answerError(h, body, fmt.Errorf("internal error: %v", r))
 		}
 	}()
 	d := decoder{b: *body}
-	id := d.shortBytes()
-	var resultID []byte
-	if c.version >= 5 {
-		resultID = d.shortBytes()
-	}
-	e = executionPool.Get().(*execution)
-	q := &e.query
-	d.queryParams(q, c.version)
-	if d.err != nil {
-		executionPool.Put(e)
-		return false // the handler words the decoding error
-	}
-	st, err := c.srv.lookup(id)
-	if err == nil {
-		maybePanic(&c.srv.hooks, panicReader, st.query)
-	}
+	e, st, err := c.bindExecute(&d, j.at)
 	if err != nil {
-		executionPool.Put(e)
-		e = nil
-	} else {
-		// As handleExecute does for a v5 client holding old metadata.
-		changed := false
-		if _, ok := st.plan.(*translate.Select); ok && resultID != nil && !bytes.Equal(resultID, st.resultID[:]) {
-			changed = true
-			q.flags &^= qfSkipMetadata
-		}
-		if _, err = c.bind(e, j.at, st, q, fromExecute); err == nil {
-			e.resultChanged = changed
-		}
-	}
-	if err != nil {
-		if e != nil {
-			e.release()
-			e = nil
-		}
-		b := getBuffer(0)
-		c.appendError(b, c.version, h.stream, err)
+		kind := kindNone
 		if st != nil {
-			c.observe(h, st.kind, j.at, st, nil)
-		} else {
-			c.observe(h, kindNone, j.at, nil, *body)
+			kind = st.kind
 		}
-		putBuffer(body)
-		c.send(b)
-		c.release()
-		c.busy.Add(-1)
-		c.inflight.Done()
+		c.observe(h, kind, j.at, st, *body)
+		c.answerError(h, body, err)
 		return true
 	}
+	maybePanic(&c.srv.hooks, panicReader, st.query)
 	started := false
 	switch p := st.plan.(type) {
 	case *translate.Select:
@@ -174,6 +131,17 @@ func (c *conn) executeAsync(j *job) (done bool) {
 		j.e = e
 	}
 	return started
+}
+
+// answerError answers with err a request the reader took and did not
+// start, and ends it.
+func (c *conn) answerError(h header, body *[]byte, err error) {
+	b := getBuffer(0)
+	c.appendError(b, c.version, h.stream, err)
+	putBuffer(body)
+	c.send(b)
+	c.release()
+	c.inflight.Done()
 }
 
 // started reports whether the execution runs a request asynchronously.
@@ -457,7 +425,6 @@ func (e *execution) answer(err error) {
 	}
 	c.observe(header{opcode: opExecute}, e.st.kind, e.now, e.st, nil)
 	c.sendAsync(resp) // and releases the request's place (limits.go)
-	c.busy.Add(-1)
 	c.inflight.Done()
 }
 

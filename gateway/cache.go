@@ -130,6 +130,15 @@ func (c *stmtCache) get(id [16]byte) *statement {
 	return st
 }
 
+// find returns the statement of an id a client sent, nil when it is not
+// cached or is not an id.
+func (c *stmtCache) find(id []byte) *statement {
+	if len(id) != 16 {
+		return nil
+	}
+	return c.get([16]byte(id))
+}
+
 func (c *stmtCache) put(st *statement) {
 	c.mu.Lock()
 	if len(c.m) >= maxCachedStatements {

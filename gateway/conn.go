@@ -54,11 +54,9 @@ type conn struct {
 	// counts those waiting.
 	work chan job
 	idle atomic.Int32
-	// busy counts the requests running, for the writer to judge whether
-	// more answers may be about to queue.
-	busy atomic.Int32
 	// pending counts the requests holding a place in the limits
-	// (limits.go): from admission until their answer is queued.
+	// (limits.go), from admission until their answer is queued: for the
+	// writer, the answers that may be about to queue.
 	pending  atomic.Int32
 	inflight sync.WaitGroup
 	closed   chan struct{}
@@ -136,7 +134,7 @@ func (r stampedReader) Read(p []byte) (int, error) {
 		if n > 0 {
 			r.c.arrived = time.Now()
 		}
-		if n == 0 && idle > 0 && isTimeout(err) && r.c.busy.Load() > 0 {
+		if n == 0 && idle > 0 && isTimeout(err) && r.c.pending.Load() > 0 {
 			r.c.arrived = time.Now()
 			continue
 		}
@@ -156,7 +154,6 @@ func (c *conn) run(h header, body *[]byte) {
 		return
 	}
 	c.inflight.Add(1)
-	c.busy.Add(1)
 	j := job{h: h, body: body, at: c.arrived}
 	if h.opcode == opStartup {
 		c.handle(j)
@@ -252,7 +249,6 @@ func (c *conn) checkHeader(first byte, h header) *protocolError {
 func (c *conn) handle(j job) {
 	h, body := j.h, j.body
 	defer c.inflight.Done()
-	defer c.busy.Add(-1)
 	// Run last, once the answer is queued, whichever way it went.
 	defer c.release()
 	resp := getBuffer(0)
@@ -447,7 +443,7 @@ func (c *conn) writeLoop() {
 		// their answers before flushing: one write then carries them all,
 		// where flushing at once would cost a write system call each.
 		// Requests still waiting on a shard are not waited for.
-		if c.busy.Load() > 0 {
+		if c.pending.Load() > 0 {
 			runtime.Gosched()
 			if len(c.out) > 0 {
 				continue

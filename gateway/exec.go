@@ -134,11 +134,17 @@ const (
 // newExecution binds a request's values to a statement's variables.
 // now is the request's arrival.
 func (c *conn) newExecution(now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
-	return c.bind(executionPool.Get().(*execution), now, st, q, from)
+	e := executionPool.Get().(*execution)
+	if err := c.bind(e, now, st, q, from); err != nil {
+		e.release()
+		return nil, err
+	}
+	return e, nil
 }
 
-// bind is newExecution on an execution taken from executionPool.
-func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
+// bind is newExecution on an execution taken from executionPool, which
+// the caller releases should it fail.
+func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, from request) error {
 	md := st.plan.Meta()
 	e.refs.Store(1)
 	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.topology(), c.srv.cluster.schema(), st
@@ -152,17 +158,17 @@ func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, 
 	if len(q.names) > 0 {
 		var err error
 		if values, unset, err = byName(md.Variables, q); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(values) != len(md.Variables) {
 		switch from {
 		case fromQuery:
-			return nil, invalidf("Invalid amount of bind variables")
+			return invalidf("Invalid amount of bind variables")
 		case fromBatch:
-			return nil, invalidf("There were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
+			return invalidf("There were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
 		}
-		return nil, invalidf("there were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
+		return invalidf("there were %d markers(?) in CQL but %d bound variables", len(md.Variables), len(values))
 	}
 	e.bound = translate.Bound{Values: values, Unset: unset}
 	if len(unset) > 0 && len(unset) < len(values) {
@@ -170,14 +176,14 @@ func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, 
 	}
 	if len(md.Computed) > 0 {
 		if err := e.compute(md.Computed); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// May the session's role run it? (auth_access.go)
 	if err := c.srv.auth.authorize(c, st.plan, e.now); err != nil {
-		return nil, err
+		return err
 	}
-	return e, nil
+	return nil
 }
 
 // compute appends the statement's computed values after the bound ones,

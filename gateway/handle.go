@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/cqlpg/cqlpg/translate"
@@ -63,25 +62,25 @@ func decodeError(d *decoder, what string) error {
 	return &protocolError{msg: fmt.Sprintf("Invalid %s message: %v", what, d.err)}
 }
 
-// paramsPool recycles decoded query parameters, so that steady traffic
-// decodes without allocating.
-var paramsPool = sync.Pool{New: func() any { return new(queryParams) }}
-
 func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error {
 	query := d.longString()
-	q := paramsPool.Get().(*queryParams)
-	defer paramsPool.Put(q)
+	// The execution holds the parameters, so that steady traffic decodes
+	// without allocating.
+	e := executionPool.Get().(*execution)
+	q := &e.query
 	d.queryParams(q, c.version)
-	if err := decodeError(d, "QUERY"); err != nil {
-		return err
+	err := decodeError(d, "QUERY")
+	var st *statement
+	if err == nil {
+		st, err = c.srv.prepare(c.keyspaceFor(q.keyspace), query)
 	}
-	st, err := c.srv.prepare(c.keyspaceFor(q.keyspace), query)
 	if err != nil {
+		executionPool.Put(e)
 		return err
 	}
 	runs(ctx, st.kind)
-	e, err := c.newExecution(arrival(ctx), st, q, fromQuery)
-	if err != nil {
+	if err := c.bind(e, arrival(ctx), st, q, fromQuery); err != nil {
+		e.release()
 		return err
 	}
 	defer e.release()
@@ -126,22 +125,39 @@ func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
 }
 
 func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) error {
+	e, st, err := c.bindExecute(d, arrival(ctx))
+	if st != nil {
+		runs(ctx, st.kind)
+	}
+	if err != nil {
+		return err
+	}
+	defer e.release()
+	return e.runExecute(ctx, resp)
+}
+
+// bindExecute decodes an EXECUTE's body, finds its prepared statement and
+// binds its values, on an execution of its own that holds its parameters;
+// at is the request's arrival. It returns the statement when it found it,
+// even when binding failed.
+func (c *conn) bindExecute(d *decoder, at time.Time) (*execution, *statement, error) {
 	id := d.shortBytes()
 	var resultID []byte
 	if c.version >= 5 {
 		resultID = d.shortBytes()
 	}
-	q := paramsPool.Get().(*queryParams)
-	defer paramsPool.Put(q)
+	e := executionPool.Get().(*execution)
+	q := &e.query
 	d.queryParams(q, c.version)
 	if err := decodeError(d, "EXECUTE"); err != nil {
-		return err
+		executionPool.Put(e)
+		return nil, nil, err
 	}
 	st, err := c.srv.lookup(id)
 	if err != nil {
-		return err
+		executionPool.Put(e)
+		return nil, nil, err
 	}
-	runs(ctx, st.kind)
 	// On v5 the client says which result metadata it holds. When the
 	// statement's has changed since (a column added to the table of a
 	// SELECT *), the rows come with the new metadata and its id, whether
@@ -154,13 +170,12 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 			q.flags &^= qfSkipMetadata
 		}
 	}
-	e, err := c.newExecution(arrival(ctx), st, q, fromExecute)
-	if err != nil {
-		return err
+	if err := c.bind(e, at, st, q, fromExecute); err != nil {
+		e.release()
+		return nil, st, err
 	}
-	defer e.release()
 	e.resultChanged = changed
-	return e.runExecute(ctx, resp)
+	return e, st, nil
 }
 
 // runExecute runs an EXECUTE's bound statement and appends its result,
@@ -185,12 +200,7 @@ func (c *conn) runBound(e *execution, resp *[]byte) error {
 
 // lookup finds a prepared statement by id, planned for the current schema.
 func (s *Server) lookup(id []byte) (*statement, error) {
-	var key [16]byte
-	if len(id) != len(key) {
-		return nil, &unpreparedError{id: id}
-	}
-	copy(key[:], id)
-	st := s.cache.get(key)
+	st := s.cache.find(id)
 	if st == nil {
 		return nil, &unpreparedError{id: id}
 	}

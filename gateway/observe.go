@@ -148,12 +148,8 @@ const maxSlowText = 4096
 func (c *conn) requestText(op byte, d *decoder) (keyspace, text string) {
 	keyspace = *c.keyspace.Load()
 	named := func(id []byte) string {
-		var key [16]byte
-		if len(id) == len(key) {
-			copy(key[:], id)
-			if st := c.srv.cache.get(key); st != nil {
-				return st.query
-			}
+		if st := c.srv.cache.find(id); st != nil {
+			return st.query
 		}
 		return "prepared statement " + hex.EncodeToString(id)
 	}

@@ -124,12 +124,8 @@ func (c *conn) traceParameters(h header, body []byte) map[string]string {
 			d.shortBytes()
 		}
 		d.queryParams(&q, c.version)
-		var key [16]byte
-		if len(id) == len(key) {
-			copy(key[:], id)
-			if st := c.srv.cache.get(key); st != nil {
-				params["query"] = st.query
-			}
+		if st := c.srv.cache.find(id); st != nil {
+			params["query"] = st.query
 		}
 	case opBatch:
 		var b batchParams
