@@ -124,7 +124,7 @@ func TestIndexesAndTypes(t *testing.T) {
 		{"ALTER TABLE objs.t DROP v", "Cannot drop column v because it has dependent secondary indexes (t_v_idx)"},
 		{"DROP INDEX objs.nope", "Index 'objs.nope' doesn't exist'"},
 		{"CREATE TYPE objs.address (a int)", "A user type with name 'address' already exists"},
-		{"ALTER TYPE objs.address ADD city int", "Cannot add field city to type address: a field with name city already exists"},
+		{"ALTER TYPE objs.address ADD city int", "Cannot add field city to type objs.address: a field with name city already exists"},
 		{"ALTER TYPE objs.nope ADD a int", "Type objs.nope doesn't exist"},
 		{"DROP TYPE objs.nope", "Type 'objs.nope' doesn't exist"},
 	} {

@@ -20,6 +20,9 @@ func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
 	if !validName.MatchString(name) {
 		return nil, invalidf("Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", name)
 	}
+	if err := p.unloadable(ks, name); err != nil {
+		return nil, err
+	}
 	k := p.schema.Keyspace(ks)
 	if k == nil {
 		return nil, invalidf("Keyspace '%s' doesn't exist", ks)
@@ -120,7 +123,9 @@ func clusteringOrder(s *CreateTableStmt, byName map[string]*pgschema.Column) err
 	return nil
 }
 
-// resolveType replaces user-type placeholders with the keyspace's types.
+// resolveType replaces user-type placeholders, at any depth, with the
+// keyspace's types, so that nothing is accepted that the catalog could not
+// load again.
 func resolveType(k *pgschema.Keyspace, t *pgschema.Type) (*pgschema.Type, error) {
 	if t.Kind == pgschema.UDT && t.Fields == nil {
 		if t.Keyspace != "" && t.Keyspace != k.Name {
@@ -135,7 +140,28 @@ func resolveType(k *pgschema.Keyspace, t *pgschema.Type) (*pgschema.Type, error)
 		}
 		return u, nil
 	}
-	return t, nil
+	if t.Kind == pgschema.UDT {
+		return t, nil
+	}
+	var elems []*pgschema.Type
+	for i, e := range t.Elem {
+		r, err := resolveType(k, e)
+		if err != nil {
+			return nil, err
+		}
+		if r != e && elems == nil {
+			elems = append([]*pgschema.Type(nil), t.Elem...)
+		}
+		if elems != nil {
+			elems[i] = r
+		}
+	}
+	if elems == nil {
+		return t, nil
+	}
+	c := *t
+	c.Elem = elems
+	return &c, nil
 }
 
 // tableOptions validates the WITH options of CREATE or ALTER TABLE as

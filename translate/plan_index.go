@@ -16,6 +16,9 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.unloadable(ks, s.Table.Name); err != nil {
+		return nil, err
+	}
 	k := p.schema.Keyspace(ks)
 	if k == nil {
 		return nil, invalidf("Keyspace '%s' doesn't exist", ks)

@@ -15,6 +15,9 @@ func (p *planner) planCreateKeyspace(s *CreateKeyspaceStmt) (Plan, error) {
 	if pgschema.IsSystemKeyspace(strings.ToLower(s.Name)) {
 		return nil, &UnauthorizedError{Msg: "Cannot create keyspace " + s.Name + ": system keyspaces are managed by cqlpg"}
 	}
+	if err := p.unloadable(s.Name, ""); err != nil {
+		return nil, err
+	}
 	k := &pgschema.Keyspace{Name: s.Name, DurableWrites: true, PGSchema: pgschema.PGSchemaName(s.Name)}
 	if err := keyspaceSettings(k, s.Properties, true); err != nil {
 		return nil, err
@@ -28,6 +31,9 @@ func (p *planner) planAlterKeyspace(s *AlterKeyspaceStmt) (Plan, error) {
 	}
 	old := p.schema.Keyspace(s.Name)
 	if old == nil {
+		if err := p.unloadable(s.Name, ""); err != nil {
+			return nil, err
+		}
 		if s.IfExists {
 			return &Noop{}, nil
 		}

@@ -13,6 +13,9 @@ func (p *planner) typeKeyspace(n TableName) (*pgschema.Keyspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.unloadable(ks, n.Name); err != nil {
+		return nil, err
+	}
 	k := p.schema.Keyspace(ks)
 	if k == nil {
 		return nil, invalidf("Keyspace '%s' doesn't exist", ks)
@@ -89,12 +92,20 @@ func (p *planner) planAlterType(s *AlterTypeStmt) (Plan, error) {
 					return &Noop{}, nil
 				}
 				return nil, invalidf("Cannot add field %s to type %s: a field with name %s already exists",
-					f, pgschema.QuoteIdentifier(old.Name), f)
+					f, qualifiedTypeName(old), f)
 			}
 		}
 		typ, err := fieldType(k, s.Add.Type)
 		if err != nil {
 			return nil, err
+		}
+		if usesType(typ, old.Name) {
+			return nil, invalidf("Cannot add new field %s of type %s to user type %s as it would create a circular reference",
+				s.Add.Name, s.Add.Type, qualifiedTypeName(old))
+		}
+		if tables := keyTablesUsing(k, old.Name); len(tables) > 0 {
+			return nil, invalidf("Cannot add new field %s of type %s to user type %s as the type is being used in partition key by the following tables: %s",
+				s.Add.Name, s.Add.Type, qualifiedTypeName(old), strings.Join(tables, ", "))
 		}
 		fields, types = append(fields, s.Add.Name), append(types, typ)
 	}
@@ -106,14 +117,15 @@ func (p *planner) planAlterType(s *AlterTypeStmt) (Plan, error) {
 				if s.IfField {
 					continue
 				}
-				return nil, invalidf("Unkown field %s in user type %s", r[0], pgschema.QuoteIdentifier(old.Name))
+				return nil, invalidf("Unkown field %s in user type %s", r[0], qualifiedTypeName(old))
 			}
 			fields[i] = r[1]
 			change.FieldRenames[r[0]] = r[1]
 		}
 		for i, f := range fields {
 			if indexOf(fields[:i], f) >= 0 {
-				return nil, invalidf("Duplicate field name %s in type %s", f, pgschema.QuoteIdentifier(old.Name))
+				// Cassandra's text names the keyspace where it means the type.
+				return nil, invalidf("Duplicate field name %s in type %s", f, pgschema.QuoteIdentifier(k.Name))
 			}
 		}
 		if err := p.typeUsers(k, old, change); err != nil {
@@ -148,6 +160,28 @@ func (p *planner) typeUsers(k *pgschema.Keyspace, udt *pgschema.Type, change *Sc
 		}
 	}
 	return nil
+}
+
+// qualifiedTypeName is a user type's name as Cassandra's messages show it,
+// qualified by its keyspace.
+func qualifiedTypeName(t *pgschema.Type) string {
+	return pgschema.QuoteIdentifier(t.Keyspace) + "." + pgschema.QuoteIdentifier(t.Name)
+}
+
+// keyTablesUsing lists the tables of k whose partition key holds the user
+// type name, which Cassandra does not let a new field change.
+func keyTablesUsing(k *pgschema.Keyspace, name string) []string {
+	var out []string
+	for _, tn := range k.TableNames() {
+		t := k.Tables[tn]
+		for _, c := range t.PartitionKey {
+			if usesType(c.Type, name) {
+				out = append(out, t.QualifiedName())
+				break
+			}
+		}
+	}
+	return out
 }
 
 // usesType reports whether t is or contains the user type name.

@@ -88,14 +88,29 @@ func (p *planner) table(n TableName) (*pgschema.Table, error) {
 		return nil, err
 	}
 	k := p.schema.Keyspace(ks)
+	t := (*pgschema.Table)(nil)
+	if k != nil {
+		t = k.Tables[n.Name]
+	}
+	if t != nil {
+		return t, nil
+	}
+	if err := p.unloadable(ks, n.Name); err != nil {
+		return nil, err
+	}
 	if k == nil {
 		return nil, invalidf("keyspace %s does not exist", ks)
 	}
-	t := k.Tables[n.Name]
-	if t == nil {
-		return nil, invalidf("table %s does not exist", n.Name)
+	return nil, invalidf("table %s does not exist", n.Name)
+}
+
+// unloadable reports the keyspace ks, or its object name, as the catalog's
+// last load left it out (pgschema.Unloadable), or nil.
+func (p *planner) unloadable(ks, name string) error {
+	if u := p.schema.UnloadableObject(ks, name); u != nil {
+		return u
 	}
-	return t, nil
+	return nil
 }
 
 // column resolves a column name of t.
