@@ -159,6 +159,12 @@ func (c *cluster) swapSchema(ctx context.Context) (old, cur *pgschema.Schema, er
 		s, err := pgschema.Load(ctx, pool)
 		if err == nil {
 			c.current.Store(s)
+			if old == nil || old.Version != s.Version {
+				for _, u := range s.Unloadable() {
+					c.log.Error("catalog object left out of the schema; statements that touch it fail",
+						"kind", u.Kind, "object", u.Object(), "err", u.Err)
+				}
+			}
 			if old != nil && old.Version != s.Version {
 				select {
 				case c.changed <- struct{}{}:

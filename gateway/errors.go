@@ -10,6 +10,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -44,8 +45,14 @@ func (c *conn) errorMessage(err error) message.Error {
 		authFailure *authenticationError
 		pgErr       *pgconn.PgError
 		overloaded  *overloadedError
+		unloadable  *pgschema.Unloadable
 	)
 	switch {
+	case errors.As(err, &unloadable):
+		// A catalog object the schema's load left out: first, as it wraps
+		// the error that left it out. The text names the object and why,
+		// and holds nothing of the shards'.
+		return &message.ServerError{ErrorMessage: unloadable.Error()}
 	case errors.As(err, &syntax):
 		return &message.SyntaxError{ErrorMessage: syntax.Error()}
 	case errors.As(err, &invalid):

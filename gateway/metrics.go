@@ -88,7 +88,16 @@ func newMetrics(s *Server) *metrics {
 		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
-			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }))
+			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_schema_unloadable_objects",
+			Help: "Catalog objects (keyspaces, types, tables) the last schema load left out; the log and /readyz name them."},
+			func() float64 {
+				c := m.cluster.Load()
+				if c == nil || c.schema() == nil {
+					return 0
+				}
+				return float64(len(c.schema().Unloadable()))
+			}))
 	// Known label values start at zero, so that their rates exist before
 	// the first event.
 	for _, result := range []string{"applied", "dropped"} {

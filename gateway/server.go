@@ -400,6 +400,11 @@ func (s *Server) startHTTP() error {
 			return
 		}
 		fmt.Fprintln(w, "ready")
+		// Objects the catalog could not load do not stop the gateway
+		// serving everything else; they are named for the operator.
+		for _, u := range s.cluster.schema().Unloadable() {
+			fmt.Fprintf(w, "unloadable %s\n", u.Error())
+		}
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))

@@ -19,29 +19,36 @@ type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// Load reads the CQL schema from a shard's catalog.
+// Load reads the CQL schema from a shard's catalog. It fails only when the
+// catalog cannot be read; an object that cannot be loaded (a catalog row
+// that names an unknown type or an unknown strategy, say) is left out of
+// the snapshot and listed in its Unloadable, with the objects that depend
+// on it, so that everything else keeps serving.
 func Load(ctx context.Context, q Querier) (*Schema, error) {
 	var version [16]byte
 	if err := q.QueryRow(ctx, `SELECT version FROM cqlpg.schema_version`).Scan(&version); err != nil {
 		return nil, fmt.Errorf("read schema version: %w", err)
 	}
-	keyspaces, err := loadKeyspaces(ctx, q)
+	var bad unloadable
+	keyspaces, err := loadKeyspaces(ctx, q, &bad)
 	if err != nil {
 		return nil, err
 	}
-	if err := loadTypes(ctx, q, keyspaces); err != nil {
+	if err := loadTypes(ctx, q, keyspaces, &bad); err != nil {
 		return nil, err
 	}
-	if err := loadTables(ctx, q, keyspaces); err != nil {
+	if err := loadTables(ctx, q, keyspaces, &bad); err != nil {
 		return nil, err
 	}
 	if err := loadIndexes(ctx, q, keyspaces); err != nil {
 		return nil, err
 	}
-	return NewSchema(version, keyspaces), nil
+	s := NewSchema(version, keyspaces)
+	s.unloadable = bad
+	return s, nil
 }
 
-func loadKeyspaces(ctx context.Context, q Querier) (map[string]*Keyspace, error) {
+func loadKeyspaces(ctx context.Context, q Querier, bad *unloadable) (map[string]*Keyspace, error) {
 	rows, err := q.Query(ctx, `SELECT keyspace_name, durable_writes, replication, pg_schema FROM cqlpg.keyspaces`)
 	if err != nil {
 		return nil, fmt.Errorf("read keyspaces: %w", err)
@@ -56,14 +63,15 @@ func loadKeyspaces(ctx context.Context, q Querier) (map[string]*Keyspace, error)
 			return nil, fmt.Errorf("read keyspaces: %w", err)
 		}
 		if k.Replication, err = sharding.ParseReplication(k.Name, opts); err != nil {
-			return nil, fmt.Errorf("keyspace %s: %w", k.Name, err)
+			bad.add("keyspace", k.Name, "", err)
+			continue
 		}
 		out[k.Name] = k
 	}
 	return out, rows.Err()
 }
 
-func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) error {
+func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, bad *unloadable) error {
 	rows, err := q.Query(ctx, `SELECT keyspace_name, type_name, field_names, field_types FROM cqlpg.types`)
 	if err != nil {
 		return fmt.Errorf("read types: %w", err)
@@ -84,7 +92,9 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) e
 		return err
 	}
 	// A type may use types defined after it; resolve in passes until none
-	// is left or a pass makes no progress.
+	// is left or a pass makes no progress. What is left then names an
+	// unknown type or takes part in a cycle: each is unloadable.
+	errs := map[raw2]error{}
 	for len(pending) > 0 {
 		var next []raw
 		for _, r := range pending {
@@ -93,11 +103,17 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) e
 				continue
 			}
 			elems := make([]*Type, len(r.types))
-			ok := true
+			ok := len(r.fields) == len(r.types)
+			if !ok {
+				errs[raw2{r.ks, r.name}] = fmt.Errorf("%d field names for %d field types", len(r.fields), len(r.types))
+			}
 			for i, ts := range r.types {
-				if elems[i], err = ParseType(ts, ks.resolveType); err != nil {
-					ok = false
+				if !ok {
 					break
+				}
+				if elems[i], err = ParseType(ts, ks.resolveType); err != nil {
+					errs[raw2{r.ks, r.name}] = fmt.Errorf("field %s: %w", r.fields[i], err)
+					ok = false
 				}
 			}
 			if !ok {
@@ -107,12 +123,18 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) e
 			ks.Types[r.name] = NewUDT(r.ks, r.name, r.fields, elems, false)
 		}
 		if len(next) == len(pending) {
-			return fmt.Errorf("type %s.%s: %w", next[0].ks, next[0].name, err)
+			for _, r := range next {
+				bad.add("type", r.ks, r.name, errs[raw2{r.ks, r.name}])
+			}
+			return nil
 		}
 		pending = next
 	}
 	return nil
 }
+
+// raw2 names a keyspace's object.
+type raw2 struct{ ks, name string }
 
 // resolveType finds one of the keyspace's user types by name.
 func (k *Keyspace) resolveType(name string) (*Type, error) {
@@ -122,11 +144,12 @@ func (k *Keyspace) resolveType(name string) (*Type, error) {
 	return nil, fmt.Errorf("unknown type %s.%s", k.Name, name)
 }
 
-func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) error {
+func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, bad *unloadable) error {
 	type tableRow struct {
 		id      [16]byte
 		options map[string]string
 		cols    []*Column
+		err     error
 	}
 	tables := map[[2]string]*tableRow{}
 	rows, err := q.Query(ctx, `SELECT keyspace_name, table_name, id, options FROM cqlpg.tables`)
@@ -156,15 +179,17 @@ func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) 
 			return fmt.Errorf("read columns: %w", err)
 		}
 		t, k := tables[[2]string{ks, table}], keyspaces[ks]
-		if t == nil || k == nil {
+		if t == nil || k == nil || t.err != nil {
 			continue
 		}
 		var ok bool
 		if c.Kind, ok = ParseColumnKind(kind); !ok {
-			return fmt.Errorf("column %s.%s.%s: unknown kind %q", ks, table, c.Name, kind)
+			t.err = fmt.Errorf("column %s: unknown kind %q", c.Name, kind)
+			continue
 		}
 		if c.Type, err = ParseType(typ, k.resolveType); err != nil {
-			return fmt.Errorf("column %s.%s.%s: %w", ks, table, c.Name, err)
+			t.err = fmt.Errorf("column %s: %w", c.Name, err)
+			continue
 		}
 		c.Desc = order == "desc"
 		t.cols = append(t.cols, c)
@@ -173,10 +198,44 @@ func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace) 
 		return err
 	}
 	for key, t := range tables {
-		if k := keyspaces[key[0]]; k != nil {
-			tbl := NewTable(key[0], key[1], t.id, t.cols, t.options)
-			tbl.PGSchema = k.PGSchema
-			k.Tables[key[1]] = tbl
+		k := keyspaces[key[0]]
+		if k == nil {
+			continue
+		}
+		if t.err == nil {
+			t.err = checkColumns(t.cols)
+		}
+		if t.err != nil {
+			bad.add("table", key[0], key[1], t.err)
+			continue
+		}
+		tbl := NewTable(key[0], key[1], t.id, t.cols, t.options)
+		tbl.PGSchema = k.PGSchema
+		k.Tables[key[1]] = tbl
+	}
+	return nil
+}
+
+// checkColumns checks what NewTable relies on: at least one partition key
+// column, and key positions that run from 0 without gaps.
+func checkColumns(cols []*Column) error {
+	count := map[ColumnKind]int{}
+	for _, c := range cols {
+		count[c.Kind]++
+	}
+	if count[PartitionKey] == 0 {
+		return fmt.Errorf("no partition key column")
+	}
+	for _, kind := range []ColumnKind{PartitionKey, Clustering} {
+		seen := make([]bool, count[kind])
+		for _, c := range cols {
+			if c.Kind != kind {
+				continue
+			}
+			if c.Position < 0 || c.Position >= len(seen) || seen[c.Position] {
+				return fmt.Errorf("column %s: position %d out of order", c.Name, c.Position)
+			}
+			seen[c.Position] = true
 		}
 	}
 	return nil

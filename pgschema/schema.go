@@ -1,6 +1,9 @@
 package pgschema
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // builtin holds the virtual system keyspaces, shared by every Schema.
 var builtin = systemKeyspaces()
@@ -11,8 +14,9 @@ var builtin = systemKeyspaces()
 type Schema struct {
 	// Version changes with every schema change; it is what
 	// system.local.schema_version shows.
-	Version   [16]byte
-	keyspaces map[string]*Keyspace
+	Version    [16]byte
+	keyspaces  map[string]*Keyspace
+	unloadable unloadable
 }
 
 // NewSchema returns a snapshot of the given user keyspaces.
@@ -46,4 +50,51 @@ func (s *Schema) Keyspaces() []*Keyspace {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// Unloadable is a catalog object that a load left out of its snapshot:
+// its catalog rows do not describe a valid object (an unknown type, a
+// strategy that does not parse, say), or it depends on such an object.
+// Statements that touch it fail with this error; everything else serves.
+type Unloadable struct {
+	Kind     string // "keyspace", "type" or "table"
+	Keyspace string
+	Name     string // empty for a keyspace
+	Err      error
+}
+
+// Object names the object as CQL does: ks, or ks.name.
+func (u *Unloadable) Object() string {
+	if u.Name == "" {
+		return QuoteIdentifier(u.Keyspace)
+	}
+	return QuoteIdentifier(u.Keyspace) + "." + QuoteIdentifier(u.Name)
+}
+
+func (u *Unloadable) Error() string {
+	return fmt.Sprintf("%s %s cannot be loaded from the catalog: %v", u.Kind, u.Object(), u.Err)
+}
+
+func (u *Unloadable) Unwrap() error { return u.Err }
+
+// unloadable lists the objects a load left out, in the order found.
+type unloadable []*Unloadable
+
+func (l *unloadable) add(kind, keyspace, name string, err error) {
+	*l = append(*l, &Unloadable{Kind: kind, Keyspace: keyspace, Name: name, Err: err})
+}
+
+// Unloadable returns every object the load of this snapshot left out.
+func (s *Schema) Unloadable() []*Unloadable { return s.unloadable }
+
+// UnloadableObject returns why the keyspace (name empty) or the keyspace's
+// table or type name was left out of this snapshot, or nil if it was not:
+// a table or type of an unloadable keyspace reports the keyspace.
+func (s *Schema) UnloadableObject(keyspace, name string) *Unloadable {
+	for _, u := range s.unloadable {
+		if u.Keyspace == keyspace && (u.Name == "" || u.Name == name) {
+			return u
+		}
+	}
+	return nil
 }

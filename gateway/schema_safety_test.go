@@ -1,0 +1,273 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// loadEveryShard loads the schema from each shard's catalog, as a gateway
+// starting on it would, and fails the test if any object is left out.
+func loadEveryShard(t *testing.T, after string) {
+	t.Helper()
+	ctx := context.Background()
+	for i, u := range shardURLs {
+		conn, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := pgschema.Load(ctx, conn)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatalf("after %s: shard %d: load: %v", after, i, err)
+		}
+		for _, u := range s.Unloadable() {
+			t.Fatalf("after %s: shard %d: %v", after, i, u)
+		}
+	}
+}
+
+// TestAlterTypeCircular refuses, with Cassandra's text, every ALTER TYPE
+// that would make a user type contain itself, directly or through
+// collections, tuples and other types, and the catalog loads afterwards
+// on a new gateway with every table serving.
+func TestAlterTypeCircular(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE circ WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TYPE circ.a (foo int)",
+		"CREATE TYPE circ.b (bar frozen<a>)",
+		"CREATE TYPE circ.c (baz frozen<list<frozen<b>>>)",
+		"CREATE TABLE circ.t (k int PRIMARY KEY, v frozen<c>)",
+		"CREATE TABLE circ.keyed (k frozen<a> PRIMARY KEY, v int)",
+		"INSERT INTO circ.t (k, v) VALUES (1, {baz: [{bar: {foo: 7}}]})")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE circ") })
+	for _, tc := range []struct{ alter, msg string }{
+		{"ALTER TYPE circ.a ADD x frozen<b>", "Cannot add new field x of type frozen<b> to user type circ.a as it would create a circular reference"},
+		{"ALTER TYPE circ.a ADD y frozen<list<a>>", "Cannot add new field y of type frozen<list<a>> to user type circ.a as it would create a circular reference"},
+		{"ALTER TYPE circ.a ADD s set<frozen<c>>", "Cannot add new field s of type set<frozen<c>> to user type circ.a as it would create a circular reference"},
+		{"ALTER TYPE circ.a ADD m map<frozen<b>, int>", "Cannot add new field m of type map<frozen<b>, int> to user type circ.a as it would create a circular reference"},
+		{"ALTER TYPE circ.a ADD mv map<int, frozen<c>>", "Cannot add new field mv of type map<int, frozen<c>> to user type circ.a as it would create a circular reference"},
+		{"ALTER TYPE circ.b ADD tu tuple<int, frozen<c>>", "Cannot add new field tu of type frozen<tuple<int, frozen<c>>> to user type circ.b as it would create a circular reference"},
+		{"ALTER TYPE circ.a ADD z list<frozen<nowhere>>", "Unknown type circ.nowhere"},
+		{"ALTER TYPE circ.a ADD w int", "Cannot add new field w of type int to user type circ.a as the type is being used in partition key by the following tables: circ.keyed"},
+	} {
+		requireCQLError(t, sess.Query(tc.alter).Exec(), 0x2200, tc.msg)
+	}
+	exec(t, sess, "DROP TABLE circ.keyed", "ALTER TYPE circ.a ADD w int", "ALTER TYPE circ.b ADD w int")
+	loadEveryShard(t, "the refused ALTER TYPEs")
+
+	other, _ := startLoggedGateway(t, nil)
+	osess := sessionOn(t, other, "")
+	if n := rowCount(t, osess, "SELECT * FROM circ.t"); n != 1 {
+		t.Errorf("rows of circ.t on a new gateway: %d", n)
+	}
+}
+
+// TestCatalogDamaged damages catalog rows through SQL, as an operator in
+// psql could: a column of an unknown type, a keyspace with a strategy that
+// does not exist. A gateway started on that catalog serves every other
+// keyspace and table; the statements that touch a damaged object answer
+// a server error naming it; the log, /readyz and a metric name them; and
+// dropping the damaged objects in CQL clears them.
+func TestCatalogDamaged(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE dmg WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE KEYSPACE dmg_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE dmg.good (k int PRIMARY KEY, v int)",
+		"CREATE TABLE dmg.bad (k int PRIMARY KEY, v int)",
+		"CREATE TABLE dmg_ks.t (k int PRIMARY KEY, v int)",
+		"INSERT INTO dmg.good (k, v) VALUES (1, 1)",
+		"INSERT INTO dmg.bad (k, v) VALUES (1, 1)")
+	t.Cleanup(func() {
+		onEveryShard(t, `UPDATE cqlpg.keyspaces SET replication = '{"class": "SimpleStrategy", "replication_factor": "1"}'
+			WHERE keyspace_name = 'dmg_ks'`)
+		onEveryShard(t, `UPDATE cqlpg.columns SET type = 'int' WHERE keyspace_name = 'dmg' AND table_name = 'bad'`)
+		exec(t, session(t, ""), "DROP KEYSPACE IF EXISTS dmg", "DROP KEYSPACE IF EXISTS dmg_ks")
+	})
+	onEveryShard(t, `UPDATE cqlpg.columns SET type = 'frozen<nowhere>'
+		WHERE keyspace_name = 'dmg' AND table_name = 'bad' AND column_name = 'v'`)
+	onEveryShard(t, `UPDATE cqlpg.keyspaces SET replication = '{"class": "NoSuchStrategy"}' WHERE keyspace_name = 'dmg_ks'`)
+
+	other, logs := startLoggedGateway(t, func(c *gateway.Config) { c.HTTP = "127.0.0.1:0" })
+	osess := sessionOn(t, other, "")
+	if n := rowCount(t, osess, "SELECT * FROM dmg.good"); n != 1 {
+		t.Errorf("dmg.good: %d rows", n)
+	}
+	requireCQLError(t, osess.Query("SELECT * FROM dmg.bad").Exec(), 0x0000,
+		"table dmg.bad cannot be loaded from the catalog: column v: unknown type dmg.nowhere")
+	requireCQLError(t, osess.Query("INSERT INTO dmg_ks.t (k, v) VALUES (1, 1)").Exec(), 0x0000,
+		`keyspace dmg_ks cannot be loaded from the catalog: Unable to find replication strategy class 'org.apache.cassandra.locator.NoSuchStrategy'`)
+	for _, want := range []string{`object=dmg.bad`, `object=dmg_ks`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log does not name %s:\n%s", want, logs.String())
+		}
+	}
+	resp, err := http.Get("http://" + other.HTTPAddr().String() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "table dmg.bad cannot be loaded") ||
+		!strings.Contains(string(body), "keyspace dmg_ks cannot be loaded") {
+		t.Errorf("/readyz: %s %s", resp.Status, body)
+	}
+	if got := scrape(t, other)["cqlpg_schema_unloadable_objects"]; got != 2 {
+		t.Errorf("cqlpg_schema_unloadable_objects = %v, want 2", got)
+	}
+
+	// Dropping the damaged objects through CQL clears them everywhere.
+	exec(t, osess, "DROP TABLE dmg.bad", "DROP KEYSPACE dmg_ks")
+	eventually(t, "no unloadable objects", func() bool {
+		return scrape(t, other)["cqlpg_schema_unloadable_objects"] == 0
+	})
+	loadEveryShard(t, "dropping the damaged objects")
+}
+
+var (
+	catalogFuzzSeed  = flag.Uint64("catalogfuzz.seed", 17, "TestCatalogFuzz: the seed of its random DDL")
+	catalogFuzzSteps = flag.Int("catalogfuzz.steps", 160, "TestCatalogFuzz: how many statements it runs")
+)
+
+// TestCatalogFuzz runs random sequences of valid and invalid DDL (types,
+// tables, indexes, ALTERs, DROPs) on one gateway. After each step the
+// catalog of every shard loads whole, and every table answers a SELECT
+// on a second gateway.
+func TestCatalogFuzz(t *testing.T) {
+	sess := session(t, "")
+	other, _ := startLoggedGateway(t, nil)
+	osess := sessionOn(t, other, "")
+	exec(t, sess, "CREATE KEYSPACE catfuzz WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS catfuzz") })
+	g := &ddlGen{rng: rand.New(rand.NewPCG(*catalogFuzzSeed, 42))}
+	accepted := 0
+	for step := range *catalogFuzzSteps {
+		stmt := g.next()
+		if err := sess.Query(stmt).Exec(); err != nil {
+			var re gocql.RequestError
+			if !errors.As(err, &re) || re.Code() == gocql.ErrCodeServer {
+				t.Fatalf("step %d: %s: %v", step, stmt, err)
+			}
+			continue
+		}
+		accepted++
+		loadEveryShard(t, stmt)
+		var tables []string
+		iter := sess.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'catfuzz'").Iter()
+		for name := ""; iter.Scan(&name); {
+			tables = append(tables, name)
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, tbl := range tables {
+			var err error
+			eventually(t, "SELECT from catfuzz."+tbl+" after "+stmt, func() bool {
+				if err = osess.Query("SELECT * FROM catfuzz." + tbl + " LIMIT 1").Exec(); err != nil {
+					t.Logf("SELECT from catfuzz.%s after %s: %v", tbl, stmt, err)
+				}
+				return err == nil
+			})
+		}
+	}
+	t.Logf("%d of %d statements accepted", accepted, *catalogFuzzSteps)
+	if accepted < *catalogFuzzSteps/4 {
+		t.Errorf("only %d statements accepted: the generator tries too little", accepted)
+	}
+}
+
+// ddlGen writes random DDL over a small set of names in keyspace catfuzz,
+// so that statements meet each other's objects: types that nest types,
+// tables that use them, ALTERs and DROPs of both. Many are invalid.
+type ddlGen struct {
+	rng *rand.Rand
+	col int
+}
+
+func (g *ddlGen) pick(options ...string) string { return options[g.rng.IntN(len(options))] }
+
+func (g *ddlGen) typeName() string  { return g.pick("ta", "tb", "tc", "td") }
+func (g *ddlGen) tableName() string { return g.pick("x", "y", "z") }
+
+// cqlType writes a column or field type, nesting up to depth.
+func (g *ddlGen) cqlType(depth int) string {
+	if depth == 0 || g.rng.IntN(3) == 0 {
+		return g.pick("int", "text", "bigint", "uuid", "timestamp", "blob", "duration", "counter")
+	}
+	switch g.rng.IntN(6) {
+	case 0:
+		return "frozen<" + g.typeName() + ">"
+	case 1:
+		return "list<" + g.frozen(depth-1) + ">"
+	case 2:
+		return "set<" + g.frozen(depth-1) + ">"
+	case 3:
+		return "map<" + g.frozen(depth-1) + ", " + g.cqlType(depth-1) + ">"
+	case 4:
+		return "tuple<" + g.cqlType(depth-1) + ", " + g.cqlType(depth-1) + ">"
+	}
+	return g.typeName()
+}
+
+func (g *ddlGen) frozen(depth int) string {
+	t := g.cqlType(depth)
+	if g.rng.IntN(4) > 0 && !strings.HasPrefix(t, "tuple") {
+		return "frozen<" + t + ">"
+	}
+	return t
+}
+
+func (g *ddlGen) column() string {
+	g.col++
+	return "c" + strconv.Itoa(g.col%7)
+}
+
+func (g *ddlGen) next() string {
+	ks := "catfuzz."
+	switch g.rng.IntN(12) {
+	case 0, 1:
+		return "CREATE TYPE " + ks + g.typeName() + " (f1 " + g.cqlType(2) + ", f2 " + g.cqlType(1) + ")"
+	case 2:
+		return "ALTER TYPE " + ks + g.typeName() + " ADD " + g.pick("f3", "f4", "f5") + " " + g.cqlType(2)
+	case 3:
+		return "ALTER TYPE " + ks + g.typeName() + " RENAME " + g.pick("f1", "f2", "f3") + " TO " + g.pick("g1", "g2", "f1")
+	case 4:
+		return "DROP TYPE " + ks + g.typeName()
+	case 5, 6:
+		key := g.pick("k int", "k text", "k frozen<"+g.typeName()+">", "k "+g.frozen(2))
+		clustering := g.pick("", ", c0 int", ", c0 "+g.frozen(1))
+		pk := "k"
+		if clustering != "" {
+			pk = "k, c0"
+		}
+		static := ""
+		if clustering != "" && g.rng.IntN(2) == 0 {
+			static = ", s " + g.cqlType(1) + " STATIC"
+		}
+		return "CREATE TABLE " + ks + g.tableName() + " (" + key + clustering + static + ", v " + g.cqlType(2) +
+			", PRIMARY KEY (" + pk + "))"
+	case 7:
+		return "ALTER TABLE " + ks + g.tableName() + " ADD " + g.column() + " " + g.cqlType(2)
+	case 8:
+		return "ALTER TABLE " + ks + g.tableName() + " DROP " + g.pick("v", "s", g.column())
+	case 9:
+		return "ALTER TABLE " + ks + g.tableName() + " RENAME " + g.pick("k", "c0") + " TO " + g.pick("kk", "cc", "v")
+	case 10:
+		return "CREATE INDEX ON " + ks + g.tableName() + " (" + g.pick("v", "c0", "s", "keys(v)", "values(v)", "full(v)", g.column()) + ")"
+	}
+	return "DROP TABLE " + ks + g.tableName()
+}
