@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -414,6 +415,21 @@ func (e *execution) expireWith(gen uint64, err error) {
 // execution's until it is recycled.
 func (e *execution) answer(err error) {
 	deadlines.cancel(e)
+	if staleSQL(err) {
+		// Telling a stale plan from a failure may wait on a schema
+		// reload, which a pool's goroutine must not.
+		e.hold()
+		go func() {
+			defer e.release()
+			e.send(e.c.srv.staleExecute(context.Background(), e.st, err))
+		}()
+		return
+	}
+	e.send(err)
+}
+
+// send sends the request's answer, its result or err.
+func (e *execution) send(err error) {
 	a, c := &e.async, e.c
 	var resp *[]byte
 	if err != nil {

@@ -1,9 +1,14 @@
 package gateway
 
 import (
+	"context"
 	"crypto/md5"
+	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -14,7 +19,9 @@ import (
 // once: the shard statements and the conversions of result slots. It is
 // immutable and shared by every execution.
 type statement struct {
-	id       [16]byte
+	// id is what clients execute it by (preparedID), text what a QUERY
+	// finds it by (statementID).
+	id, text [16]byte
 	keyspace string
 	query    string
 	plan     translate.Plan
@@ -51,12 +58,31 @@ type placedMemo struct {
 	placement *sharding.Placement
 }
 
-// statementID is a statement's prepared id: a digest of the keyspace and
-// the query text, so it is the same on every gateway and after a restart.
+// statementID digests the keyspace and the query text, by which QUERY
+// finds a statement planned before.
 func statementID(keyspace string, query []byte) [16]byte {
 	h := md5.New()
 	h.Write([]byte(keyspace))
 	h.Write(query)
+	var id [16]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// preparedID is a statement's prepared id: the digest of its keyspace and
+// text with the shape PREPARE tells the client (its bound variables and
+// result columns, user types' fields included). It is the same on every
+// gateway and after a restart, and a schema change that reshapes the
+// statement gives it a new id: a client holding the old shape then gets
+// UNPREPARED for the old id, whoever prepared it again first, and learns
+// the new shape by preparing, rather than decoding rows by the old one.
+// (Protocol v3 and v4 have no other way to say that a shape changed;
+// gocql executes on any connection what it prepared on one.)
+func preparedID(text [16]byte, m *translate.Metadata) [16]byte {
+	h := md5.New()
+	h.Write(text[:])
+	h.Write(appendColumnSpecs(nil, m.Variables, false))
+	h.Write(appendColumnSpecs(nil, m.Result, false))
 	var id [16]byte
 	h.Sum(id[:0])
 	return id
@@ -117,15 +143,19 @@ const maxCachedStatements = 20000
 // stmtCache holds planned statements by id, for EXECUTE and for QUERY
 // texts seen before.
 type stmtCache struct {
-	mu sync.RWMutex
-	m  map[[16]byte]*statement
+	mu     sync.RWMutex
+	byID   map[[16]byte]*statement // by prepared id
+	byText map[[16]byte]*statement // by statementID, the latest plan
 }
 
-func newStmtCache() *stmtCache { return &stmtCache{m: map[[16]byte]*statement{}} }
+func newStmtCache() *stmtCache {
+	return &stmtCache{byID: map[[16]byte]*statement{}, byText: map[[16]byte]*statement{}}
+}
 
-func (c *stmtCache) get(id [16]byte) *statement {
+// get returns the latest plan of a keyspace and text (statementID).
+func (c *stmtCache) get(text [16]byte) *statement {
 	c.mu.RLock()
-	st := c.m[id]
+	st := c.byText[text]
 	c.mu.RUnlock()
 	return st
 }
@@ -136,44 +166,60 @@ func (c *stmtCache) find(id []byte) *statement {
 	if len(id) != 16 {
 		return nil
 	}
-	return c.get([16]byte(id))
+	c.mu.RLock()
+	st := c.byID[[16]byte(id)]
+	c.mu.RUnlock()
+	return st
 }
 
 func (c *stmtCache) put(st *statement) {
 	c.mu.Lock()
-	if len(c.m) >= maxCachedStatements {
+	if len(c.byID) >= maxCachedStatements {
 		// Evict about half; a driver re-prepares an evicted statement when
 		// it gets UNPREPARED.
 		n := 0
-		for id := range c.m {
+		for id, old := range c.byID {
 			if n++; n%2 == 0 {
-				delete(c.m, id)
+				delete(c.byID, id)
+				if c.byText[old.text] == old {
+					delete(c.byText, old.text)
+				}
 			}
 		}
 	}
-	c.m[st.id] = st
+	c.byID[st.id] = st
+	c.byText[st.text] = st
+	c.mu.Unlock()
+}
+
+// forget removes a statement whose id no longer describes its plan.
+func (c *stmtCache) forget(st *statement) {
+	c.mu.Lock()
+	if c.byID[st.id] == st {
+		delete(c.byID, st.id)
+	}
 	c.mu.Unlock()
 }
 
 func (c *stmtCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.m)
+	return len(c.byID)
 }
 
 // prepare returns the planned statement for a query in a keyspace,
 // planning it unless a plan for the current schema is cached.
 func (s *Server) prepare(keyspace string, query []byte) (*statement, error) {
-	id := statementID(keyspace, query)
+	text := statementID(keyspace, query)
 	schema := s.cluster.schema()
-	if st := s.cache.get(id); st != nil && st.version == schema.Version {
+	if st := s.cache.get(text); st != nil && st.version == schema.Version {
 		return st, nil
 	}
-	return s.plan(id, keyspace, string(query), schema)
+	return s.plan(text, keyspace, string(query), schema)
 }
 
 // plan plans a statement and caches it when it can be reused.
-func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Schema) (*statement, error) {
+func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Schema) (*statement, error) {
 	parsed, err := translate.Parse(query)
 	if err != nil {
 		return nil, err
@@ -182,8 +228,8 @@ func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Sche
 	if err != nil {
 		return nil, err
 	}
-	st := &statement{id: id, keyspace: keyspace, query: query, plan: plan, version: schema.Version,
-		resultID: resultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
+	st := &statement{id: preparedID(text, plan.Meta()), text: text, keyspace: keyspace, query: query, plan: plan,
+		version: schema.Version, resultID: resultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
 	compile(st)
 	if cacheable(plan) {
 		s.cache.put(st)
@@ -193,38 +239,80 @@ func (s *Server) plan(id [16]byte, keyspace, query string, schema *pgschema.Sche
 
 // replan refreshes a cached statement whose schema has changed since it
 // was planned. When the change reshaped the statement's bound variables
-// or result columns, which the client holds from PREPARE, it answers
-// UNPREPARED instead, as Cassandra does when a schema change drops the
-// statements of a table: the driver prepares again and learns the new
-// shape, rather than decoding rows by the old one.
+// or result columns, which the client holds from PREPARE, the fresh plan
+// has another id (preparedID) and the old one answers UNPREPARED, as
+// Cassandra does when a schema change drops the statements of a table:
+// the driver prepares again and learns the new shape.
 func (s *Server) replan(st *statement) (*statement, error) {
 	schema := s.cluster.schema()
 	if st.version == schema.Version {
 		return st, nil
 	}
-	fresh, err := s.plan(st.id, st.keyspace, st.query, schema)
+	fresh, err := s.plan(st.text, st.keyspace, st.query, schema)
 	if err != nil {
 		return nil, err
 	}
-	if !sameShape(st.plan.Meta(), fresh.plan.Meta()) {
+	if fresh.id != st.id {
+		s.cache.forget(st)
 		return nil, &unpreparedError{id: st.id[:]}
 	}
 	return fresh, nil
 }
 
-// sameShape reports whether two plans bind and return the same columns,
-// by name and type.
-func sameShape(a, b *translate.Metadata) bool {
-	same := func(x, y []translate.ColumnSpec) bool {
-		if len(x) != len(y) {
+// schemaChanged reports whether err is a shard's refusal of SQL planned
+// against a schema that a change has replaced since: a column, table or
+// type it names is gone or reshaped (a DROP or ALTER that another
+// request's plan had not seen yet). The schema is reloaded first when the
+// gateway has not seen the change itself yet; an error of that kind with
+// no change behind it is a failure like any other.
+func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bool {
+	if !staleSQL(err) {
+		return false
+	}
+	// The change may still be applying on the shard the schema is read
+	// from: look again for a while.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for s.cluster.schema().Version == st.version {
+		s.cluster.reload(ctx)
+		if s.cluster.schema().Version != st.version {
+			break
+		}
+		select {
+		case <-ctx.Done():
 			return false
+		case <-time.After(20 * time.Millisecond):
 		}
-		for i := range x {
-			if x[i].Name != y[i].Name || x[i].Type.String() != y[i].Type.String() {
-				return false
-			}
-		}
+	}
+	return true
+}
+
+// staleSQL reports whether err is a shard's refusal of the kind a stale
+// plan meets (schemaChanged).
+func staleSQL(err error) bool {
+	var pgErr *pgconn.PgError
+	if err == nil || !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "42703", // undefined_column
+		"42P01", // undefined_table
+		"0A000", // feature_not_supported: cached plan must not change result type
+		"42804", // datatype_mismatch
+		"3F000": // invalid_schema_name
 		return true
 	}
-	return same(a.Variables, b.Variables) && same(a.Result, b.Result)
+	return false
+}
+
+// staleExecute is what an EXECUTE that failed with err answers: when a
+// schema change made its plan stale (schemaChanged), UNPREPARED, as
+// Cassandra answers once a schema change has dropped a table's
+// statements; the driver prepares the statement again, against the schema
+// now, and runs it again.
+func (s *Server) staleExecute(ctx context.Context, st *statement, err error) error {
+	if s.schemaChanged(ctx, st, err) {
+		return &unpreparedError{id: st.id[:]}
+	}
+	return err
 }

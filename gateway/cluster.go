@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/migrations"
@@ -192,15 +193,23 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 	for i, pool := range c.control {
 		wg.Go(func() {
 			ok := false
-			errs[i] = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-				if err := pgschema.Lock(ctx, tx); err != nil {
-					return err
-				}
-				var err error
-				if ok, err = change(ctx, tx); err != nil || !ok {
-					return err
-				}
-				return pgschema.SetVersion(ctx, tx, version)
+			errs[i] = retryLocks(ctx, func() error {
+				return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+					if err := pgschema.Lock(ctx, tx); err != nil {
+						return err
+					}
+					// The change's table locks are tried for a short while
+					// only: a DDL statement waiting for one holds up every
+					// request queued behind it on that table.
+					if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '100ms'"); err != nil {
+						return err
+					}
+					var err error
+					if ok, err = change(ctx, tx); err != nil || !ok {
+						return err
+					}
+					return pgschema.SetVersion(ctx, tx, version)
+				})
 			})
 			applied[i] = ok && errs[i] == nil
 		})
@@ -222,6 +231,27 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 		return true, err
 	}
 	return false, nil
+}
+
+// retryLocks runs f, a transaction, again while it fails for a lock it
+// could not take in time or a deadlock with requests in flight, with a
+// growing pause, until ctx ends: a schema change must apply on every
+// shard, and each try holds up requests only briefly.
+func retryLocks(ctx context.Context, f func() error) error {
+	pause := 10 * time.Millisecond
+	for {
+		err := f()
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || (pgErr.Code != "55P03" && pgErr.Code != "40P01" && pgErr.Code != "40001") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 500*time.Millisecond)
+	}
 }
 
 // onEveryShard runs f in a transaction on every shard, in parallel, and

@@ -63,6 +63,19 @@ func decodeError(d *decoder, what string) error {
 }
 
 func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error {
+	body, start := *d, len(*resp)
+	st, err := c.runQuery(ctx, d, resp)
+	if st != nil && c.srv.schemaChanged(ctx, st, err) {
+		// Planned against a schema a change has since replaced: planned
+		// again, against the schema now, and run once more.
+		*resp = (*resp)[:start]
+		_, err = c.runQuery(ctx, &body, resp)
+	}
+	return err
+}
+
+// runQuery runs a QUERY and returns its statement when it found one.
+func (c *conn) runQuery(ctx context.Context, d *decoder, resp *[]byte) (*statement, error) {
 	query := d.longString()
 	// The execution holds the parameters, so that steady traffic decodes
 	// without allocating.
@@ -76,15 +89,15 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 	}
 	if err != nil {
 		executionPool.Put(e)
-		return err
+		return nil, err
 	}
 	runs(ctx, st.kind)
 	if err := c.bind(e, arrival(ctx), st, q, fromQuery); err != nil {
 		e.release()
-		return err
+		return nil, err
 	}
 	defer e.release()
-	return e.run(ctx, st, resp)
+	return st, e.run(ctx, st, resp)
 }
 
 // keyspaceFor returns the keyspace a request runs in: the one it names
@@ -183,7 +196,7 @@ func (c *conn) bindExecute(d *decoder, at time.Time) (*execution, *statement, er
 func (e *execution) runExecute(ctx context.Context, resp *[]byte) error {
 	start := len(*resp)
 	if err := e.run(ctx, e.st, resp); err != nil {
-		return err
+		return e.c.srv.staleExecute(ctx, e.st, err)
 	}
 	if e.resultChanged {
 		markMetadataChanged(resp, start, e.st.resultID[:])

@@ -312,7 +312,8 @@ func BenchmarkQueryUncached(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.s.cache.mu.Lock()
-		clear(h.s.cache.m)
+		clear(h.s.cache.byID)
+		clear(h.s.cache.byText)
 		h.s.cache.mu.Unlock()
 		putBuffer(h.roundTrip(frame))
 	}

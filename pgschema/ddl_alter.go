@@ -119,7 +119,13 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 	if len(main) > 0 {
 		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(main, ", "))
 	}
-	if len(static) > 0 {
+	switch {
+	case len(static) > 0 && !after.HasStatic():
+		// The last static columns go, and with them the companion table,
+		// as CREATE TABLE makes one only for a table with static columns:
+		// a static column added later starts from a new one.
+		stmts = append(stmts, "DROP TABLE "+after.StaticIdent())
+	case len(static) > 0:
 		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(static, ", "))
 	}
 	if err := execAll(ctx, tx, stmts); err != nil {

@@ -11,6 +11,7 @@ import (
 
 // fromJSONNode converts a decoded JSON value to the serialization of t,
 // following each Cassandra type's fromJSONObject. A JSON null gives nil.
+// lossless is set for the values cqlpg stored itself (jsonb columns).
 func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 	if n.kind == jsonNull {
 		return nil, nil
@@ -265,7 +266,11 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 			elems[i] = v
 			found++
 		}
-		if found != len(fields) {
+		// A stored value may hold a field its type no longer has: written
+		// by a request planned before an ALTER TYPE renamed it, or read by
+		// one planned before an ALTER TYPE added it. Like a cell of a
+		// dropped column, it is not part of the value.
+		if found != len(fields) && !lossless {
 			known := map[string]bool{}
 			for _, name := range t.Fields {
 				known[name] = true

@@ -2,6 +2,7 @@ package pgschema
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -149,13 +150,15 @@ func (t *Type) IsMultiCell() bool { return (t.IsCollection() || t.Kind == UDT) &
 // IsCounter reports whether t is the counter type.
 func (t *Type) IsCounter() bool { return t.Kind == Counter }
 
-// Equal reports whether t and o are the same type.
+// Equal reports whether t and o are the same type: for user types, of
+// the same name with the same fields, which an ALTER TYPE changes.
 func (t *Type) Equal(o *Type) bool {
 	if t == o {
 		return true
 	}
 	if t == nil || o == nil || t.Kind != o.Kind || t.Frozen != o.Frozen || t.Dim != o.Dim ||
-		t.Keyspace != o.Keyspace || t.Name != o.Name || len(t.Elem) != len(o.Elem) {
+		t.Keyspace != o.Keyspace || t.Name != o.Name || len(t.Elem) != len(o.Elem) ||
+		!slices.Equal(t.Fields, o.Fields) {
 		return false
 	}
 	for i := range t.Elem {

@@ -80,6 +80,9 @@ type Op struct {
 	// alone is set on an op to run again after the transaction it shared
 	// failed: it then runs in a transaction of its own.
 	alone bool
+	// replans counts the times the op met a statement prepared before a
+	// schema change (stalePlan) and was run again.
+	replans uint8
 }
 
 // Completer is told of ops that have run (NewThenOp). OpDone runs in the
@@ -420,6 +423,10 @@ type worker struct {
 	parseAt []int
 	// cancel cancels the statement running when an op's deadline passes.
 	cancel canceller
+	// stale is set when a statement prepared on conn was found stale
+	// (stalePlan): the connection is closed after the pipeline, and its
+	// prepared statements with it.
+	stale bool
 }
 
 // cancelDeadlineDelay is how long a cancel request sent as a context ends
@@ -653,13 +660,46 @@ func (w *worker) run() {
 		}
 		if err != nil {
 			w.unprepare(i, parsed, i+1)
+			if w.replan(i, err) {
+				continue
+			}
 		}
 		w.done(i, err)
 	}
 	if err := pl.Close(); err != nil {
 		w.pool.log.Warn("closing pipeline", "err", err)
 	}
+	if w.stale {
+		w.stale = false
+		w.dropConn(ctx)
+	}
 	stats.pipelines.Observe(time.Since(began))
+}
+
+// maxReplans bounds how often one op is run again for stale statements:
+// each worker's connection may hold its own stale copy once.
+const maxReplans = 8
+
+// stalePlan reports whether err is Postgres refusing a statement that was
+// prepared on the connection before a schema change reshaped what it
+// returns ("cached plan must not change result type"). The statement did
+// not run; on a new connection, prepared anew, it can.
+func stalePlan(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && pgErr.Message == "cached plan must not change result type"
+}
+
+// replan reports whether op i, failed with err, runs again on a fresh
+// connection (stalePlan), and if so queues it.
+func (w *worker) replan(i int, err error) bool {
+	op := w.batch[i]
+	if !stalePlan(err) || op.replans >= maxReplans {
+		return false
+	}
+	op.replans++
+	w.stale = true
+	w.again(i)
+	return true
 }
 
 // unprepare forgets the statements that ops from..to-1 were to prepare
@@ -694,9 +734,11 @@ func (w *worker) collectShared(pl *pgconn.Pipeline) error {
 			w.unprepare(i, parsed, w.shared)
 			// A write that lost a deadlock or a serialization conflict
 			// is run again; a read may have passed rows on already.
-			if op.Rows == nil && (pgErr.Code == "40P01" || pgErr.Code == "40001") {
+			switch {
+			case op.Rows == nil && (pgErr.Code == "40P01" || pgErr.Code == "40001"):
 				w.again(i)
-			} else {
+			case w.replan(i, err):
+			default:
 				w.done(i, err)
 			}
 			break

@@ -311,3 +311,45 @@ func TestPoolBackendTerminated(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolStalePlan reshapes a table after a statement was prepared on the
+// pool's connection, as a schema change does: Postgres refuses the
+// prepared statement ("cached plan must not change result type"), and the
+// pool runs it again on a new connection, alone and shared, where it
+// returns the new shape.
+func TestPoolStalePlan(t *testing.T) {
+	ctx, pool := onePool(t)
+	run := func(op *sharding.Op) error {
+		t.Helper()
+		pool.Submit(op)
+		return op.Wait(ctx)
+	}
+	ddl := func(sql string) {
+		t.Helper()
+		if err := run(sharding.NewTx([]sharding.Step{{Stmt: sharding.NewStatement(sql, nil)}}, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ddl("CREATE TABLE t (k int PRIMARY KEY, v int)")
+	ddl("INSERT INTO t VALUES (1, 1)")
+	sel := sharding.NewStatement("SELECT * FROM t", nil)
+	for i, change := range []string{"ALTER TABLE t ADD w int", "ALTER TABLE t DROP v", "ALTER TABLE t ADD x text"} {
+		var r rows
+		op := sharding.NewOp(sel, nil, nil, &r)
+		op.Order = uint64(i%2 + 1) // shared, then alone
+		if err := run(op); err != nil {
+			t.Fatalf("before %s: %v", change, err)
+		}
+		before := len(r[0])
+		ddl(change)
+		r = nil
+		op = sharding.NewOp(sel, nil, nil, &r)
+		op.Order = uint64(i%2 + 1)
+		if err := run(op); err != nil {
+			t.Fatalf("after %s: %v", change, err)
+		}
+		if want := before + map[bool]int{true: 1, false: -1}[change[14:17] == "ADD"]; len(r[0]) != want {
+			t.Errorf("after %s: %d columns, want %d", change, len(r[0]), want)
+		}
+	}
+}
