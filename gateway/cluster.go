@@ -200,8 +200,10 @@ func (c *cluster) applySchema(ctx context.Context, version [16]byte,
 					}
 					// The change's table locks are tried for a short while
 					// only: a DDL statement waiting for one holds up every
-					// request queued behind it on that table.
-					if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '100ms'"); err != nil {
+					// request queued behind it on that table. The guard
+					// against DDL run outside cqlpg lets this change pass
+					// and records the layout it leaves (migration 0012).
+					if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '100ms'; SET LOCAL cqlpg.ddl = 'on'"); err != nil {
 						return err
 					}
 					var err error

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -360,4 +362,77 @@ func TestAlterUnderLoad(t *testing.T) {
 	if reads.Load() < 100 || writes.Load() < 100 {
 		t.Errorf("too little load ran: %d reads, %d writes", reads.Load(), writes.Load())
 	}
+}
+
+// TestDDLGuard runs DDL in SQL on a shard, as an operator in psql would:
+// what would break cqlpg's picture of a CQL table is refused by Postgres
+// with a hint naming the CQL statement to use instead; what leaves it as
+// it was stays allowed; CQL DDL still passes.
+func TestDDLGuard(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE guard WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE guard.t (k int, c int, v int, s int STATIC, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+		"CREATE INDEX t_v ON guard.t (v)",
+		"INSERT INTO guard.t (k, c, v, s) VALUES (1, 2, 3, 4)")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS guard") })
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, shardURLs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, tc := range []struct{ sql, hint string }{
+		{"ALTER TABLE guard.t RENAME COLUMN v TO w", "ALTER TABLE guard.t DROP column"},
+		{"ALTER TABLE guard.t DROP COLUMN v", "ALTER TABLE guard.t DROP column"},
+		{`ALTER TABLE guard.t DROP COLUMN "v$wt"`, "ALTER TABLE guard.t DROP column"},
+		{"ALTER TABLE guard.t ALTER COLUMN v TYPE bigint", "A CQL column's type cannot change"},
+		{`ALTER TABLE guard."t$static" DROP COLUMN s`, "ALTER TABLE guard.t DROP column"},
+		{`DROP INDEX guard."t$key"`, "DROP TABLE guard.t"},
+		{`DROP INDEX guard.t_v`, "DROP INDEX guard.name"},
+		{`DROP TABLE guard."t$static"`, "DROP TABLE guard.t"},
+		{"ALTER TABLE guard.t RENAME TO u", "DROP TABLE guard.t"},
+		{"ALTER TABLE guard.t SET SCHEMA public", "DROP TABLE guard.t"},
+		{"DROP TABLE guard.t", "DROP TABLE guard.t"},
+		{"DROP SCHEMA guard CASCADE", "DROP KEYSPACE guard"},
+		{"ALTER SCHEMA guard RENAME TO guard2", "DROP KEYSPACE guard"},
+	} {
+		_, err := conn.Exec(ctx, tc.sql)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" || !strings.Contains(pgErr.Hint, tc.hint) {
+			t.Errorf("%s: %v (hint %q), want SQLSTATE 55006 with a hint naming %q", tc.sql, err, hintOf(err), tc.hint)
+		}
+	}
+	for _, sql := range []string{
+		"CREATE INDEX my_v ON guard.t (v, k)",
+		"DROP INDEX guard.my_v",
+		"COMMENT ON COLUMN guard.t.v IS 'my note'",
+		"GRANT SELECT ON guard.t TO PUBLIC",
+		"ALTER TABLE guard.t ALTER COLUMN v SET STATISTICS 500",
+		"ALTER TABLE guard.t SET (fillfactor = 90)",
+		"CREATE STATISTICS guard.t_stats ON k, v FROM guard.t",
+		"DROP STATISTICS guard.t_stats",
+		"VACUUM guard.t",
+		"ANALYZE guard.t",
+		"CREATE TABLE public.guard_other (a int)",
+		"ALTER TABLE public.guard_other RENAME COLUMN a TO b",
+		"DROP TABLE public.guard_other",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+	if got := ints(t, sess, "SELECT v FROM guard.t WHERE k = 1"); !slices.Equal(got, []int{3}) {
+		t.Errorf("rows after the refused DDL: %v", got)
+	}
+	exec(t, sess, "ALTER TABLE guard.t ADD w int", "DROP INDEX guard.t_v", "ALTER TABLE guard.t DROP v",
+		"ALTER TABLE guard.t RENAME c TO cc", "DROP TABLE guard.t")
+}
+
+func hintOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Hint
+	}
+	return ""
 }
