@@ -94,10 +94,12 @@ func (c *conn) errorMessage(err error) message.Error {
 }
 
 // postgresError classifies an error a shard returned, by SQLSTATE class.
+// Postgres's own text never reaches the client: a value the gateway
+// accepted and a shard refused (a data exception, class 22) is the
+// gateway's failure to store what Cassandra would, not the client's
+// mistake, and is answered as a server error like the others.
 func (c *conn) postgresError(e *pgconn.PgError) message.Error {
 	switch {
-	case len(e.Code) == 5 && e.Code[:2] == "22": // data exception: a value Postgres cannot hold
-		return &message.Invalid{ErrorMessage: e.Message}
 	case len(e.Code) == 5 && e.Code[:2] == "53": // insufficient resources
 		// Postgres's text may name the shard's roles or settings: it goes
 		// to the log only.

@@ -436,3 +436,58 @@ func hintOf(err error) string {
 	}
 	return ""
 }
+
+// TestRecreatedTable drops a table and creates it again under the same
+// name with other column types, as a suite of tests run one after another
+// does: the statements of the old table, prepared on the shards'
+// connections for its types, are never used for the new one.
+func TestRecreatedTable(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE recreated WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS recreated") })
+	query := "SELECT * FROM recreated.t WHERE k = 0 AND c1 = ? AND c2 IN (?, ?) ORDER BY c1 DESC"
+	for round, typ := range []string{"text", "int", "bigint", "blob", "ascii", "int"} {
+		// A driver keeps the types of the statements it prepared: a new
+		// session learns the new ones, as a new test's would.
+		sess := session(t, "")
+		exec(t, sess, "DROP TABLE IF EXISTS recreated.t",
+			"CREATE TABLE recreated.t (k int, c1 "+typ+", c2 "+typ+", v "+typ+", PRIMARY KEY (k, c1, c2))")
+		lit := map[string]func(int) any{
+			"text":   func(n int) any { return strconv.Itoa(n) },
+			"ascii":  func(n int) any { return strconv.Itoa(n) },
+			"int":    func(n int) any { return n },
+			"bigint": func(n int) any { return int64(n) },
+			"blob":   func(n int) any { return []byte{byte(n)} },
+		}[typ]
+		for c2 := range 3 {
+			if err := sess.Query("INSERT INTO recreated.t (k, c1, c2, v) VALUES (0, ?, ?, ?)", lit(0), lit(c2), lit(c2)).Exec(); err != nil {
+				t.Fatalf("round %d (%s): insert: %v", round, typ, err)
+			}
+		}
+		for _, q := range []string{query, strings.NewReplacer("= ?", "= "+cqlLiteral(lit(0)), "(?, ?)", "("+cqlLiteral(lit(2))+", "+cqlLiteral(lit(0))+")").Replace(query)} {
+			args := []any{lit(0), lit(2), lit(0)}
+			if !strings.Contains(q, "?") {
+				args = nil
+			}
+			rows, err := queryRows(sess.Query(q, args...))
+			if err != nil {
+				t.Fatalf("round %d (%s): %s: %v", round, typ, q, err)
+			}
+			want := []string{fmt.Sprintf("0 %v %v %v", lit(0), lit(2), lit(2)), fmt.Sprintf("0 %v %v %v", lit(0), lit(0), lit(0))}
+			if !slices.Equal(rows, want) {
+				t.Errorf("round %d (%s): %s: %v, want rows (0, 0, 2) then (0, 0, 0)", round, typ, q, rows)
+			}
+		}
+	}
+}
+
+// cqlLiteral writes a value of TestRecreatedTable as a CQL literal.
+func cqlLiteral(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "'" + v + "'"
+	case []byte:
+		return fmt.Sprintf("0x%x", v)
+	}
+	return fmt.Sprint(v)
+}

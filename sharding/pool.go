@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -27,9 +28,17 @@ type Statement struct {
 	ParamOIDs []uint32
 }
 
-// NewStatement returns the statement for an SQL text.
+// NewStatement returns the statement for an SQL text and the types of its
+// parameters. Its name digests both: the same text sent with other types
+// (a table dropped and made again with other column types) is another
+// statement, never one prepared for the old types.
 func NewStatement(sql string, paramOIDs []uint32) *Statement {
-	sum := sha256.Sum256([]byte(sql))
+	h := sha256.New()
+	h.Write([]byte(sql))
+	for _, oid := range paramOIDs {
+		h.Write(binary.BigEndian.AppendUint32(nil, oid))
+	}
+	sum := h.Sum(nil)
 	return &Statement{Name: "cqlpg_" + hex.EncodeToString(sum[:12]), SQL: sql, ParamOIDs: paramOIDs}
 }
 
