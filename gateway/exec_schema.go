@@ -61,7 +61,11 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 		case translate.AlterAdd:
 			return true, pgschema.AddColumns(ctx, tx, p.NewTable, p.Columns)
 		case translate.AlterDrop:
-			return true, pgschema.DropColumns(ctx, tx, p.NewTable, p.Columns, now)
+			when := now
+			if p.DropTime != nil {
+				when = time.UnixMicro(*p.DropTime)
+			}
+			return true, pgschema.DropColumns(ctx, tx, p.NewTable, p.Columns, when)
 		case translate.AlterRename:
 			return true, pgschema.RenameColumns(ctx, tx, p.NewTable, p.Renames)
 		}

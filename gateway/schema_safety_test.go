@@ -491,3 +491,40 @@ func cqlLiteral(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// TestDropColumnUsingTimestamp follows Cassandra's dropped-column rule: a
+// column dropped USING TIMESTAMP and added again shows the cells written
+// after the drop time, and not those written at or before it; a static
+// column dropped and added again starts empty.
+func TestDropColumnUsingTimestamp(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE dropts WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE dropts.t (id int, c1 int, v1 int, todrop int, s int STATIC, PRIMARY KEY (id, c1))")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS dropts") })
+	sess.SetConsistency(gocql.All)
+	for i := range 5 {
+		if err := sess.Query("INSERT INTO dropts.t (id, c1, v1, todrop, s) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?",
+			1, i, i, i, i, 10000*i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, sess, "ALTER TABLE dropts.t DROP todrop USING TIMESTAMP 20000")
+	if rows, err := queryRows(sess.Query("SELECT * FROM dropts.t")); err != nil || len(rows) != 5 || !strings.HasPrefix(rows[0], "1 0 4 0") {
+		t.Errorf("after the drop: %v %v", rows, err)
+	}
+	exec(t, sess, "ALTER TABLE dropts.t ADD todrop int",
+		"INSERT INTO dropts.t (id, c1, v1, todrop) VALUES (1, 100, 100, 100) USING TIMESTAMP 30000")
+	rows, err := queryRows(sess.Query("SELECT id, c1, v1, todrop FROM dropts.t"))
+	if want := []string{"1 0 0 null", "1 1 1 null", "1 2 2 null", "1 3 3 3", "1 4 4 4", "1 100 100 100"}; err != nil || !slices.Equal(rows, want) {
+		t.Errorf("after adding it back: %v %v, want %v", rows, err, want)
+	}
+	exec(t, sess, "ALTER TABLE dropts.t DROP s", "ALTER TABLE dropts.t ADD s int STATIC")
+	if got, err := queryRows(sess.Query("SELECT s FROM dropts.t WHERE id = 1 LIMIT 1")); err != nil || !slices.Equal(got, []string{"null"}) {
+		t.Errorf("static column added back: %v %v", got, err)
+	}
+	exec(t, sess, "ALTER TABLE dropts.t DROP todrop", "ALTER TABLE dropts.t ADD todrop int")
+	if got := ints(t, sess, "SELECT todrop FROM dropts.t WHERE id = 1 AND c1 = 4"); len(got) != 1 || got[0] != 0 {
+		t.Errorf("dropped now and added back: %v, want null", got)
+	}
+}

@@ -2,10 +2,13 @@ package pgschema
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -51,27 +54,49 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 			hadStatic = true
 		}
 	}
-	var main, static []string
+	var main, static, restored []*Column
 	for _, c := range cols {
+		ident := after.Ident()
+		if c.Kind == Static {
+			if !hadStatic {
+				continue // a new companion table, with nothing set aside
+			}
+			ident = after.StaticIdent()
+		}
+		ok, err := restoreDropped(ctx, tx, after, ident, c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			restored = append(restored, c)
+		}
+	}
+	var mainDDL, staticDDL []string
+	for _, c := range cols {
+		if containsColumn(restored, c) {
+			continue
+		}
 		adds := []string{"ADD COLUMN " + columnDDL(c)}
 		for _, d := range cellDDL(c) {
 			adds = append(adds, "ADD COLUMN "+d)
 		}
 		if c.Kind == Static {
-			static = append(static, adds...)
+			staticDDL = append(staticDDL, adds...)
+			static = append(static, c)
 		} else {
-			main = append(main, adds...)
+			mainDDL = append(mainDDL, adds...)
+			main = append(main, c)
 		}
 	}
 	var stmts []string
 	if len(main) > 0 {
-		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(main, ", "))
+		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(mainDDL, ", "))
 	}
 	switch {
 	case len(static) > 0 && !hadStatic:
 		stmts = append(stmts, after.createStaticSQL()...)
 	case len(static) > 0:
-		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(static, ", "))
+		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(staticDDL, ", "))
 	}
 	if err := execAll(ctx, tx, stmts); err != nil {
 		return err
@@ -85,6 +110,83 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 		return err
 	}
 	return setComment(ctx, tx, after)
+}
+
+// storedColumns names the Postgres columns that hold the column's cells: its
+// value, write time and expiry, and the empty-value flag of the types
+// that have one.
+func (c *Column) storedColumns() []string {
+	names := []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn()}
+	if e := c.EmptyColumn(); e != "" {
+		names = append(names, e)
+	}
+	return names
+}
+
+// droppedName is where DropColumns sets aside the Postgres column name.
+func droppedName(name string) string {
+	const suffix = "$dropped"
+	if len(name)+len(suffix) <= maxPGName {
+		return name + suffix
+	}
+	sum := sha256.Sum256([]byte(name))
+	tag := "~" + hex.EncodeToString(sum[:4]) + suffix
+	cut := maxPGName - len(tag)
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + tag
+}
+
+// hasStaticIn reports whether cols holds a static column.
+func (t *Table) hasStaticIn(cols []*Column) bool {
+	for _, c := range cols {
+		if c.Kind == Static {
+			return true
+		}
+	}
+	return false
+}
+
+// restoreDropped takes back the cells DropColumns set aside for a column
+// of c's name, keeping those written after the drop time, as Cassandra
+// does when a dropped column is added again (the planner has checked that
+// its type is compatible); it reports whether there were any to take back.
+func restoreDropped(ctx context.Context, tx Querier, t *Table, ident string, c *Column) (bool, error) {
+	names := c.storedColumns()
+	var kept int
+	err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_attribute
+		WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attname = ANY($2)`,
+		ident, droppedNames(names)).Scan(&kept)
+	if err != nil || kept != len(names) {
+		return false, err
+	}
+	var dropped time.Time
+	err = tx.QueryRow(ctx, `SELECT dropped_time FROM cqlpg.dropped_columns
+		WHERE keyspace_name = $1 AND table_name = $2 AND column_name = $3`, t.Keyspace, t.Name, c.Name).Scan(&dropped)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var stmts []string
+	sets := make([]string, len(names))
+	for i, name := range names {
+		stmts = append(stmts, "ALTER TABLE "+ident+" RENAME COLUMN "+Quote(droppedName(name))+" TO "+Quote(name))
+		sets[i] = Quote(name) + " = NULL"
+	}
+	stmts = append(stmts, fmt.Sprintf("UPDATE %s SET %s WHERE %s <= %d", ident, strings.Join(sets, ", "),
+		Quote(c.WritetimeColumn()), dropped.UnixMicro()))
+	return true, execAll(ctx, tx, stmts)
+}
+
+func droppedNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = droppedName(n)
+	}
+	return out
 }
 
 func containsColumn(cols []*Column, c *Column) bool {
@@ -102,31 +204,30 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 	if err := tableExists(ctx, tx, after); err != nil {
 		return err
 	}
-	var main, static []string
-	for _, c := range cols {
-		drops := []string{"DROP COLUMN " + Quote(c.PGName), "DROP COLUMN " + Quote(c.WritetimeColumn()),
-			"DROP COLUMN " + Quote(c.ExpiryColumn())}
-		if e := c.EmptyColumn(); e != "" {
-			drops = append(drops, "DROP COLUMN "+Quote(e))
-		}
-		if c.Kind == Static {
-			static = append(static, drops...)
-		} else {
-			main = append(main, drops...)
-		}
-	}
+	// A dropped column's cells are set aside, not dropped: Cassandra
+	// shows again, when a column of the same name is added back, the
+	// cells written after the drop time (DROP ... USING TIMESTAMP in the
+	// past, or client timestamps ahead of it). AddColumns takes them back.
 	var stmts []string
-	if len(main) > 0 {
-		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(main, ", "))
+	staticGone := !after.HasStatic()
+	for _, c := range cols {
+		ident := after.Ident()
+		if c.Kind == Static {
+			if staticGone {
+				continue
+			}
+			ident = after.StaticIdent()
+		}
+		for _, name := range c.storedColumns() {
+			stmts = append(stmts, "ALTER TABLE "+ident+" DROP COLUMN IF EXISTS "+Quote(droppedName(name)),
+				"ALTER TABLE "+ident+" RENAME COLUMN "+Quote(name)+" TO "+Quote(droppedName(name)))
+		}
 	}
-	switch {
-	case len(static) > 0 && !after.HasStatic():
+	if staticGone && after.hasStaticIn(cols) {
 		// The last static columns go, and with them the companion table,
 		// as CREATE TABLE makes one only for a table with static columns:
 		// a static column added later starts from a new one.
 		stmts = append(stmts, "DROP TABLE "+after.StaticIdent())
-	case len(static) > 0:
-		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(static, ", "))
 	}
 	if err := execAll(ctx, tx, stmts); err != nil {
 		return err

@@ -104,6 +104,9 @@ type SchemaChange struct {
 	// column names to the renamed columns.
 	Columns []*pgschema.Column
 	Renames map[string]*pgschema.Column
+	// DropTime is ALTER TABLE ... DROP's USING TIMESTAMP, in
+	// microseconds; nil drops at the statement's time.
+	DropTime *int64
 	// NewType is what CREATE or ALTER TYPE makes. FieldRenames maps old
 	// field names to new ones, and TypeUsers lists the columns of that
 	// type, in the tables of UserTables, whose values must follow.

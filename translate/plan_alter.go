@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -57,7 +58,9 @@ func (p *planner) planAlterTable(s *AlterTableStmt) (Plan, error) {
 	case AlterAdd:
 		err = p.alterAdd(t, s, change, &cols)
 	case AlterDrop:
-		err = alterDrop(t, s, change, &cols)
+		if err = alterDrop(t, s, change, &cols); err == nil && s.Timestamp != nil {
+			err = p.dropTime(s.Timestamp, change)
+		}
 	case AlterRename:
 		err = alterRename(t, s, change, cols)
 	case AlterWith:
@@ -117,6 +120,22 @@ func (p *planner) alterAdd(t *pgschema.Table, s *AlterTableStmt, change *SchemaC
 		change.Columns = append(change.Columns, c)
 		*cols = append(*cols, c)
 	}
+	return nil
+}
+
+// dropTime plans DROP's USING TIMESTAMP, which Cassandra's grammar takes
+// as an integer literal only: the drop time in microseconds.
+func (p *planner) dropTime(ts Term, change *SchemaChange) error {
+	v, err := p.value(ts, ColumnSpec{Keyspace: change.Keyspace, Table: change.Name, Name: "[timestamp]",
+		Type: pgschema.Scalar(pgschema.Bigint)})
+	if err != nil {
+		return err
+	}
+	if v.Marker >= 0 || len(v.Const) != 8 {
+		return invalidf("USING TIMESTAMP of ALTER TABLE ... DROP takes an integer literal")
+	}
+	micros := int64(binary.BigEndian.Uint64(v.Const))
+	change.DropTime = &micros
 	return nil
 }
 
