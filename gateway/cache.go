@@ -42,6 +42,10 @@ type statement struct {
 	resultID [16]byte
 	// kind is the statement's kind, for the requests' metrics.
 	kind stmtKind
+	// prepared is set once a client has prepared the statement: a v5
+	// client executing the id of an older shape of it is then told of its
+	// result metadata instead of UNPREPARED (bindExecute).
+	prepared atomic.Bool
 	// placed memoizes the placement the statement's last execution
 	// resolved: finding it in the topology builds a key string, which
 	// costs more than the rest of a read.
@@ -192,15 +196,6 @@ func (c *stmtCache) put(st *statement) {
 	c.mu.Unlock()
 }
 
-// forget removes a statement whose id no longer describes its plan.
-func (c *stmtCache) forget(st *statement) {
-	c.mu.Lock()
-	if c.byID[st.id] == st {
-		delete(c.byID, st.id)
-	}
-	c.mu.Unlock()
-}
-
 func (c *stmtCache) len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -244,19 +239,31 @@ func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Sc
 // Cassandra does when a schema change drops the statements of a table:
 // the driver prepares again and learns the new shape.
 func (s *Server) replan(st *statement) (*statement, error) {
+	fresh, err := s.latest(st)
+	if err == nil && fresh.id != st.id {
+		err = &unpreparedError{id: st.id[:]}
+	}
+	return fresh, err
+}
+
+// latest returns the plan of a statement's text against the schema now:
+// the statement itself while its schema holds, else the latest plan
+// cached for its text, planned if none is.
+func (s *Server) latest(st *statement) (*statement, error) {
 	schema := s.cluster.schema()
 	if st.version == schema.Version {
 		return st, nil
 	}
-	fresh, err := s.plan(st.text, st.keyspace, st.query, schema)
-	if err != nil {
-		return nil, err
+	if fresh := s.cache.get(st.text); fresh != nil && fresh.version == schema.Version {
+		return fresh, nil
 	}
-	if fresh.id != st.id {
-		s.cache.forget(st)
-		return nil, &unpreparedError{id: st.id[:]}
-	}
-	return fresh, nil
+	return s.plan(st.text, st.keyspace, st.query, schema)
+}
+
+// sameVariables reports whether two plans bind the same variables.
+func sameVariables(a, b *statement) bool {
+	x, y := a.plan.Meta().Variables, b.plan.Meta().Variables
+	return len(x) == len(y) && string(appendColumnSpecs(nil, x, false)) == string(appendColumnSpecs(nil, y, false))
 }
 
 // schemaChanged reports whether err is a shard's refusal of SQL planned

@@ -133,6 +133,7 @@ func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
 		// EXECUTE must find it even though it is planned afresh each time.
 		c.srv.cache.put(st)
 	}
+	st.prepared.Store(true)
 	*resp = appendPrepared(*resp, c.version, st.id[:], st.resultID[:], st.plan.Meta())
 	return nil
 }
@@ -167,6 +168,17 @@ func (c *conn) bindExecute(d *decoder, at time.Time) (*execution, *statement, er
 		return nil, nil, err
 	}
 	st, err := c.srv.lookup(id)
+	if err != nil && resultID != nil {
+		// A v5 client says which result metadata it holds: the id of a
+		// statement whose result a schema change reshaped goes on serving
+		// once the statement has been prepared again (its new shape has
+		// another id), with the new metadata below, as in Cassandra.
+		if old := c.srv.cache.find(id); old != nil {
+			if fresh, ferr := c.srv.latest(old); ferr == nil && fresh.prepared.Load() && sameVariables(old, fresh) {
+				st, err = fresh, nil
+			}
+		}
+	}
 	if err != nil {
 		executionPool.Put(e)
 		return nil, nil, err
