@@ -367,6 +367,26 @@ func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 		}
 	}
 	for _, r := range rs {
+		if r.Kind == translate.OnTuple {
+			// A write's (c1, c2) IN (...): its tuples give c1 and the
+			// columns after it together; those are marked, and skipped.
+			if r.Columns == nil {
+				continue
+			}
+			tuples, err := e.tupleKeys(r)
+			if err != nil {
+				return nil, err
+			}
+			multi = true
+			next := make([][][]byte, 0, len(keys)*len(tuples))
+			for _, k := range keys {
+				for _, tup := range tuples {
+					next = append(next, append(k[:len(k):len(k)], tup...))
+				}
+			}
+			keys = next
+			continue
+		}
 		values, err := e.keyValues(r)
 		if err != nil {
 			return nil, err
@@ -398,6 +418,60 @@ func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 	}
 	slices.SortStableFunc(keys, func(a, b [][]byte) int { return pgschema.CompareKeys(types, a, b) })
 	return slices.CompactFunc(keys, func(a, b [][]byte) bool { return pgschema.CompareKeys(types, a, b) == 0 }), nil
+}
+
+// tupleKeys returns the tuples a write's (c1, c2) IN (...) allows, each
+// split into its columns' values.
+func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
+	var whole [][]byte // tuples bound as one value each
+	var out [][][]byte
+	if r.ListMarker {
+		var err error
+		if whole, err = e.listValues(r.Values, true, r.Column); err != nil {
+			return nil, err
+		}
+	}
+	for _, tuple := range r.Tuples {
+		if len(tuple) != len(r.Columns) {
+			v, unset := e.bound.Get(tuple[0])
+			if unset || v == nil {
+				return nil, invalidf("Invalid %s value for column %s", map[bool]string{true: "unset", false: "null"}[unset], r.Column.Name)
+			}
+			whole = append(whole, v)
+			continue
+		}
+		values := make([][]byte, len(tuple))
+		for i, v := range tuple {
+			var err error
+			b, unset := e.bound.Get(v)
+			if unset {
+				return nil, invalidf("Invalid unset value for column %s", r.Columns[i].Name)
+			}
+			if b == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
+			}
+			if values[i], err = normalize(r.Columns[i].Type, b); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, values)
+	}
+	for _, v := range whole {
+		values, err := splitTuple(v)
+		if err != nil || len(values) != len(r.Columns) {
+			return nil, invalidf("Invalid tuple value for column %s", r.Column.Name)
+		}
+		for i, b := range values {
+			if b == nil {
+				return nil, invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
+			}
+			if values[i], err = normalize(r.Columns[i].Type, b); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, values)
+	}
+	return out, nil
 }
 
 // int32Value reads a bound int (LIMIT, TTL).

@@ -112,3 +112,40 @@ func sortedEntries(t *pgschema.Type, keys, values [][]byte) ([][]byte, [][]byte)
 	}
 	return outK, outV
 }
+
+// tupleElement is element index of a tuple bound to one marker, as a
+// write's (c1, c2) = ? restricts each column by its element.
+type tupleElement struct {
+	tuple Value
+	index int
+}
+
+func (c *tupleElement) Compute(b *Bound, _ *EvalContext) ([]byte, bool, error) {
+	v, unset := b.Get(c.tuple)
+	if unset {
+		return nil, true, nil
+	}
+	if v == nil {
+		return nil, false, nil
+	}
+	for i := 0; ; i++ {
+		if len(v) < 4 {
+			return nil, false, invalidf("Invalid tuple value: not enough bytes")
+		}
+		n := int32(binary.BigEndian.Uint32(v))
+		v = v[4:]
+		if n < 0 {
+			n = 0
+			if i == c.index {
+				return nil, false, nil
+			}
+		}
+		if int(n) > len(v) {
+			return nil, false, invalidf("Invalid tuple value: not enough bytes")
+		}
+		if i == c.index {
+			return v[:n], false, nil
+		}
+		v = v[n:]
+	}
+}

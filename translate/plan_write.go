@@ -461,10 +461,47 @@ func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb stri
 			return nil, invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", verb)
 		}
 	}
-	if len(r.tuples) > 0 {
-		return nil, invalidf("Multi-column relations are not supported in %s statements", verb)
+	if err := p.spreadTuples(r, verb); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// spreadTuples turns a write's multi-column relations into the
+// restrictions of single clustering columns that its keys are made of:
+// (c1, c2) = (v1, v2) restricts each column by =, and (c1, c2) IN (...)
+// stays whole on c1, the columns after it marked as part of it (the
+// executor's key product takes the tuples together). Slices of tuples
+// are refused.
+func (p *planner) spreadTuples(r *restrictions, verb string) error {
+	for _, tr := range r.tuples {
+		switch tr.Op {
+		case OpEQ:
+			for i, c := range tr.Columns {
+				v := tr.Values[min(i, len(tr.Values)-1)]
+				if tr.TupleMarker {
+					v = p.compute(&tupleElement{tuple: v, index: i})
+				}
+				r.cluster[c.Position] = []Restriction{{Kind: OnColumn, Column: c, Op: OpEQ, Values: []Value{v}}}
+			}
+		case OpIN:
+			whole := tr
+			whole.Column = tr.Columns[0]
+			r.cluster[whole.Column.Position] = []Restriction{whole}
+			for _, c := range tr.Columns[1:] {
+				r.cluster[c.Position] = []Restriction{{Kind: OnTuple, Column: c, Op: OpIN}}
+			}
+		case OpLT, OpLTE, OpGT, OpGTE:
+			if verb != "DELETE" {
+				return invalidf("Slice restrictions are not supported on the clustering columns in %s statements", verb)
+			}
+			return invalidf("Multi-column relations are not supported in %s statements", verb)
+		default:
+			return invalidf("Multi-column relations are not supported in %s statements", verb)
+		}
+	}
+	r.tuples = nil
+	return nil
 }
 
 // checkKeysOnly refuses a write's restrictions on columns outside the
