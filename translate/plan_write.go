@@ -36,8 +36,10 @@ type Write struct {
 	// and range deletions (a prefix).
 	Keys []Restriction
 	// Slice bounds the clustering column after the prefix of a range
-	// deletion, when given.
-	Slice []Restriction
+	// deletion, when given; TupleSlice bounds the clustering columns after
+	// it together, (c1, c2) > (v1, v2).
+	Slice      []Restriction
+	TupleSlice *Restriction
 	// SQL writes one row (or range); its parameters take the row's key,
 	// token, timestamp and expiry at execution.
 	SQL    string
@@ -320,14 +322,14 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Keys, w.Slice = r.keys, r.slice
+	w.Keys, w.Slice, w.TupleSlice = r.keys, r.slice, r.tuple
 	if err := p.updateConditions(w, s.IfExists, s.Conditions, "deletions"); err != nil {
 		return nil, err
 	}
 	if err := checkAttributes(w); err != nil {
 		return nil, err
 	}
-	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0
+	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0 && w.TupleSlice == nil
 	if err := checkDeleteConditions(w, cells, full); err != nil {
 		return nil, err
 	}
@@ -343,7 +345,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 		w.SQL, w.Params, err = deleteRowSQL(t)
 	default:
 		w.Kind = WriteDeleteRange
-		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice)
+		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice, w.TupleSlice)
 	}
 	if err != nil {
 		return nil, err
@@ -472,7 +474,7 @@ func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb stri
 // (c1, c2) = (v1, v2) restricts each column by =, and (c1, c2) IN (...)
 // stays whole on c1, the columns after it marked as part of it (the
 // executor's key product takes the tuples together). Slices of tuples
-// are refused.
+// are kept, in tupleSlices, for a DELETE's range.
 func (p *planner) spreadTuples(r *restrictions, verb string) error {
 	for _, tr := range r.tuples {
 		switch tr.Op {
@@ -495,7 +497,9 @@ func (p *planner) spreadTuples(r *restrictions, verb string) error {
 			if verb != "DELETE" {
 				return invalidf("Slice restrictions are not supported on the clustering columns in %s statements", verb)
 			}
-			return invalidf("Multi-column relations are not supported in %s statements", verb)
+			// A range deletion: deleteRestrictions takes it.
+			r.tupleSlices = append(r.tupleSlices, tr)
+			continue
 		default:
 			return invalidf("Multi-column relations are not supported in %s statements", verb)
 		}
@@ -525,6 +529,7 @@ func (r *restrictions) checkKeysOnly() error {
 type deleteKeys struct {
 	keys  []Restriction
 	slice []Restriction
+	tuple *Restriction
 }
 
 func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlyStatic bool) (*deleteKeys, error) {
@@ -554,6 +559,19 @@ func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlySt
 			break
 		}
 		d.keys = append(d.keys, rs[0])
+	}
+	switch n := len(r.tupleSlices); {
+	case n > 1:
+		// Both ends of a tuple slice fall into ranges that depend on
+		// the bound values; the deletions table holds only one-sided
+		// ones so far.
+		return nil, invalidf("Multi-column relations are not supported in DELETE statements")
+	case n == 1:
+		ts := r.tupleSlices[0]
+		if d.slice != nil || ts.Columns[0].Position != len(d.keys)-len(t.PartitionKey) {
+			return nil, invalidf("Multi-column relations are not supported in DELETE statements")
+		}
+		d.tuple = &ts
 	}
 	return d, nil
 }

@@ -56,8 +56,10 @@ type restrictions struct {
 	partition [][]Restriction // single-column, per partition key column
 	cluster   [][]Restriction // single-column, per clustering column
 	tuples    []Restriction   // multi-column, on clustering columns
-	token     []Restriction
-	others    []Restriction // static and regular columns, elements, CONTAINS
+	// tupleSlices are a DELETE's multi-column slices (spreadTuples).
+	tupleSlices []Restriction
+	token       []Restriction
+	others      []Restriction // static and regular columns, elements, CONTAINS
 	// clusterSeq holds the clustering restrictions, single-column and
 	// tuple, in the order they were written; allowFiltering lifts the
 	// rules on their order (checkSliceOrder).

@@ -246,32 +246,53 @@ func coveringDeletion(t *pgschema.Table) sq.SelectBuilder {
 		JoinClause(sq.ConcatExpr("CROSS JOIN (", key, ") AS k")).Where(where)
 }
 
+// rangeBound is one end of a range deletion's slice: op and the value of
+// its clustering column, as a parameter.
+type rangeBound struct {
+	column *pgschema.Column
+	op     Operator
+	value  Param
+}
+
+// sliceBounds are the bounds of single-column slice restrictions.
+func sliceBounds(slice []Restriction) []rangeBound {
+	out := make([]rangeBound, len(slice))
+	for i, r := range slice {
+		out[i] = rangeBound{r.Column, r.Op, sortParam(r.Column, r.Values[0])}
+	}
+	return out
+}
+
 // recordDeletion records a partition or range deletion: the first nkeys
-// key columns fixed, and a slice of the next clustering column. Deleting
-// the same range again keeps the newer timestamp.
-func recordDeletion(t *pgschema.Table, nkeys int, slice []Restriction) sq.Sqlizer {
+// key columns fixed, the next clustering columns fixed to the values of
+// fixed, and a slice of the clustering column after them. Deleting the
+// same range again keeps the newer timestamp.
+func recordDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBound) sq.Sqlizer {
 	npk := len(t.PartitionKey)
 	cols := []string{quote(pgschema.TokenColumn)}
 	vals := []any{Param{Kind: ParamToken}}
 	for i, c := range t.PartitionKey {
 		cols, vals = append(cols, quote(c.PGName)), append(vals, keyParam(t, i))
 	}
-	cols, vals = append(cols, quote(pgschema.PrefixColumn)), append(vals, sq.Expr(fmt.Sprint(nkeys-npk)))
+	cols, vals = append(cols, quote(pgschema.PrefixColumn)), append(vals, sq.Expr(fmt.Sprint(nkeys-npk+len(fixed))))
 	for i := range nkeys - npk {
 		cols, vals = append(cols, quote(pgschema.DeletionColumn(i, ""))), append(vals, keyParam(t, npk+i))
 	}
+	for i, p := range fixed {
+		cols, vals = append(cols, quote(pgschema.DeletionColumn(nkeys-npk+i, ""))), append(vals, p)
+	}
 	loIncl, hiIncl := "false", "false"
 	for _, r := range slice {
-		i := r.Column.Position
-		switch r.Op {
+		i := r.column.Position
+		switch r.op {
 		case OpGT, OpGTE:
-			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "lo"))), append(vals, sortParam(r.Column, r.Values[0]))
-			if r.Op == OpGTE {
+			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "lo"))), append(vals, r.value)
+			if r.op == OpGTE {
 				loIncl = "true"
 			}
 		case OpLT, OpLTE:
-			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "hi"))), append(vals, sortParam(r.Column, r.Values[0]))
-			if r.Op == OpLTE {
+			cols, vals = append(cols, quote(pgschema.DeletionColumn(i, "hi"))), append(vals, r.value)
+			if r.op == OpLTE {
 				hiIncl = "true"
 			}
 		}
@@ -292,6 +313,37 @@ func recordDeletion(t *pgschema.Table, nkeys int, slice []Restriction) sq.Sqlize
 	target = append(target, quote(pgschema.LoInclColumn), quote(pgschema.HiInclColumn))
 	return sq.Insert(strings.ReplaceAll(t.DeletionsIdent(), "?", "??") + " AS x").Columns(cols...).Values(vals...).
 		Suffix(fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %[2]s = GREATEST(x.%[2]s, excluded.%[2]s)", strings.Join(target, ", "), del))
+}
+
+// tupleDeletions records the deletion of a one-sided tuple slice, (c1, c2,
+// c3) > (v1, v2, v3), as the ranges its rows fall in, which the deletions
+// table holds: c1 > v1; c1 = v1 and c2 > v2; c1 = v1, c2 = v2 and c3 > v3
+// (>= for the last when the slice includes its bound).
+func tupleDeletions(t *pgschema.Table, nkeys int, tuple Restriction) []sq.Sqlizer {
+	value := func(i int) Param {
+		v := tuple.Values[min(i, len(tuple.Values)-1)]
+		p := sortParam(tuple.Columns[i], v)
+		if tuple.TupleMarker {
+			p.Element = i
+		}
+		return p
+	}
+	var out []sq.Sqlizer
+	for i, c := range tuple.Columns {
+		op := tuple.Op
+		if i < len(tuple.Columns)-1 {
+			op = map[Operator]Operator{OpGTE: OpGT, OpLTE: OpLT}[op]
+			if op == 0 {
+				op = tuple.Op
+			}
+		}
+		fixed := make([]Param, i)
+		for j := range i {
+			fixed[j] = value(j)
+		}
+		out = append(out, recordDeletion(t, nkeys, fixed, []rangeBound{{c, op, value(i)}}))
+	}
+	return out
 }
 
 // upsertSQL builds the write of cells (and, for INSERT, the row marker) to
@@ -400,9 +452,10 @@ func deleteRowSQL(t *pgschema.Table) (string, []Param, error) {
 
 // deleteRangeSQL builds the deletion of the rows of a partition whose
 // first nkeys key columns are given and whose next clustering column is
-// in slice: each row keeps the deletion time and drops what it shadows.
+// in slice, or whose next clustering columns are in the tuple slice
+// tuple: each row keeps the deletion time and drops what it shadows.
 // Deleting a whole partition marks its static row too.
-func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, []Param, error) {
+func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuple *Restriction) (string, []Param, error) {
 	ts := Param{Kind: ParamWritetime, Element: -1}
 	del := quote(pgschema.DeletedColumn)
 	where := sq.And{expr("t."+quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
@@ -412,15 +465,32 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction) (string, 
 	for _, s := range slice {
 		where = append(where, expr("t."+quote(s.Column.SortColumn())+" "+s.Op.String()+" ?", sortParam(s.Column, s.Values[0])))
 	}
+	records := []sq.Sqlizer{recordDeletion(t, nkeys, nil, sliceBounds(slice))}
+	if tuple != nil {
+		cond, err := tupleSQL(*tuple, "t")
+		if err != nil {
+			return "", nil, err
+		}
+		where = append(where, cond)
+		records = tupleDeletions(t, nkeys, *tuple)
+	}
 	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
 	for _, item := range clearItems(t, pgschema.Regular, "t", "?") {
 		name, value, _ := strings.Cut(item, " = ")
 		update = update.Set(name, expr(value, ts))
 	}
 	update = update.Where(where)
-	record := recordDeletion(t, nkeys, slice)
-	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), rd AS (", record, ") "))
-	if nkeys == len(t.PartitionKey) && t.HasStatic() {
+	with := []any{"WITH d AS (", update, ")"}
+	for i, r := range records {
+		name := "rd"
+		if i > 0 {
+			name += fmt.Sprint(i)
+		}
+		with = append(with, ", "+name+" AS (", r, ")")
+	}
+	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr(append(with, " ")...))
+	if nkeys == len(t.PartitionKey) && t.HasStatic() && tuple == nil {
+		record := records[0]
 		cols, vals := keyInsert(t, true)
 		cols, vals = append(cols, del), append(vals, ts)
 		set := append([]string{fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", del)},
