@@ -98,10 +98,18 @@ func (r *restrictions) checkSelect(allowFiltering, onlyStatic bool) (*selectShap
 	shape := &selectShape{route: RouteScan}
 	complete := r.partitionKeyComplete() && r.hasPartition()
 	// An index on a restricted column that is not a full partition key
-	// lets the query read through it.
+	// lets the query read through it; so does one on a clustering column
+	// when the clustering restrictions are not one slice of a partition,
+	// which may then restrict a column past an unrestricted one
+	// (Cassandra's hasQueriableIndex).
 	candidates := append([]Restriction(nil), r.others...)
 	if !complete {
 		for _, rs := range r.partition {
+			candidates = append(candidates, rs...)
+		}
+	}
+	if !complete || r.clusteringFilters() {
+		for _, rs := range r.cluster {
 			candidates = append(candidates, rs...)
 		}
 	}

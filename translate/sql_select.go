@@ -251,10 +251,12 @@ func (s *Select) usesStatic() bool {
 }
 
 // wholePartitions reports whether the query asks for whole partitions,
-// which is when a partition with only static data shows as a row.
+// which is when a partition with only static data shows as a row: it
+// restricts nothing but the partition key, tokens and static columns (by
+// filter or through an index on one).
 func (s *Select) wholePartitions() bool {
 	for _, f := range s.Filters {
-		if f.Column == nil || f.Column.Kind != pgschema.PartitionKey {
+		if f.Column == nil || f.Column.Kind != pgschema.PartitionKey && f.Column.Kind != pgschema.Static {
 			if f.Kind != OnToken {
 				return false
 			}
