@@ -198,14 +198,9 @@ func (t *Table) createSQL() []string {
 	}
 	b.WriteString("\n)")
 
-	key := []string{Quote(TokenColumn)}
+	key := t.keyIndexColumns(false)
 	var orderComments []string
 	for _, c := range t.KeyColumns() {
-		col := Quote(c.SortColumn())
-		if c.Desc {
-			col += " DESC"
-		}
-		key = append(key, col)
 		if o := c.OrderColumn(); o != "" {
 			orderComments = append(orderComments, fmt.Sprintf("COMMENT ON COLUMN %s.%s IS %s", t.Ident(), Quote(o),
 				quoteLiteral("order key of "+c.Name+": its bytes sort as Cassandra sorts "+c.Type.String()+" values")))
@@ -229,6 +224,28 @@ func (t *Table) createSQL() []string {
 	}
 	stmts = append(stmts, t.sqlWritesSQL()...) // sqlwrites.go: triggers completing plain SQL writes
 	return stmts
+}
+
+// keyIndexColumns lists the key index's columns, in Cassandra's order: the
+// token, then the partition key and (but for the static table, keyed by
+// partition) the clustering columns, each by its sort column.
+func (t *Table) keyIndexColumns(static bool) []string {
+	cols := t.KeyColumns()
+	if static {
+		cols = t.PartitionKey
+	}
+	key := []string{Quote(TokenColumn)}
+	for _, c := range cols {
+		col := Quote(c.SortColumn())
+		if static {
+			col = Quote(c.PGName)
+		}
+		if c.Desc {
+			col += " DESC"
+		}
+		key = append(key, col)
+	}
+	return key
 }
 
 // columnDDL declares a column's value in CREATE or ALTER TABLE.
@@ -279,10 +296,7 @@ func (t *Table) createStaticSQL() []string {
 		}
 	}
 	b.WriteString("\n)")
-	key := []string{Quote(TokenColumn)}
-	for _, c := range t.PartitionKey {
-		key = append(key, Quote(c.PGName))
-	}
+	key := t.keyIndexColumns(true)
 	index := Quote(t.StaticPGName() + "$key")
 	return []string{
 		b.String(),

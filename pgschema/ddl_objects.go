@@ -96,11 +96,17 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 	if c.Kind == Static {
 		ident = t.StaticIdent()
 	}
-	method := "btree"
+	method, cols := "btree", []string{Quote(c.PGName)}
 	if c.Type.IsCollection() && !strings.HasPrefix(idx.Target(), "full(") {
 		method = "gin"
+	} else {
+		// After the value, the rows' key in the order a query reads them:
+		// a query by the value, paged, resumes at its position in the
+		// index and reads one page, not every row with the value again.
+		cols = append(cols, t.keyIndexColumns(c.Kind == Static)...)
 	}
-	_, err = tx.Exec(ctx, fmt.Sprintf("CREATE INDEX %s ON %s USING %s (%s)", Quote(idx.PGName()), ident, method, Quote(c.PGName)))
+	_, err = tx.Exec(ctx, fmt.Sprintf("CREATE INDEX %s ON %s USING %s (%s)", Quote(idx.PGName()), ident, method,
+		strings.Join(cols, ", ")))
 	return err == nil, err
 }
 
