@@ -393,3 +393,28 @@ func BenchmarkBatch(b *testing.B) {
 		})
 	}
 }
+
+// TestBatchTooLarge refuses a batch over several partitions whose values
+// pass batch_size_fail_threshold (50 KiB), as Cassandra does, and lets
+// one of the same size on a single partition through.
+func TestBatchTooLarge(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS bigbatch WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS bigbatch.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS bigbatch") })
+	value := strings.Repeat("x", 20<<10)
+	batch := func(partitions int) error {
+		b := sess.NewBatch(gocql.UnloggedBatch)
+		for i := range 3 {
+			b.Query("INSERT INTO bigbatch.t (k, c, v) VALUES (?, ?, ?)", i%partitions, i, value)
+		}
+		return sess.ExecuteBatch(b)
+	}
+	requireCQLError(t, batch(2), 0x2200, "Batch too large")
+	if n := rowCount(t, sess, "SELECT * FROM bigbatch.t"); n != 0 {
+		t.Errorf("a refused batch wrote %d rows", n)
+	}
+	if err := batch(1); err != nil {
+		t.Errorf("a batch of the same size on one partition: %v", err)
+	}
+}

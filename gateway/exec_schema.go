@@ -3,11 +3,15 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -41,7 +45,31 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 	// gateways to serve the new schema.
 	e.c.srv.gateways.awaitSchema(ctx, version, schemaAgreementWait)
 	*resp = appendSchemaChange(appendInt(*resp, resultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
+	addWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
 	return nil
+}
+
+// emptyDatacenters warns of the datacenters a keyspace's new replication
+// names that no shard is in. Cassandra 4.1 refuses such a keyspace; the
+// seeds create keyspaces for 'us-east' and 'eu-west' on any cluster, so
+// cqlpg accepts it and says what it means: no replica there until a
+// shard of that datacenter joins.
+func emptyDatacenters(p *translate.SchemaChange, topo *sharding.Topology) []string {
+	if p.NewKeyspace == nil || len(p.NewKeyspace.Replication.DCFactors) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, sh := range topo.Shards {
+		known[sh.Info.DC] = true
+	}
+	var warnings []string
+	for _, dc := range slices.Sorted(maps.Keys(p.NewKeyspace.Replication.DCFactors)) {
+		if !known[dc] && p.NewKeyspace.Replication.DCFactors[dc] > 0 {
+			warnings = append(warnings, fmt.Sprintf("Datacenter %s of the replication of keyspace %s has no shard: "+
+				"its replicas there are not written until a shard of datacenter %s joins the ring", dc, p.Keyspace, dc))
+		}
+	}
+	return warnings
 }
 
 // applyChange makes one planned schema change inside a shard's

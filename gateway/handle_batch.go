@@ -71,7 +71,10 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		runs(ctx, kindLWT)
 		return c.conditionalBatch(ctx, items, ts, resp)
 	}
-	warnings := batchWarnings(translate.BatchKind(b.kind), items)
+	warnings, err := c.srv.batchWarnings(translate.BatchKind(b.kind), items)
+	if err != nil {
+		return err
+	}
 	if err := c.applyBatch(ctx, translate.BatchKind(b.kind), items, ts, resp); err != nil {
 		return err
 	}
@@ -79,38 +82,39 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 	return nil
 }
 
-// Cassandra's defaults for batch_size_warn_threshold (5 KiB) and
-// unlogged_batch_across_partitions_warn_threshold.
-const (
-	batchSizeWarnThreshold        = 5 << 10
-	unloggedBatchPartitionsToWarn = 10
-)
+// Cassandra's default for unlogged_batch_across_partitions_warn_threshold.
+const unloggedBatchPartitionsToWarn = 10
+
+// errBatchTooLarge is Cassandra's refusal of a batch past
+// batch_size_fail_threshold.
+var errBatchTooLarge = &translate.InvalidError{Msg: "Batch too large"}
 
 // batchWarnings returns the warnings Cassandra gives a batch without
 // conditions: one that writes more than one partition and more than
-// batchSizeWarnThreshold bytes, and an unlogged (or counter) one that
-// writes more partitions than unloggedBatchPartitionsToWarn. The size is
-// that of the values the batch binds, which stands for the size of
-// Cassandra's mutations. A batch whose keys are invalid gets none:
-// applying it fails.
-func batchWarnings(kind translate.BatchKind, items []batchWrite) []string {
+// the warning threshold's bytes (past the failure threshold, it is
+// refused instead), and an unlogged (or counter) one that writes more
+// partitions than unloggedBatchPartitionsToWarn. The size is that of the
+// values the batch binds, which stands for the size of Cassandra's
+// mutations. A batch whose keys are invalid gets none: applying it fails.
+func (s *Server) batchWarnings(kind translate.BatchKind, items []batchWrite) ([]string, error) {
 	size := 0
 	for _, it := range items {
 		for _, v := range it.e.bound.Values {
 			size += len(v)
 		}
 	}
-	checkSize := size > batchSizeWarnThreshold
+	warn := int(s.cfg.BatchSizeWarn)
+	checkSize := size > warn
 	checkUnlogged := kind != translate.LoggedBatch && len(items) > unloggedBatchPartitionsToWarn
 	if !checkSize && !checkUnlogged {
-		return nil
+		return nil, nil
 	}
 	partitions := map[string]bool{}
 	tables := map[string]bool{}
 	for _, it := range items {
 		keys, err := it.e.keyProduct(it.w.Keys)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		t := it.w.Table
 		tables[t.Keyspace+"."+t.Name] = true
@@ -128,8 +132,12 @@ func batchWarnings(kind translate.BatchKind, items []batchWrite) []string {
 	list := "[" + strings.Join(names, ", ") + "]"
 	var warnings []string
 	if checkSize && len(partitions) > 1 {
+		if fail := int(s.cfg.BatchSizeFail); size > fail {
+			s.log.Error("batch refused: past batch_size_fail_threshold", "tables", list, "size", size, "threshold", fail)
+			return nil, errBatchTooLarge
+		}
 		warnings = append(warnings, fmt.Sprintf("Batch for %s is of size %d, exceeding specified threshold of %d by %d.",
-			list, size, batchSizeWarnThreshold, size-batchSizeWarnThreshold))
+			list, size, warn, size-warn))
 	}
 	if checkUnlogged && len(partitions) > unloggedBatchPartitionsToWarn {
 		s := "s"
@@ -139,5 +147,5 @@ func batchWarnings(kind translate.BatchKind, items []batchWrite) []string {
 		warnings = append(warnings, fmt.Sprintf("Unlogged batch covering %d partitions detected against table%s %s. "+
 			"You should use a logged batch for atomicity, or asynchronous writes for performance.", len(partitions), s, list))
 	}
-	return warnings
+	return warnings, nil
 }

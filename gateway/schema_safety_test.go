@@ -528,3 +528,27 @@ func TestDropColumnUsingTimestamp(t *testing.T) {
 		t.Errorf("dropped now and added back: %v, want null", got)
 	}
 }
+
+// TestKeyspaceValidation: NetworkTopologyStrategy naming a datacenter no
+// shard is in is accepted with a client warning that names it (the seeds
+// need it), the same datacenter twice is a syntax error, and ALTER
+// KEYSPACE of durable_writes alone is accepted, as in Cassandra.
+func TestKeyspaceValidation(t *testing.T) {
+	sess := session(t, "")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS ks_nodc") })
+	iter := sess.Query("CREATE KEYSPACE ks_nodc WITH replication = {'class': 'NetworkTopologyStrategy', 'us-east': 3, 'datacenter1': 1}").Iter()
+	warnings := iter.Warnings()
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "Datacenter us-east of the replication of keyspace ks_nodc has no shard: its replicas there are not written until a shard of datacenter us-east joins the ring"
+	if !slices.Equal(warnings, []string{want}) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+	exec(t, sess, "ALTER KEYSPACE ks_nodc WITH durable_writes = true", "CREATE TABLE ks_nodc.t (k int PRIMARY KEY)",
+		"INSERT INTO ks_nodc.t (k) VALUES (1)")
+	requireCQLError(t, sess.Query("CREATE KEYSPACE ks_dup WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc1': 2}").Exec(),
+		0x2000, "Multiple definition for property dc1")
+	requireCQLError(t, sess.Query("ALTER KEYSPACE ks_nodc WITH replication = {'dc1': 1}").Exec(),
+		0x2300, "Missing replication strategy class")
+}

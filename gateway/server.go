@@ -60,6 +60,11 @@ type Config struct {
 	// answered Overloaded at once rather than queued.
 	MaxRequestsPerConn int
 	MaxRequests        int
+	// BatchSizeWarn and BatchSizeFail are Cassandra's
+	// batch_size_warn_threshold and batch_size_fail_threshold: a batch
+	// writing several partitions with more bytes of values than the first
+	// gets a warning, than the second is refused.
+	BatchSizeWarn, BatchSizeFail int64
 	// IdleTimeout, when positive, closes a connection that has sent no
 	// request for that long and has none in flight; 0 keeps connections
 	// open however long they are idle, as Cassandra does.
@@ -112,6 +117,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxRequests <= 0 {
 		c.MaxRequests = DefaultMaxRequests
+	}
+	if c.BatchSizeWarn <= 0 {
+		c.BatchSizeWarn = 5 << 10 // Cassandra's defaults: 5 KiB and 50 KiB
+	}
+	if c.BatchSizeFail <= 0 {
+		c.BatchSizeFail = 50 << 10
 	}
 	// Cassandra's defaults.
 	for _, d := range []struct {

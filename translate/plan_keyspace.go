@@ -64,6 +64,9 @@ func keyspaceSettings(k *pgschema.Keyspace, props []Property, requireReplication
 				if !ok1 || !ok2 {
 					return &SyntaxError{Pos: prop.Pos, Msg: "Invalid value for property 'replication'. It should be a map of constants."}
 				}
+				if _, dup := replication[kl.Text]; dup {
+					return &SyntaxError{Msg: "Multiple definition for property " + kl.Text}
+				}
 				replication[kl.Text] = vl.Text
 			}
 		case "durable_writes":

@@ -54,6 +54,8 @@ type config struct {
 	MaxConnections      int
 	MaxRequestsPerConn  int
 	MaxRequests         int
+	BatchSizeWarn       int64
+	BatchSizeFail       int64
 	IdleTimeout         time.Duration
 	ShardConns          int
 	Auth                bool
@@ -150,6 +152,12 @@ var settings = []setting{
 	{name: "max-requests", key: "limits.max_requests", def: "16384",
 		help:  "`number` of requests in flight on all connections; one more is answered Overloaded",
 		field: func(c *config) any { return &c.MaxRequests }},
+	{name: "batch-size-warn-threshold", key: "limits.batch_size_warn_threshold", def: "5KiB",
+		help:  "`size` of the values of a batch over several partitions past which it gets a warning (Cassandra's batch_size_warn_threshold)",
+		field: func(c *config) any { return &c.BatchSizeWarn }},
+	{name: "batch-size-fail-threshold", key: "limits.batch_size_fail_threshold", def: "50KiB",
+		help:  "`size` of the values of a batch over several partitions past which it is refused (Cassandra's batch_size_fail_threshold)",
+		field: func(c *config) any { return &c.BatchSizeFail }},
 	{name: "idle-timeout", key: "timeouts.idle", def: "0s",
 		help:  "close a connection that has sent no request for this `time` and has none in flight; 0 keeps it open",
 		field: func(c *config) any { return &c.IdleTimeout }},
@@ -445,7 +453,8 @@ func (c *config) validate(from origins) error {
 		min  int64
 	}{{"num-tokens", int64(c.NumTokens), 1}, {"shard-connections", int64(c.ShardConns), 1},
 		{"max-frame-size", c.MaxFrameSize, 1}, {"max-connections", int64(c.MaxConnections), 1},
-		{"max-requests-per-connection", int64(c.MaxRequestsPerConn), 1}, {"max-requests", int64(c.MaxRequests), 1}} {
+		{"max-requests-per-connection", int64(c.MaxRequestsPerConn), 1}, {"max-requests", int64(c.MaxRequests), 1},
+		{"batch-size-warn-threshold", c.BatchSizeWarn, 1}, {"batch-size-fail-threshold", c.BatchSizeFail, 1}} {
 		if s.n < s.min {
 			bad(s.name, "must be at least %d, not %d", s.min, s.n)
 		}
@@ -512,6 +521,7 @@ func (c *config) gateway() gateway.Config {
 		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
 		MaxFrameSize: c.MaxFrameSize, MaxConnections: c.MaxConnections,
 		MaxRequestsPerConn: c.MaxRequestsPerConn, MaxRequests: c.MaxRequests, IdleTimeout: c.IdleTimeout,
+		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail,
 		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  gateway.GatewaysConfig{Address: c.BroadcastAddress},
 		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},

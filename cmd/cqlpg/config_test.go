@@ -41,6 +41,7 @@ func TestConfigDefaults(t *testing.T) {
 		RangeTimeout: 10 * time.Second, RequestTimeout: 12 * time.Second,
 		MaxFrameSize: 256 << 20, ShardConns: 4, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
 		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
+		BatchSizeWarn: 5 << 10, BatchSizeFail: 50 << 10,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)
@@ -178,7 +179,8 @@ shards:
   - {url: "postgres://pg3/db"}
 gateway: {datacenter: dc1, rack: rc, num_tokens: 4, broadcast_address: 10.1.2.3}
 timeouts: {write: 1s, counter_write: 2s, read: 3s, range: 4s, request: 5s, idle: 1h}
-limits: {max_frame_size: 1KiB, shard_connections: 2, max_connections: 10, max_requests_per_connection: 20, max_requests: 30}
+limits: {max_frame_size: 1KiB, shard_connections: 2, max_connections: 10, max_requests_per_connection: 20, max_requests: 30,
+  batch_size_warn_threshold: 1KiB, batch_size_fail_threshold: 2KiB}
 auth: {enabled: true, superuser_password: s3cret}
 log: {slow_query: 100ms}
 `)
@@ -198,6 +200,7 @@ log: {slow_query: 100ms}
 		RequestTimeout: 5 * time.Second, WriteTimeout: time.Second, CounterWriteTimeout: 2 * time.Second,
 		ReadTimeout: 3 * time.Second, RangeTimeout: 4 * time.Second, MaxFrameSize: 1024,
 		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
+		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,
 		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  gateway.GatewaysConfig{Address: "10.1.2.3"},
 		Auth:      gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
