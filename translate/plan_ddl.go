@@ -143,6 +143,15 @@ func resolveType(k *pgschema.Keyspace, t *pgschema.Type) (*pgschema.Type, error)
 	if t.Kind == pgschema.UDT {
 		return t, nil
 	}
+	for _, e := range t.Elem {
+		switch {
+		case !e.IsCounter():
+		case t.IsCollection():
+			return nil, invalidf("Counters are not allowed inside collections: %s", t)
+		case t.Kind == pgschema.Tuple:
+			return nil, invalidf("Counters are not allowed inside tuples")
+		}
+	}
 	var elems []*pgschema.Type
 	for i, e := range t.Elem {
 		r, err := resolveType(k, e)

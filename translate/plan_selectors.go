@@ -295,8 +295,15 @@ func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, strin
 		return nil, "", err
 	}
 	ct := arg.Type()
-	if ct.Kind != pgschema.Map && ct.Kind != pgschema.Set {
-		return nil, "", invalidf("Element selection is only allowed on sets and maps, but %s is a %s", name, kindWord(ct))
+	switch {
+	case !ct.IsCollection() && e.Slice:
+		return nil, "", invalidf("Invalid slice selection: %s of type %s is not a collection", name, ct)
+	case !ct.IsCollection():
+		return nil, "", invalidf("Invalid element selection: %s is of type %s is not a collection", name, ct)
+	case ct.Kind == pgschema.List && e.Slice:
+		return nil, "", invalidf("Slice selection is only allowed on sets and maps, but %s is a list", name)
+	case ct.Kind == pgschema.List:
+		return nil, "", invalidf("Element selection is only allowed on sets and maps, but %s is a list", name)
 	}
 	keyType, resType := ct.Elem[0], ct.Elem[len(ct.Elem)-1]
 	bound := func(term Term) (Expr, string, error) {
@@ -327,14 +334,3 @@ func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, strin
 	return &ElementRef{Arg: arg, Key: &ConstExpr{Value: v, T: keyType}, T: resType}, name + "[" + termString(e.Key) + "]", nil
 }
 
-func kindWord(t *pgschema.Type) string {
-	switch t.Kind {
-	case pgschema.List:
-		return "list"
-	case pgschema.UDT:
-		return "user type"
-	case pgschema.Tuple:
-		return "tuple"
-	}
-	return t.String()
-}
