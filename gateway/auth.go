@@ -443,18 +443,7 @@ func (a *authenticator) roleOf(c *conn) string {
 // read runs f on the first shard that answers, as schema reads do: every
 // shard holds the roles.
 func (a *authenticator) read(ctx context.Context, f func(q pgschema.Querier) error) error {
-	var errs []error
-	for i, pool := range a.srv.cluster.control {
-		err := f(pool)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return err
-		}
-		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
-	}
-	return errors.Join(errs...)
+	return a.srv.cluster.readCatalog(ctx, f)
 }
 
 // apply runs a role or permission change on every shard, each in a

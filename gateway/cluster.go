@@ -179,6 +179,23 @@ func (c *cluster) swapSchema(ctx context.Context) (old, cur *pgschema.Schema, er
 	return nil, nil, fmt.Errorf("cannot read the schema from any shard: %w", errors.Join(errs...))
 }
 
+// readCatalog runs f on the first shard whose catalog answers, as schema
+// reads do: every shard holds the whole catalog.
+func (c *cluster) readCatalog(ctx context.Context, f func(q pgschema.Querier) error) error {
+	var errs []error
+	for i, pool := range c.control {
+		err := f(pool)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
+	}
+	return errors.Join(errs...)
+}
+
 // applySchema runs a schema change on every shard, each in a transaction
 // holding the shard's schema lock, and records version as the new schema
 // version where it applied. It reports whether the change applied. Once

@@ -48,6 +48,10 @@ type conn struct {
 	keyspace atomic.Pointer[string]
 	// events is the set of event types the client registered for.
 	events atomic.Uint32
+	// options are STARTUP's, and requests counts the requests read, for
+	// system_views.clients.
+	options  atomic.Pointer[map[string]string]
+	requests atomic.Int64
 
 	out chan *[]byte
 	// work hands requests to handlers waiting for one (handleLoop); idle
@@ -149,6 +153,7 @@ func (r stampedReader) Read(p []byte) (int, error) {
 // reader touches what it negotiates.
 func (c *conn) run(h header, body *[]byte) {
 	c.srv.metrics.request(h.opcode)
+	c.requests.Add(1)
 	if !c.admit() {
 		c.overloaded(h, body)
 		return

@@ -47,6 +47,7 @@ func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
 	}
 	c.log.Debug("client started", "driver", opts["DRIVER_NAME"], "driver_version", opts["DRIVER_VERSION"],
 		"protocol", c.version)
+	c.options.Store(&opts)
 	c.started.Store(true)
 	if c.srv.auth != nil {
 		return c.srv.auth.challenge(c, resp) // AUTHENTICATE: log in first (auth.go)

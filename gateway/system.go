@@ -56,6 +56,15 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.c.srv.traces.sessionRows()
 	case "system_traces.events":
 		rows = e.c.srv.traces.eventRows()
+	case "system_auth.roles", "system_auth.role_members", "system_auth.role_permissions":
+		var err error
+		if rows, err = e.authRows(p.Table.Name); err != nil {
+			return err
+		}
+	case "system_views.clients":
+		rows = e.c.srv.clientRows()
+	case "system_views.settings":
+		rows = e.c.srv.settingRows()
 	}
 	restrictions := append(append([]translate.Restriction(nil), p.Keys...), p.Filters...)
 	vals := make([][]byte, len(p.Slots))
@@ -203,7 +212,7 @@ func (e *execution) peerRows(v2 bool) []virtualRow {
 func (e *execution) schemaKeyspaces() []*pgschema.Keyspace {
 	var out []*pgschema.Keyspace
 	for _, k := range e.schema.Keyspaces() {
-		if k.Name != "system_virtual_schema" {
+		if !pgschema.IsVirtualKeyspace(k.Name) {
 			out = append(out, k)
 		}
 	}

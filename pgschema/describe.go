@@ -38,6 +38,8 @@ var virtualComments = map[string]string{
 	"system_virtual_schema.keyspaces": "virtual keyspace definitions",
 	"system_virtual_schema.tables":    "virtual table definitions",
 	"system_virtual_schema.columns":   "virtual column definitions",
+	"system_views.clients":            "currently connected clients",
+	"system_views.settings":           "current settings",
 }
 
 // CompareNames orders schema elements as DESCRIBE lists them: by name,

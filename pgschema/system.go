@@ -111,6 +111,22 @@ var virtualTables = []virtualTable{
 		{"keyspace_name", "text"}, {"table_name", "text"}, {"trigger_name", "text"},
 		{"options", "frozen<map<text, text>>"},
 	}, []string{"keyspace_name"}, []string{"table_name", "trigger_name"}},
+	{"system_auth", "roles", [][2]string{
+		{"role", "text"}, {"can_login", "boolean"}, {"is_superuser", "boolean"}, {"member_of", "set<text>"},
+		{"salted_hash", "text"},
+	}, []string{"role"}, nil},
+	{"system_auth", "role_members", [][2]string{{"role", "text"}, {"member", "text"}},
+		[]string{"role"}, []string{"member"}},
+	{"system_auth", "role_permissions", [][2]string{
+		{"role", "text"}, {"resource", "text"}, {"permissions", "set<text>"},
+	}, []string{"role"}, []string{"resource"}},
+	{"system_views", "clients", [][2]string{
+		{"address", "inet"}, {"port", "int"}, {"hostname", "text"}, {"username", "text"},
+		{"connection_stage", "text"}, {"protocol_version", "int"}, {"client_options", "map<text, text>"},
+		{"driver_name", "text"}, {"driver_version", "text"}, {"request_count", "bigint"},
+		{"ssl_enabled", "boolean"}, {"ssl_protocol", "text"}, {"ssl_cipher_suite", "text"},
+	}, []string{"address"}, []string{"port"}},
+	{"system_views", "settings", [][2]string{{"name", "text"}, {"value", "text"}}, []string{"name"}, nil},
 	{"system_virtual_schema", "keyspaces", [][2]string{{"keyspace_name", "text"}},
 		[]string{"keyspace_name"}, nil},
 	{"system_virtual_schema", "tables", [][2]string{

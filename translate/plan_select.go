@@ -224,14 +224,38 @@ func (p *planner) checkDistinct(plan *Select, s *SelectStmt, r *restrictions) er
 		}
 	}
 	if !r.partitionKeyComplete() || !r.hasPartition() {
+		// A column counts as requested when it is selected, alone or as a
+		// function's argument (token(k1, k2)), as Cassandra counts it.
+		named := map[string]bool{}
+		for _, sel := range s.Selectors {
+			selectorColumns(sel.Expr, named)
+		}
 		for _, c := range plan.Table.PartitionKey {
-			if !selects(plan, c) {
+			if !selects(plan, c) && !named[c.Name] {
 				return invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", c.Name)
 			}
 		}
 	}
 	plan.PerPartition = true
 	return nil
+}
+
+// selectorColumns adds the names of the columns a selector reads to names.
+func selectorColumns(e SelectorExpr, names map[string]bool) {
+	switch e := e.(type) {
+	case *ColumnSelector:
+		names[e.Name] = true
+	case *CallSelector:
+		for _, a := range e.Args {
+			selectorColumns(a, names)
+		}
+	case *CastSelector:
+		selectorColumns(e.Expr, names)
+	case *FieldSelector:
+		selectorColumns(e.Expr, names)
+	case *ElementSelector:
+		selectorColumns(e.Expr, names)
+	}
 }
 
 func nonStaticFilter(r *restrictions) bool {
