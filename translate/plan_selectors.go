@@ -333,4 +333,3 @@ func (p *planner) elementSelector(plan *Select, e *ElementSelector) (Expr, strin
 	}
 	return &ElementRef{Arg: arg, Key: &ConstExpr{Value: v, T: keyType}, T: resType}, name + "[" + termString(e.Key) + "]", nil
 }
-
