@@ -153,6 +153,13 @@ func (p *parser) identList() ([]string, error) {
 //	tableName := (ident '.')? ident
 func (p *parser) tableName() (TableName, error) {
 	pos := p.tok.pos
+	if p.tok.kind == tokMarker {
+		p.next()
+		if p.isPunct(".") {
+			return TableName{}, noMarker("keyspace")
+		}
+		return TableName{}, noMarker("table")
+	}
 	first, err := p.ident()
 	if err != nil {
 		return TableName{}, err
@@ -160,8 +167,17 @@ func (p *parser) tableName() (TableName, error) {
 	if !p.acceptPunct(".") {
 		return TableName{Name: first, Pos: pos}, nil
 	}
+	if p.tok.kind == tokMarker {
+		return TableName{}, noMarker("table")
+	}
 	second, err := p.ident()
 	return TableName{Keyspace: first, Name: second, Pos: pos}, err
+}
+
+// noMarker is Cassandra's refusal of a bind marker where a name of what
+// goes (keyspace, table) belongs.
+func noMarker(what string) error {
+	return &SyntaxError{Msg: "Bind variables cannot be used for " + what + " names"}
 }
 
 // statement dispatches on the first keyword.

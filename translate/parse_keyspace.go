@@ -5,6 +5,9 @@ package translate
 //	use := USE ident
 func (p *parser) useStatement() (Statement, error) {
 	p.next()
+	if p.tok.kind == tokMarker {
+		return nil, noMarker("keyspace")
+	}
 	name, err := p.ident()
 	return &UseStmt{Keyspace: name}, err
 }

@@ -1,5 +1,7 @@
 package translate
 
+import "strings"
+
 // selectStatement parses a SELECT.
 //
 //	select := SELECT JSON? DISTINCT? ('*' | selector (',' selector)*)
@@ -201,7 +203,8 @@ func (p *parser) selectorPrimary() (SelectorExpr, error) {
 		call := &CallSelector{Name: p.tok.text, Pos: pos}
 		p.next()
 		p.next()
-		if p.acceptPunct("*") {
+		// '*' is an argument of COUNT alone, in Cassandra's grammar.
+		if strings.EqualFold(call.Name, "count") && p.acceptPunct("*") {
 			call.Star = true
 		} else {
 			for !p.isPunct(")") {
