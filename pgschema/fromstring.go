@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -18,6 +19,8 @@ import (
 // string gives an empty value for the types Cassandra allows it for.
 func FromString(t *Type, s string) ([]byte, error) {
 	switch t.Kind {
+	case Tuple:
+		return tupleFromString(t, s)
 	case Ascii:
 		for i, r := range s {
 			if r >= 0x80 || (r == utf8.RuneError && !utf8.ValidString(s[i:i+1])) {
@@ -182,4 +185,40 @@ func equalFoldASCII(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// tupleFromString reads a tuple as Cassandra's TupleType.fromString does:
+// fields split on the colons no backslash escapes, "@" for a null field,
+// "\:" and "\@" for the characters themselves, each field read by its
+// type's fromString; fewer fields than the type has leave the rest out.
+func tupleFromString(t *Type, s string) ([]byte, error) {
+	var fields []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++ // the escaped character is the field's
+		case ':':
+			fields = append(fields, s[start:i])
+			start = i + 1
+		}
+	}
+	fields = append(fields, s[start:])
+	if len(fields) > len(t.Elem) {
+		return nil, fmt.Errorf("Invalid tuple literal: too many elements. Type %s expects %d but got %d", t, len(t.Elem), len(fields))
+	}
+	elems := make([][]byte, len(fields))
+	unescape := strings.NewReplacer(`\:`, ":", `\@`, "@")
+	for i, f := range fields {
+		if f == "@" {
+			continue
+		}
+		f = unescape.Replace(f)
+		v, err := FromString(t.Elem[i], f)
+		if err != nil {
+			return nil, fmt.Errorf("Failed to parse value string \"%s\" for tuple field %d: %v", f, i, err)
+		}
+		elems[i] = v
+	}
+	return SerializeTuple(elems), nil
 }

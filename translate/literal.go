@@ -29,7 +29,10 @@ func literalValue(lit *Literal, t *pgschema.Type, name string) ([]byte, error) {
 	if lit.Kind == LitNull {
 		return nil, nil
 	}
-	ok := false
+	// A string is parsed by the receiving type's fromString for the types
+	// that are not native, collections or user types: a tuple, as
+	// '0:1', fields split on ':' (Cassandra's TupleType.fromString).
+	ok := lit.Kind == LitString && t.Kind == pgschema.Tuple
 	for _, k := range assignable[lit.Kind] {
 		if t.Kind == k {
 			ok = true

@@ -66,8 +66,9 @@ func TestLiteralAssignability(t *testing.T) {
 			})
 		}
 	}
-	// Collections, tuples and user types take no constant.
-	for _, name := range []string{"list<int>", "set<text>", "map<text, int>", "frozen<tuple<int, text>>"} {
+	// Collections and user types take no constant; a tuple reads a string
+	// as its fromString does (TestTupleFromString).
+	for _, name := range []string{"list<int>", "set<text>", "map<text, int>"} {
 		typ := scalarType(t, name)
 		_, err := literalValue(str("x"), typ, "c")
 		want := fmt.Sprintf(`Invalid STRING constant (x) for "c" of type %s`, name)
@@ -297,4 +298,31 @@ func durHex(months, days, nanos int64) string {
 		out = append(out, b...)
 	}
 	return hex.EncodeToString(out)
+}
+
+// TestTupleFromString reads strings into tuples as Cassandra's
+// TupleType.fromString does: fields split on unescaped colons, @ a null,
+// \: and \@ the characters themselves, fewer fields than the type's.
+func TestTupleFromString(t *testing.T) {
+	typ := scalarType(t, "frozen<tuple<int, text>>")
+	for _, tc := range []struct{ in, want string }{
+		{"0:1", "0000000400000000" + "0000000131"},
+		{`1:1\:1`, "0000000400000001" + "00000003313a31"},
+		{"@:1", "ffffffff" + "0000000131"},
+		{`2:\@`, "0000000400000002" + "0000000140"},
+		{"3", "0000000400000003"},
+	} {
+		got, err := literalValue(str(tc.in), typ, "t")
+		if err != nil || hex.EncodeToString(got) != tc.want {
+			t.Errorf("%q: %x %v, want %s", tc.in, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"x:1", `Failed to parse value string "x" for tuple field 0: Unable to make int from 'x'`},
+		{"1:2:3", "Invalid tuple literal: too many elements. Type frozen<tuple<int, text>> expects 2 but got 3"},
+	} {
+		if _, err := literalValue(str(tc.in), typ, "t"); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
 }

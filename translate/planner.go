@@ -121,6 +121,27 @@ func column(t *pgschema.Table, name string) (*pgschema.Column, error) {
 	return nil, invalidf("Undefined column name %s in table %s", pgschema.QuoteIdentifier(name), t.QualifiedName())
 }
 
+// hintAssignable reports whether a value cast to hint may be assigned to
+// a receiver of another type, as Cassandra's isValueCompatibleWith has it:
+// ascii values are text, int and bigint values varints, bigint values
+// timestamps, and any value a blob (and text into ascii, which cqlpg has
+// always taken).
+func hintAssignable(hint, recv *pgschema.Type) bool {
+	switch recv.Kind {
+	case pgschema.Text:
+		return hint.Kind == pgschema.Ascii
+	case pgschema.Ascii:
+		return hint.Kind == pgschema.Text
+	case pgschema.Varint:
+		return hint.Kind == pgschema.Int || hint.Kind == pgschema.Bigint
+	case pgschema.Timestamp:
+		return hint.Kind == pgschema.Bigint
+	case pgschema.Blob:
+		return true
+	}
+	return false
+}
+
 // value plans a term assigned to a receiver: a constant is checked and
 // serialized now, a marker gets the receiver's specification.
 func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
@@ -134,7 +155,7 @@ func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
 	case *Marker:
 		return p.bind(v, recv), nil
 	case *TypeHint:
-		if !v.Type.Equal(recv.Type) && !(v.Type.Kind == pgschema.Text && recv.Type.Kind == pgschema.Ascii) {
+		if !v.Type.Equal(recv.Type) && !hintAssignable(v.Type, recv.Type) {
 			return Value{}, invalidf("Type error: cannot assign result of type %s to %s of type %s", v.Type, recv.Name, recv.Type)
 		}
 		return p.value(v.Term, recv)
