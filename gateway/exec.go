@@ -409,6 +409,11 @@ func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 		}
 		keys = next
 	}
+	for _, k := range keys {
+		if err := checkKeyLength(k[:min(partitionColumns, len(k))]); err != nil {
+			return nil, err
+		}
+	}
 	if !multi {
 		return keys, nil
 	}
@@ -474,6 +479,27 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 	return out, nil
 }
 
+// maxKeyLength is Cassandra's limit on a partition key's serialized size.
+const maxKeyLength = 65535
+
+// checkKeyLength refuses a partition key longer than Cassandra takes: one
+// column's value, or a composite key's parts each with its 2-byte length
+// and end-of-component byte.
+func checkKeyLength(parts [][]byte) error {
+	n := 0
+	if len(parts) == 1 {
+		n = len(parts[0])
+	} else {
+		for _, p := range parts {
+			n += 3 + len(p)
+		}
+	}
+	if n > maxKeyLength {
+		return invalidf("Key length of %d is longer than maximum of %d", n, maxKeyLength)
+	}
+	return nil
+}
+
 // int32Value reads a bound int (LIMIT, TTL).
 func int32Value(b []byte) (int32, bool) {
 	if len(b) != 4 {
@@ -508,6 +534,9 @@ func (e *execution) singleKey(rs []translate.Restriction) (keys [][][]byte, ok b
 			return nil, false, invalidf("Key may not be empty")
 		}
 		key = append(key, v)
+	}
+	if err := checkKeyLength(key[:partitionColumns]); err != nil {
+		return nil, false, err
 	}
 	e.keyVals, e.keyTaken = key, true
 	e.keys[0] = key
