@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,4 +23,40 @@ func TestKeyLength(t *testing.T) {
 	requireCQLError(t, sess.Query("INSERT INTO keylen.c (k1, k2, v) VALUES (?, ?, 1)", half, half).Exec(), 0x2200,
 		"Key length of 66006 is longer than maximum of 65535")
 	exec(t, sess, "INSERT INTO keylen.t (k, v) VALUES ('"+strings.Repeat("z", 1000)+"', 1)")
+}
+
+// TestTextNUL stores text and ascii values holding U+0000 (Postgres text
+// cannot hold it: they are stored escaped) as keys and cells, reads them
+// back as written, in Cassandra's order of their bytes.
+func TestTextNUL(t *testing.T) {
+	sess := sessionAll(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS textnul WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
+		"CREATE TABLE IF NOT EXISTS textnul.t (k text, c ascii, v text, PRIMARY KEY (k, c))")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS textnul") })
+	key := "a\x00b"
+	values := []string{"\x01", "\x00", "", "\x00\x00", "a", "\x00\x01"}
+	for _, c := range values {
+		if err := sess.Query("INSERT INTO textnul.t (k, c, v) VALUES (?, ?, ?)", key, c, "v"+c+"\x00").Exec(); err != nil {
+			t.Fatalf("insert %q: %v", c, err)
+		}
+	}
+	iter := sess.Query("SELECT k, c, v FROM textnul.t WHERE k = ?", key).Iter()
+	var k, c, v string
+	var got []string
+	for iter.Scan(&k, &c, &v) {
+		if k != key || v != "v"+c+"\x00" {
+			t.Errorf("row %q %q %q", k, c, v)
+		}
+		got = append(got, c)
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(slices.Values(values))
+	if !slices.Equal(got, want) {
+		t.Errorf("clustering order %q, want %q", got, want)
+	}
+	if n := rowCount(t, sess, "SELECT * FROM textnul.t WHERE k = ? AND c = ?", key, "\x00\x01"); n != 1 {
+		t.Errorf("a row read by its key holding U+0000: %d rows", n)
+	}
 }

@@ -1,6 +1,7 @@
 package pgschema
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -69,6 +70,55 @@ const (
 
 const textC = `text COLLATE "C"`
 
+// Text and ascii values may hold U+0000, which Postgres text cannot:
+// stored, each 0x00 becomes 0x01 0x01 and each 0x01 becomes 0x01 0x02.
+// The escape keeps byte order, so the column (COLLATE "C") still sorts as
+// Cassandra sorts the values, and leaves every other text as it is.
+const textEscape = 0x01
+
+// escapeText stores a text value. An empty value stays empty, not null.
+func escapeText(dst, src []byte) ([]byte, error) {
+	if dst == nil {
+		dst = make([]byte, 0, len(src))
+	}
+	if bytes.IndexByte(src, 0) < 0 && bytes.IndexByte(src, textEscape) < 0 {
+		return append(dst, src...), nil
+	}
+	for _, c := range src {
+		switch c {
+		case 0:
+			dst = append(dst, textEscape, 0x01)
+		case textEscape:
+			dst = append(dst, textEscape, 0x02)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, nil
+}
+
+// unescapeText reads a stored text value back. A 0x01 not followed by
+// 0x01 or 0x02, which only SQL could have written, stays as it is.
+func unescapeText(dst, src []byte) ([]byte, error) {
+	if dst == nil {
+		dst = make([]byte, 0, len(src))
+	}
+	i := bytes.IndexByte(src, textEscape)
+	if i < 0 {
+		return append(dst, src...), nil
+	}
+	dst = append(dst, src[:i]...)
+	for ; i < len(src); i++ {
+		c := src[i]
+		if c == textEscape && i+1 < len(src) && (src[i+1] == 0x01 || src[i+1] == 0x02) {
+			c = src[i+1] - 1
+			i++
+		}
+		dst = append(dst, c)
+	}
+	return dst, nil
+}
+
 // varintSortKey turns the integral numeric expression n (which it names
 // once, as x.n) into its minimal two's complement bytes, the CQL varint.
 const varintSortKey = `(SELECT decode(string_agg(lpad(to_hex(mod(div(c.m, 256::numeric ^ (c.l - i)), 256)::int), 2, '0'), '' ORDER BY i), 'hex') ` +
@@ -78,8 +128,10 @@ const varintSortKey = `(SELECT decode(string_agg(lpad(to_hex(mod(div(c.m, 256::n
 	`FROM (SELECT trunc(%s) AS n) AS a) AS b) AS c, generate_series(1, c.l) AS i)`
 
 var storages = kindTable[*Storage]{
-	Ascii:    {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)"},
-	Text:     {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)"},
+	Ascii: {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)",
+		ToPG: escapeText, FromPG: unescapeText},
+	Text: {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)",
+		ToPG: escapeText, FromPG: unescapeText},
 	Bigint:   {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
 	Counter:  {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
 	Int:      {SQL: "integer", OID: oidInt4, ArrayOID: oidInt4Array, SortKey: "int4send(%s)"},

@@ -212,3 +212,35 @@ func TestCollectionHelpers(t *testing.T) {
 		t.Error("Normalize copies a value without sets or maps")
 	}
 }
+
+// TestTextEscape stores text holding U+0000 and reads it back: the escape
+// round-trips, keeps byte order, and leaves other text as it is.
+func TestTextEscape(t *testing.T) {
+	values := []string{"", "a", "\x00", "\x01", "\x02", "a\x00b", "a\x01b", "\x00\x00", "\x00\x01", "\x01\x00", "é\x00日本"}
+	for _, v := range values {
+		stored, err := escapeText(nil, []byte(v))
+		if err != nil || stored == nil || bytes.IndexByte(stored, 0) >= 0 {
+			t.Fatalf("%q stored as %q (%v)", v, stored, err)
+		}
+		back, err := unescapeText(nil, stored)
+		if err != nil || string(back) != v || back == nil {
+			t.Errorf("%q stored as %q reads back as %q (%v)", v, stored, back, err)
+		}
+	}
+	for _, a := range values {
+		for _, b := range values {
+			sa, _ := escapeText(nil, []byte(a))
+			sb, _ := escapeText(nil, []byte(b))
+			if got, want := bytes.Compare(sa, sb), strings.Compare(a, b); got != want {
+				t.Errorf("%q vs %q: stored compare %d, values %d", a, b, got, want)
+			}
+		}
+	}
+	if got, _ := escapeText(nil, []byte("plain")); string(got) != "plain" {
+		t.Errorf("plain text stored as %q", got)
+	}
+	// A 0x01 that SQL wrote, not followed by 0x01 or 0x02, is itself.
+	if got, _ := unescapeText(nil, []byte("a\x01z")); string(got) != "a\x01z" {
+		t.Errorf("a lone 0x01 reads as %q", got)
+	}
+}

@@ -198,7 +198,7 @@ func (t *Table) rowLiveSQL(cells ColumnKind) string {
 func KeyBytesSQL(t *Type, v string) (string, bool) {
 	switch t.Kind {
 	case Ascii, Text:
-		return "convert_to(" + v + ", 'UTF8')", true
+		return "cqlpg.text_bytes(" + v + ")", true
 	case Bigint, Counter, Time:
 		return "int8send(" + v + ")", true
 	case Int:

@@ -1,7 +1,6 @@
 package pgschema
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,8 +35,8 @@ type fixedWidthOf struct {
 // Validate checks a bound value of type t as Cassandra's serializers do,
 // returning their error texts, then refuses what Postgres cannot store:
 // empty values of types other than text, ascii and blob (Postgres has no
-// empty integer or uuid), text holding U+0000 and text that Cassandra
-// takes but is not UTF-8 (Postgres text cannot hold either). Collections,
+// empty integer or uuid) and text that Cassandra takes but is not UTF-8
+// (Postgres text cannot hold it; U+0000 it holds escaped, escapeText). Collections,
 // tuples, user types and vectors are checked element by element.
 func Validate(t *Type, v []byte) error {
 	if err := validate(t, v); err != nil {
@@ -45,9 +44,6 @@ func Validate(t *Type, v []byte) error {
 	}
 	if len(v) == 0 && !emptyStorable(t.Kind) {
 		return errEmpty(t)
-	}
-	if (t.Kind == Text || t.Kind == Ascii) && bytes.IndexByte(v, 0) >= 0 {
-		return errNUL
 	}
 	return nil
 }

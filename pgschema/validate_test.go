@@ -109,8 +109,6 @@ func TestValidate(t *testing.T) {
 		{"uuid", str(""), "Empty values of type uuid cannot be stored (PostgreSQL has no empty uuid)"},
 		{"varint", str(""), "Empty values of type varint cannot be stored (PostgreSQL has no empty varint)"},
 		{"map<int, int>", str(""), "Not enough bytes to read a map"},
-		{"text", str("a\x00"), "Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)"},
-		{"ascii", str("\x00"), "Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)"},
 		// Cassandra's validator takes these; they are not UTF-8.
 		{"text", []byte{0xc0, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},
 		{"text", []byte{0xed, 0xa0, 0x80}, "Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)"},

@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS cqlpg.text_bytes(text);
