@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
@@ -94,12 +95,17 @@ func (c *conn) errorMessage(err error) message.Error {
 }
 
 // postgresError classifies an error a shard returned, by SQLSTATE class.
-// Postgres's own text never reaches the client: a value the gateway
+// Postgres's own text never reaches the client (the catalog's functions'
+// texts, Cassandra's, do): a value the gateway
 // accepted and a shard refused (a data exception, class 22) is the
 // gateway's failure to store what Cassandra would, not the client's
 // mistake, and is answered as a server error like the others.
 func (c *conn) postgresError(e *pgconn.PgError) message.Error {
 	switch {
+	case e.Code == "22023" && strings.HasPrefix(e.Where, "PL/pgSQL function cqlpg."):
+		// The catalog's own functions refuse what Cassandra refuses, in
+		// Cassandra's words (setting an element of a null list, say).
+		return &message.Invalid{ErrorMessage: e.Message}
 	case len(e.Code) == 5 && e.Code[:2] == "53": // insufficient resources
 		// Postgres's text may name the shard's roles or settings: it goes
 		// to the log only.

@@ -178,7 +178,8 @@ func TestPythonDriver(t *testing.T) {
 			t.Errorf("keyspace %s missing from metadata at connect: %q", ks, r.KeyspacesAtConnect)
 		}
 	}
-	if want := map[string][]string{"system_virtual_schema": {"columns", "keyspaces", "tables"}}; !reflect.DeepEqual(r.VirtualKeyspaces, want) {
+	if want := map[string][]string{"system_views": {"clients", "settings"},
+		"system_virtual_schema": {"columns", "keyspaces", "tables"}}; !reflect.DeepEqual(r.VirtualKeyspaces, want) {
 		t.Errorf("virtual keyspaces and their tables at connect: %v, want %v", r.VirtualKeyspaces, want)
 	}
 	if !reflect.DeepEqual(r.SchemaAgreed, []bool{true, true, true}) {

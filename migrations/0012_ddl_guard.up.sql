@@ -81,6 +81,9 @@ BEGIN
         FROM cqlpg.layout l
         LEFT JOIN cqlpg.layout_now(s) n ON n.relname = l.relname
         WHERE l.pg_schema = s
+        -- Tables first: a renamed table also changes its indexes'
+        -- definitions, and the table is what to name.
+        ORDER BY l.relkind = 'i', l.relname
     LOOP
         tbl := split_part(rec.relname, '$', 1);
         IF rec.relkind = 'i' AND rec.relname = tbl THEN
