@@ -107,3 +107,37 @@ func TestIndexPagingPlan(t *testing.T) {
 		t.Errorf("a page of an index query is not read from the index in order:\n%s", plan)
 	}
 }
+
+// TestNotFilters filters with Cassandra 5.0's NOT IN, NOT CONTAINS and NOT
+// CONTAINS KEY, on regular and clustering columns and collections, bound
+// and literal; without ALLOW FILTERING they are refused as filtering.
+func TestNotFilters(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE not_filters WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE not_filters.t (k int, c int, v int, s set<int>, m map<text, int>, PRIMARY KEY (k, c))",
+		"INSERT INTO not_filters.t (k, c, v, s, m) VALUES (0, 1, 1, {1, 2}, {'a': 1})",
+		"INSERT INTO not_filters.t (k, c, v, s, m) VALUES (0, 2, 2, {2, 3}, {'b': 2})",
+		"INSERT INTO not_filters.t (k, c, v, s, m) VALUES (0, 3, 3, {3}, {'a': 3, 'c': 3})",
+		"INSERT INTO not_filters.t (k, c) VALUES (0, 4)")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS not_filters") })
+	for _, tc := range []struct {
+		query string
+		args  []any
+		want  []int
+	}{
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND v NOT IN (1, 3) ALLOW FILTERING", nil, []int{2}},
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND v NOT IN ? ALLOW FILTERING", []any{[]int{2}}, []int{1, 3}},
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND c NOT IN (1, 4) ALLOW FILTERING", nil, []int{2, 3}},
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND s NOT CONTAINS 2 ALLOW FILTERING", nil, []int{3}},
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND m NOT CONTAINS KEY 'a' ALLOW FILTERING", nil, []int{2}},
+		{"SELECT c FROM not_filters.t WHERE k = 0 AND m NOT CONTAINS 2 ALLOW FILTERING", nil, []int{1, 3}},
+	} {
+		if got := ints(t, sess, tc.query, tc.args...); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	requireCQLError(t, sess.Query("SELECT c FROM not_filters.t WHERE k = 0 AND v NOT IN (1)").Exec(), 0x2200,
+		"Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. "+
+			"If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+}

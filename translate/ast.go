@@ -184,11 +184,29 @@ const (
 	OpContainsKey
 	OpLike
 	OpIsNotNull
+	// Cassandra 5.0's negations, which only filter.
+	OpNotIn
+	OpNotContains
+	OpNotContainsKey
 )
 
 // String returns the operator as CQL writes it.
 func (o Operator) String() string {
-	return [...]string{"=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS", "CONTAINS KEY", "LIKE", "IS NOT"}[o]
+	return [...]string{"=", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS", "CONTAINS KEY", "LIKE", "IS NOT",
+		"NOT IN", "NOT CONTAINS", "NOT CONTAINS KEY"}[o]
+}
+
+// Positive returns the operator a negation negates, or o itself.
+func (o Operator) Positive() Operator {
+	switch o {
+	case OpNotIn:
+		return OpIN
+	case OpNotContains:
+		return OpContains
+	case OpNotContainsKey:
+		return OpContainsKey
+	}
+	return o
 }
 
 // IsSlice reports whether o bounds a range.

@@ -55,6 +55,13 @@ func (p *parser) peek(i int) token {
 	return p.ahead[i-1]
 }
 
+// peekKeyword reports whether the token i places after the current one is
+// the keyword kw (given in lower case).
+func (p *parser) peekKeyword(i int, kw string) bool {
+	t := p.peek(i)
+	return t.kind == tokIdent && t.text == kw
+}
+
 // isKeyword reports whether the current token is the keyword kw (given in
 // lower case).
 func (p *parser) isKeyword(kw string) bool { return p.tok.kind == tokIdent && p.tok.text == kw }

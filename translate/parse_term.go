@@ -316,7 +316,7 @@ func (p *parser) where() ([]Relation, error) {
 // relation parses one restriction.
 //
 //	relation := ident op term | ident '[' term ']' op term
-//	          | ident IN ('(' terms ')' | marker) | ident CONTAINS KEY? term
+//	          | ident NOT? IN ('(' terms ')' | marker) | ident NOT? CONTAINS KEY? term
 //	          | ident IS NOT NULL | ident LIKE term
 //	          | TOKEN '(' idents ')' op term
 //	          | '(' idents ')' (op (tuple | marker) | IN ('(' tuples ')' | marker))
@@ -358,19 +358,22 @@ func (p *parser) relation() (Relation, error) {
 		// token(...) takes only the comparisons; IN, CONTAINS and the
 		// rest are syntax errors.
 		comparing = true
+	case p.isKeyword("not") && (p.peekKeyword(1, "in") || p.peekKeyword(1, "contains")):
+		// Cassandra 5.0: NOT IN, NOT CONTAINS [KEY].
+		p.next()
+		if p.acceptKeyword("contains") {
+			r.Op = OpNotContains
+			if p.acceptKeyword("key") {
+				r.Op = OpNotContainsKey
+			}
+			break
+		}
+		p.next()
+		r.Op = OpNotIn
+		return r, p.inValues(&r)
 	case p.acceptKeyword("in"):
 		r.Op = OpIN
-		if p.tok.kind == tokMarker || p.tok.kind == tokNamedMarker {
-			r.Value = p.marker()
-			return r, nil
-		}
-		if err := p.expectPunct("("); err != nil {
-			return r, err
-		}
-		if r.Values, err = p.terms(")"); err != nil {
-			return r, err
-		}
-		return r, p.expectPunct(")")
+		return r, p.inValues(&r)
 	case p.acceptKeyword("contains"):
 		r.Op = OpContains
 		if p.acceptKeyword("key") {
@@ -398,6 +401,22 @@ func (p *parser) relation() (Relation, error) {
 	}
 	r.Value, err = p.term()
 	return r, err
+}
+
+// inValues parses IN's operand: '(' terms ')' or a marker.
+func (p *parser) inValues(r *Relation) error {
+	if p.tok.kind == tokMarker || p.tok.kind == tokNamedMarker {
+		r.Value = p.marker()
+		return nil
+	}
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	var err error
+	if r.Values, err = p.terms(")"); err != nil {
+		return err
+	}
+	return p.expectPunct(")")
 }
 
 var comparison = map[string]Operator{

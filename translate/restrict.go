@@ -110,7 +110,7 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 	case OpLike:
 		return invalidf("LIKE restriction is only supported on properly indexed columns. %s LIKE %s is not valid.",
 			pgschema.QuoteIdentifier(c.Name), termString(rel.Value))
-	case OpContains, OpContainsKey:
+	case OpContains, OpContainsKey, OpNotContains, OpNotContainsKey:
 		return p.containsRestriction(r, c, rel)
 	}
 	if c.Type.Kind == pgschema.UDT && c.Type.IsMultiCell() {
@@ -124,12 +124,11 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 		return invalidf("Slice restrictions are not supported on duration columns")
 	}
 	switch rel.Op {
-	case OpIN:
+	case OpIN, OpNotIn:
 		if rel.Value != nil { // IN ?
 			listSpec := ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "in(" + c.Name + ")",
 				Type: pgschema.NewList(c.Type, false)}
 			res.Values, res.ListMarker = []Value{p.bind(rel.Value.(*Marker), listSpec)}, true
-			return r.add(res)
 		}
 		for _, term := range rel.Values {
 			v, err := p.value(term, spec)
@@ -140,6 +139,11 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 				return err
 			}
 			res.Values = append(res.Values, v)
+		}
+		if rel.Op == OpNotIn {
+			// NOT IN filters, on any column (Cassandra 5.0).
+			r.others = append(r.others, res)
+			return nil
 		}
 		return r.add(res)
 	}
@@ -162,7 +166,7 @@ func (p *planner) containsRestriction(r *restrictions, c *pgschema.Column, rel R
 	}
 	elem := c.Type.Elem[len(c.Type.Elem)-1] // a map's values
 	name := "value(" + c.Name + ")"
-	if rel.Op == OpContainsKey {
+	if rel.Op.Positive() == OpContainsKey {
 		if c.Type.Kind != pgschema.Map {
 			return invalidf("Cannot use CONTAINS KEY on non-map column %s", c.Name)
 		}

@@ -50,11 +50,22 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	case OpIN:
 		param.Kind, param.Values, param.ListMarker = ParamList, res.Values, res.ListMarker
 		cond = expr(qcol(a, column)+" = ANY(?)", param)
+	case OpNotIn:
+		param.Kind, param.Values, param.ListMarker = ParamList, res.Values, res.ListMarker
+		cond = expr(qcol(a, column)+" <> ALL(?)", param)
 	case OpContains, OpContainsKey:
 		var err error
 		if cond, err = containsSQL(res, qcol(a, c.PGName)); err != nil {
 			return nil, err
 		}
+	case OpNotContains, OpNotContainsKey:
+		positive := res
+		positive.Op = res.Op.Positive()
+		inner, err := containsSQL(positive, qcol(a, c.PGName))
+		if err != nil {
+			return nil, err
+		}
+		cond = sq.ConcatExpr("NOT (", inner, ")")
 	default:
 		return nil, invalidf("%s restrictions are not supported", res.Op)
 	}
