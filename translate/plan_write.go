@@ -224,9 +224,17 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 		return nil, err
 	}
 	w.InPlace = inPlace(t, cells)
+	// Only static columns are written when both the assignments and the
+	// conditions name static columns alone (Cassandra's
+	// appliesOnlyToStaticColumns): then the partition key is the key.
 	onlyStatic := true
 	for _, c := range cells {
 		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
+	}
+	for _, cond := range s.Conditions {
+		if c := t.Column(cond.Column); c != nil && c.Kind != pgschema.Static {
+			onlyStatic = false
+		}
 	}
 	if w.Keys, err = p.writeKeys(t, s.Where, "UPDATE", onlyStatic); err != nil {
 		return nil, err

@@ -145,6 +145,10 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 			r.others = append(r.others, res)
 			return nil
 		}
+		if len(res.Values) == 1 && !res.ListMarker {
+			// An IN of one value is an EQ, as Cassandra plans it.
+			res.Op = OpEQ
+		}
 		return r.add(res)
 	}
 	v, err := p.value(rel.Value, spec)
