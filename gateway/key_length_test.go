@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gocql/gocql"
 )
 
 // TestKeyLength refuses a partition key longer than Cassandra's 65535
@@ -58,5 +60,34 @@ func TestTextNUL(t *testing.T) {
 	}
 	if n := rowCount(t, sess, "SELECT * FROM textnul.t WHERE k = ? AND c = ?", key, "\x00\x01"); n != 1 {
 		t.Errorf("a row read by its key holding U+0000: %d rows", n)
+	}
+}
+
+// TestUnsetValues answers unset values where Cassandra refuses them with
+// Cassandra's texts: a key, a list index, a map key, a function argument.
+func TestUnsetValues(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS unset_values WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS unset_values.t (k int PRIMARY KEY, v int, l list<int>, m map<int, int>)",
+		"INSERT INTO unset_values.t (k, v, l, m) VALUES (0, 0, [1], {1: 1})")
+	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS unset_values") })
+	unset := gocql.UnsetValue
+	for _, tc := range []struct{ query, msg string }{
+		{"INSERT INTO unset_values.t (k, v) VALUES (?, 1)", "Invalid unset value for column k"},
+		{"UPDATE unset_values.t SET l[?] = 1 WHERE k = 0", "Invalid unset value for list index"},
+		{"DELETE l[?] FROM unset_values.t WHERE k = 0", "Invalid unset value for list index"},
+		{"UPDATE unset_values.t SET m[?] = 1 WHERE k = 0", "Invalid unset map key"},
+		{"DELETE m[?] FROM unset_values.t WHERE k = 0", "Invalid unset map key"},
+		{"INSERT INTO unset_values.t (k, v) VALUES (1, blobAsInt(?))", "Invalid unset value for argument in call to function blobasint"},
+	} {
+		requireCQLError(t, sess.Query(tc.query, unset).Exec(), 0x2200, tc.msg)
+	}
+	// An unset value for a cell or a limit leaves it alone, as in Cassandra.
+	exec(t, sess, "UPDATE unset_values.t SET v = 5 WHERE k = 0")
+	if err := sess.Query("UPDATE unset_values.t SET v = ?, l[0] = ? WHERE k = 0", unset, unset).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if got := ints(t, sess, "SELECT v FROM unset_values.t WHERE k = 0 LIMIT ?", unset); !slices.Equal(got, []int{5}) {
+		t.Errorf("after unset writes: %v", got)
 	}
 }

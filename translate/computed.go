@@ -24,7 +24,10 @@ type callValue struct {
 func (c *callValue) Compute(b *Bound, ctx *EvalContext) ([]byte, bool, error) {
 	args := make([][]byte, len(c.args))
 	for i, a := range c.args {
-		args[i], _ = b.Get(a)
+		var unset bool
+		if args[i], unset = b.Get(a); unset {
+			return nil, false, invalidf("Invalid unset value for argument in call to function %s", c.fn.Name)
+		}
 	}
 	v, err := c.fn.Eval(ctx, args)
 	return v, false, err
@@ -111,6 +114,29 @@ func sortedEntries(t *pgschema.Type, keys, values [][]byte) ([][]byte, [][]byte)
 		}
 	}
 	return outK, outV
+}
+
+// setValue is a bound value that may not be unset: a list index or a map
+// key, which Cassandra refuses unset with msg.
+type setValue struct {
+	v   Value
+	msg string
+}
+
+func (c *setValue) Compute(b *Bound, _ *EvalContext) ([]byte, bool, error) {
+	v, unset := b.Get(c.v)
+	if unset {
+		return nil, false, invalidf("%s", c.msg)
+	}
+	return v, false, nil
+}
+
+// mustBeSet returns v, or for a marker a value refusing it unset with msg.
+func (p *planner) mustBeSet(v Value, msg string) Value {
+	if v.Marker < 0 {
+		return v
+	}
+	return p.compute(&setValue{v: v, msg: msg})
 }
 
 // tupleElement is element index of a tuple bound to one marker, as a

@@ -145,6 +145,7 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 		if err != nil {
 			return cell{}, err
 		}
+		idx = p.mustBeSet(idx, "Invalid unset value for list index")
 		ch := changeOf(pick(c, "cqlpg.list_set", "cqlpg.jlist_set"), indexParam(idx), operand(c, typ.Elem[0], v))
 		ch.needsValue = "Attempted to set an element on a list which is null"
 		return cell{column: c, value: v, changes: []change{ch}}, nil
@@ -157,6 +158,7 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 	if err != nil {
 		return cell{}, err
 	}
+	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
 	return cell{column: c, value: v, changes: []change{changeOf("cqlpg.jmap_set", key, operand(c, typ.Elem[1], v))}}, nil
 }
@@ -214,6 +216,7 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 		if err != nil {
 			return cell{}, err
 		}
+		idx = p.mustBeSet(idx, "Invalid unset value for list index")
 		ch := changeOf(pick(c, "cqlpg.list_delete", "cqlpg.jlist_delete"), indexParam(idx))
 		ch.needsValue = "Attempted to delete an element from a list which is null"
 		return cell{column: c, value: none, changes: []change{ch}}, nil
@@ -232,6 +235,7 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 	if err != nil {
 		return cell{}, err
 	}
+	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
 	return cell{column: c, value: none, changes: []change{changeOf("cqlpg.jmap_set", key, nullJSON)}}, nil
 }
