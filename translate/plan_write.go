@@ -36,10 +36,10 @@ type Write struct {
 	// and range deletions (a prefix).
 	Keys []Restriction
 	// Slice bounds the clustering column after the prefix of a range
-	// deletion, when given; TupleSlice bounds the clustering columns after
-	// it together, (c1, c2) > (v1, v2).
-	Slice      []Restriction
-	TupleSlice *Restriction
+	// deletion, when given; TupleSlices bound the clustering columns after
+	// it together, (c1, c2) > (v1, v2), on one side or both.
+	Slice       []Restriction
+	TupleSlices []Restriction
 	// SQL writes one row (or range); its parameters take the row's key,
 	// token, timestamp and expiry at execution.
 	SQL    string
@@ -330,14 +330,14 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Keys, w.Slice, w.TupleSlice = r.keys, r.slice, r.tuple
+	w.Keys, w.Slice, w.TupleSlices = r.keys, r.slice, r.tuples
 	if err := p.updateConditions(w, s.IfExists, s.Conditions, "deletions"); err != nil {
 		return nil, err
 	}
 	if err := checkAttributes(w); err != nil {
 		return nil, err
 	}
-	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0 && w.TupleSlice == nil
+	full := len(w.Keys) == len(t.KeyColumns()) && len(w.Slice) == 0 && len(w.TupleSlices) == 0
 	if err := checkDeleteConditions(w, cells, full); err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 		w.SQL, w.Params, err = deleteRowSQL(t)
 	default:
 		w.Kind = WriteDeleteRange
-		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice, w.TupleSlice)
+		w.SQL, w.Params, err = deleteRangeSQL(t, len(w.Keys), w.Slice, w.TupleSlices)
 	}
 	if err != nil {
 		return nil, err
@@ -535,9 +535,9 @@ func (r *restrictions) checkKeysOnly() error {
 // a prefix of the clustering columns by = or IN, and maybe a slice of the
 // next clustering column.
 type deleteKeys struct {
-	keys  []Restriction
-	slice []Restriction
-	tuple *Restriction
+	keys   []Restriction
+	slice  []Restriction
+	tuples []Restriction
 }
 
 func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlyStatic bool) (*deleteKeys, error) {
@@ -568,19 +568,25 @@ func (p *planner) deleteRestrictions(t *pgschema.Table, where []Relation, onlySt
 		}
 		d.keys = append(d.keys, rs[0])
 	}
-	switch n := len(r.tupleSlices); {
-	case n > 1:
-		// Both ends of a tuple slice fall into ranges that depend on
-		// the bound values; the deletions table holds only one-sided
-		// ones so far.
-		return nil, invalidf("Multi-column relations are not supported in DELETE statements")
-	case n == 1:
-		ts := r.tupleSlices[0]
-		if d.slice != nil || ts.Columns[0].Position != len(d.keys)-len(t.PartitionKey) {
-			return nil, invalidf("Multi-column relations are not supported in DELETE statements")
-		}
-		d.tuple = &ts
+	if len(r.tupleSlices) == 0 {
+		return d, nil
 	}
+	// One tuple slice, or a lower and an upper one on the same columns,
+	// right after the prefix fixed by = (a range deletion's shape).
+	ts := r.tupleSlices
+	first := ts[0].Columns[0].Position
+	supported := d.slice == nil && first == len(d.keys)-len(t.PartitionKey) && len(ts) <= 2
+	if len(ts) == 2 {
+		if ts[0].Op == OpLT || ts[0].Op == OpLTE {
+			ts[0], ts[1] = ts[1], ts[0]
+		}
+		supported = supported && (ts[0].Op == OpGT || ts[0].Op == OpGTE) && (ts[1].Op == OpLT || ts[1].Op == OpLTE) &&
+			slices.Equal(ts[0].Columns, ts[1].Columns)
+	}
+	if !supported {
+		return nil, invalidf("Multi-column relations are not supported in DELETE statements")
+	}
+	d.tuples = ts
 	return d, nil
 }
 

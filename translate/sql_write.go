@@ -268,6 +268,12 @@ func sliceBounds(slice []Restriction) []rangeBound {
 // fixed, and a slice of the clustering column after them. Deleting the
 // same range again keeps the newer timestamp.
 func recordDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBound) sq.Sqlizer {
+	return guardedDeletion(t, nkeys, fixed, slice, nil)
+}
+
+// guardedDeletion is recordDeletion made only when guard, a condition on
+// the statement's parameters, holds (nil: always).
+func guardedDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBound, guard sq.Sqlizer) sq.Sqlizer {
 	npk := len(t.PartitionKey)
 	cols := []string{quote(pgschema.TokenColumn)}
 	vals := []any{Param{Kind: ParamToken}}
@@ -311,8 +317,21 @@ func recordDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBo
 		}
 	}
 	target = append(target, quote(pgschema.LoInclColumn), quote(pgschema.HiInclColumn))
-	return sq.Insert(strings.ReplaceAll(t.DeletionsIdent(), "?", "??") + " AS x").Columns(cols...).Values(vals...).
-		Suffix(fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %[2]s = GREATEST(x.%[2]s, excluded.%[2]s)", strings.Join(target, ", "), del))
+	insert := sq.Insert(strings.ReplaceAll(t.DeletionsIdent(), "?", "??") + " AS x").Columns(cols...)
+	if guard == nil {
+		insert = insert.Values(vals...)
+	} else {
+		sel := sq.Select()
+		for _, v := range vals {
+			if p, ok := v.(Param); ok {
+				sel = sel.Column(sq.Expr("?", p))
+			} else {
+				sel = sel.Column(v)
+			}
+		}
+		insert = insert.Select(sel.Where(guard))
+	}
+	return insert.Suffix(fmt.Sprintf("ON CONFLICT (%s) DO UPDATE SET %[2]s = GREATEST(x.%[2]s, excluded.%[2]s)", strings.Join(target, ", "), del))
 }
 
 // tupleDeletions records the deletion of a one-sided tuple slice, (c1, c2,
@@ -320,14 +339,7 @@ func recordDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBo
 // table holds: c1 > v1; c1 = v1 and c2 > v2; c1 = v1, c2 = v2 and c3 > v3
 // (>= for the last when the slice includes its bound).
 func tupleDeletions(t *pgschema.Table, nkeys int, tuple Restriction) []sq.Sqlizer {
-	value := func(i int) Param {
-		v := tuple.Values[min(i, len(tuple.Values)-1)]
-		p := sortParam(tuple.Columns[i], v)
-		if tuple.TupleMarker {
-			p.Element = i
-		}
-		return p
-	}
+	value := tupleValue(tuple)
 	var out []sq.Sqlizer
 	for i, c := range tuple.Columns {
 		op := tuple.Op
@@ -342,6 +354,80 @@ func tupleDeletions(t *pgschema.Table, nkeys int, tuple Restriction) []sq.Sqlize
 			fixed[j] = value(j)
 		}
 		out = append(out, recordDeletion(t, nkeys, fixed, []rangeBound{{c, op, value(i)}}))
+	}
+	return out
+}
+
+// tupleValue returns the parameter of element i of a tuple slice's bound.
+func tupleValue(tuple Restriction) func(i int) Param {
+	return func(i int) Param {
+		v := tuple.Values[min(i, len(tuple.Values)-1)]
+		p := sortParam(tuple.Columns[i], v)
+		if tuple.TupleMarker {
+			p.Element = i
+		}
+		return p
+	}
+}
+
+// tupleRangeDeletions records the deletion of a tuple slice bounded on
+// both sides, lo < (c1, ..., cn) < hi, as the ranges the deletions table
+// holds. They depend on how many leading elements the bounds share, p,
+// which only the bound values tell: each set is recorded under a guard
+// that holds for one p. With p shared, the rows fall in c(p+1) strictly
+// between the bounds' elements, plus, past it, the ranges above lo's
+// elements (tupleDeletions) and below hi's; bounds equal in full leave
+// one point when both include it.
+func tupleRangeDeletions(t *pgschema.Table, nkeys int, lo, hi Restriction) []sq.Sqlizer {
+	a, b, n := tupleValue(lo), tupleValue(hi), len(lo.Columns)
+	compare := func(i int, op string) sq.Sqlizer {
+		c := lo.Columns[i]
+		if fn := orderFunction(c); fn != "" {
+			return expr(fn+"(?) "+op+" "+fn+"(?)", a(i), b(i))
+		}
+		return expr("? "+op+" ?", a(i), b(i))
+	}
+	strict := map[Operator]Operator{OpGTE: OpGT, OpGT: OpGT, OpLTE: OpLT, OpLT: OpLT}
+	var out []sq.Sqlizer
+	for p := range n + 1 {
+		guard := sq.And{}
+		for i := range min(p, n) {
+			guard = append(guard, compare(i, "="))
+		}
+		if p == n {
+			if lo.Op == OpGTE && hi.Op == OpLTE {
+				fixed := make([]Param, n-1)
+				for j := range n - 1 {
+					fixed[j] = a(j)
+				}
+				c := lo.Columns[n-1]
+				out = append(out, guardedDeletion(t, nkeys, fixed, []rangeBound{{c, OpGTE, a(n - 1)}, {c, OpLTE, a(n - 1)}}, guard))
+			}
+			continue
+		}
+		guard = append(guard, compare(p, "<"))
+		prefix := func(v func(int) Param, upto int) []Param {
+			fixed := make([]Param, upto)
+			for j := range upto {
+				fixed[j] = v(j)
+			}
+			return fixed
+		}
+		c := lo.Columns[p]
+		loOp, hiOp := strict[lo.Op], strict[hi.Op]
+		if p == n-1 {
+			loOp, hiOp = lo.Op, hi.Op
+		}
+		out = append(out, guardedDeletion(t, nkeys, prefix(a, p), []rangeBound{{c, loOp, a(p)}, {c, hiOp, b(p)}}, guard))
+		for i := p + 1; i < n; i++ {
+			loOp, hiOp := OpGT, OpLT
+			if i == n-1 {
+				loOp, hiOp = lo.Op, hi.Op
+			}
+			out = append(out,
+				guardedDeletion(t, nkeys, prefix(a, i), []rangeBound{{lo.Columns[i], loOp, a(i)}}, guard),
+				guardedDeletion(t, nkeys, prefix(b, i), []rangeBound{{lo.Columns[i], hiOp, b(i)}}, guard))
+		}
 	}
 	return out
 }
@@ -455,7 +541,7 @@ func deleteRowSQL(t *pgschema.Table) (string, []Param, error) {
 // in slice, or whose next clustering columns are in the tuple slice
 // tuple: each row keeps the deletion time and drops what it shadows.
 // Deleting a whole partition marks its static row too.
-func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuple *Restriction) (string, []Param, error) {
+func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuples []Restriction) (string, []Param, error) {
 	ts := Param{Kind: ParamWritetime, Element: -1}
 	del := quote(pgschema.DeletedColumn)
 	where := sq.And{expr("t."+quote(pgschema.TokenColumn)+" = ?", Param{Kind: ParamToken})}
@@ -466,13 +552,18 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuple *Re
 		where = append(where, expr("t."+quote(s.Column.SortColumn())+" "+s.Op.String()+" ?", sortParam(s.Column, s.Values[0])))
 	}
 	records := []sq.Sqlizer{recordDeletion(t, nkeys, nil, sliceBounds(slice))}
-	if tuple != nil {
-		cond, err := tupleSQL(*tuple, "t")
+	for _, tuple := range tuples {
+		cond, err := tupleSQL(tuple, "t")
 		if err != nil {
 			return "", nil, err
 		}
 		where = append(where, cond)
-		records = tupleDeletions(t, nkeys, *tuple)
+	}
+	switch len(tuples) {
+	case 1:
+		records = tupleDeletions(t, nkeys, tuples[0])
+	case 2:
+		records = tupleRangeDeletions(t, nkeys, tuples[0], tuples[1])
 	}
 	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
 	for _, item := range clearItems(t, pgschema.Regular, "t", "?") {
@@ -489,7 +580,7 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuple *Re
 		with = append(with, ", "+name+" AS (", r, ")")
 	}
 	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr(append(with, " ")...))
-	if nkeys == len(t.PartitionKey) && t.HasStatic() && tuple == nil {
+	if nkeys == len(t.PartitionKey) && t.HasStatic() && len(tuples) == 0 {
 		record := records[0]
 		cols, vals := keyInsert(t, true)
 		cols, vals = append(cols, del), append(vals, ts)
