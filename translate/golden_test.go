@@ -168,6 +168,7 @@ var goldenDDL = []string{
 	"CREATE INDEX users_email ON shop.users (email)",
 	`CREATE TABLE shop.log (host inet, at timeuuid, tag frozen<list<text>>, msg text,
 		PRIMARY KEY (host, at, tag)) WITH CLUSTERING ORDER BY (at DESC, tag ASC)`,
+	"CREATE TABLE shop.durations (k int PRIMARY KEY, d duration, l frozen<list<duration>>, t tuple<int, duration>)",
 }
 
 // goldenSchema returns testSchema's keyspaces plus those of goldenDDL.

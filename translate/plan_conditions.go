@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"fmt"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -185,6 +187,12 @@ func (p *planner) updateConditions(w *Write, ifExists bool, conds []Condition, v
 			}
 			if rc.Field < 0 {
 				return invalidf("Unknown field %s for column %s", cond.Field, col.Name)
+			}
+		}
+		if cond.Op.IsSlice() {
+			if err := durationRefusal(rc.Type, "Slice conditions are not supported on %s containing durations",
+				fmt.Sprintf("Slice conditions ( %s ) are not supported on durations", cond.Op)); err != nil {
+				return err
 			}
 		}
 		spec := ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: col.Name, Type: rc.Type, Column: col}

@@ -92,9 +92,11 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 // checkIndexTarget applies Cassandra's rules on what an index may cover.
 func checkIndexTarget(t *pgschema.Table, c *pgschema.Column, target IndexTarget) error {
 	frozenCollection := c.Type.IsCollection() && c.Type.Frozen
+	if err := durationRefusal(c.Type, "Secondary indexes are not supported on %s containing durations",
+		"Secondary indexes are not supported on duration columns"); err != nil {
+		return err
+	}
 	switch {
-	case c.Type.Kind == pgschema.Duration:
-		return invalidf("Secondary indexes are not supported on duration columns")
 	case c.Kind == pgschema.PartitionKey && len(t.PartitionKey) == 1:
 		return invalidf("Cannot create secondary index on the only partition key column %s", c.Name)
 	case frozenCollection && target != IndexFull:

@@ -120,8 +120,11 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 		// Whole non-frozen collections cannot be compared.
 		return invalidf("Collection column '%s' (%s) cannot be restricted by a '%s' relation", c.Name, c.Type, rel.Op)
 	}
-	if rel.Op.IsSlice() && c.Type.Kind == pgschema.Duration {
-		return invalidf("Slice restrictions are not supported on duration columns")
+	if rel.Op.IsSlice() {
+		if err := durationRefusal(c.Type, "Slice restrictions are not supported on %s containing durations",
+			"Slice restrictions are not supported on duration columns"); err != nil {
+			return err
+		}
 	}
 	switch rel.Op {
 	case OpIN, OpNotIn:
@@ -160,6 +163,38 @@ func (p *planner) columnRestriction(r *restrictions, rel Relation) error {
 	}
 	res.Values = []Value{v}
 	return r.add(res)
+}
+
+// durationRefusal refuses, with Cassandra's texts, what it cannot do with
+// durations (which have no order): in of a collection, tuple or user type
+// holding one (inside names "collections", "tuples" or "UDTs"), or
+// whole of a duration.
+func durationRefusal(t *pgschema.Type, inside, whole string) error {
+	if !referencesDuration(t) {
+		return nil
+	}
+	switch {
+	case t.IsCollection():
+		return invalidf(inside, "collections")
+	case t.Kind == pgschema.Tuple:
+		return invalidf(inside, "tuples")
+	case t.Kind == pgschema.UDT:
+		return invalidf(inside, "UDTs")
+	}
+	return invalidf("%s", whole)
+}
+
+// referencesDuration reports whether t is or holds a duration.
+func referencesDuration(t *pgschema.Type) bool {
+	if t.Kind == pgschema.Duration {
+		return true
+	}
+	for _, e := range t.Elem {
+		if referencesDuration(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsRestriction resolves CONTAINS and CONTAINS KEY.
