@@ -139,39 +139,25 @@ func (p *planner) mustBeSet(v Value, msg string) Value {
 	return p.compute(&setValue{v: v, msg: msg})
 }
 
-// tupleElement is element index of a tuple bound to one marker, as a
-// write's (c1, c2) = ? restricts each column by its element.
+// tupleElement is element index of a tuple of type typ bound to one
+// marker, as a write's (c1, c2) = ? restricts each column by its element.
 type tupleElement struct {
 	tuple Value
+	typ   *pgschema.Type
 	index int
 }
 
 func (c *tupleElement) Compute(b *Bound, _ *EvalContext) ([]byte, bool, error) {
 	v, unset := b.Get(c.tuple)
-	if unset {
-		return nil, true, nil
+	if unset || v == nil {
+		return nil, unset, nil
 	}
-	if v == nil {
-		return nil, false, nil
+	elems, err := pgschema.Elements(c.typ, v)
+	if err != nil {
+		return nil, false, invalidf("%s", err.Error())
 	}
-	for i := 0; ; i++ {
-		if len(v) < 4 {
-			return nil, false, invalidf("Invalid tuple value: not enough bytes")
-		}
-		n := int32(binary.BigEndian.Uint32(v))
-		v = v[4:]
-		if n < 0 {
-			n = 0
-			if i == c.index {
-				return nil, false, nil
-			}
-		}
-		if int(n) > len(v) {
-			return nil, false, invalidf("Invalid tuple value: not enough bytes")
-		}
-		if i == c.index {
-			return v[:n], false, nil
-		}
-		v = v[n:]
+	if c.index >= len(elems) {
+		return nil, false, nil // a missing trailing component is null
 	}
+	return elems[c.index], false, nil
 }

@@ -487,10 +487,14 @@ func (p *planner) spreadTuples(r *restrictions, verb string) error {
 	for _, tr := range r.tuples {
 		switch tr.Op {
 		case OpEQ:
+			types := make([]*pgschema.Type, len(tr.Columns))
+			for i, c := range tr.Columns {
+				types[i] = c.Type
+			}
 			for i, c := range tr.Columns {
 				v := tr.Values[min(i, len(tr.Values)-1)]
 				if tr.TupleMarker {
-					v = p.compute(&tupleElement{tuple: v, index: i})
+					v = p.compute(&tupleElement{tuple: v, typ: pgschema.NewTuple(types...), index: i})
 				}
 				r.cluster[c.Position] = []Restriction{{Kind: OnColumn, Column: c, Op: OpEQ, Values: []Value{v}}}
 			}
