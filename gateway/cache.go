@@ -273,7 +273,7 @@ func sameVariables(a, b *statement) bool {
 // gateway has not seen the change itself yet; an error of that kind with
 // no change behind it is a failure like any other.
 func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bool {
-	if !staleSQL(err) {
+	if !staleSQL(err) || !rerunnable(st.plan) {
 		return false
 	}
 	// The change may still be applying on the shard the schema is read
@@ -292,6 +292,15 @@ func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bo
 		}
 	}
 	return true
+}
+
+// rerunnable reports whether a statement may run again after a replica
+// refused its stale SQL: its writes, which other replicas may have
+// applied, land the same way twice. A counter update or a list append
+// would not, and answers the error.
+func rerunnable(p translate.Plan) bool {
+	w, ok := p.(*translate.Write)
+	return !ok || !w.Counter && !w.Accumulates
 }
 
 // staleSQL reports whether err is a shard's refusal of the kind a stale

@@ -33,3 +33,35 @@ func TestTupleElement(t *testing.T) {
 		t.Errorf("an unset tuple: %v %v", got, unset)
 	}
 }
+
+// TestAccumulates marks the writes that applied twice add twice (a list
+// append or prepend, a counter update), which a replica's refusal of
+// stale SQL must not run again.
+func TestAccumulates(t *testing.T) {
+	schema, err := goldenSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "5b6962dd-3f90-4c93-8f61-eabfa4a803e2"
+	for cql, want := range map[string]bool{
+		"UPDATE shop.users SET tags = tags + ['a'] WHERE id = " + id:          true,
+		"UPDATE shop.users SET tags = ['a'] + tags WHERE id = " + id:          true,
+		"UPDATE shop.users SET tags = tags - ['a'] WHERE id = " + id:          false,
+		"UPDATE shop.users SET emails = emails + {'a'} WHERE id = " + id:      false,
+		"UPDATE shop.users SET prefs['a'] = 1 WHERE id = " + id:               false,
+		"UPDATE shop.users SET name = 'x' WHERE id = " + id:                   false,
+		"UPDATE shop.hits SET views = views + 1 WHERE page = 'p' AND day = 1": true,
+	} {
+		parsed, err := Parse(cql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := Prepare(parsed, "", schema)
+		if err != nil {
+			t.Fatalf("%s: %v", cql, err)
+		}
+		if got := plan.(*Write).Accumulates; got != want {
+			t.Errorf("%s: Accumulates %v, want %v", cql, got, want)
+		}
+	}
+}

@@ -18,6 +18,9 @@ type change struct {
 	// needsValue, when set, is the error to raise when there is no stored
 	// value to change: setting or deleting a list element by index.
 	needsValue string
+	// accumulates is set for a list append or prepend, which applied
+	// twice adds twice.
+	accumulates bool
 }
 
 // changeOf builds a change calling fn with the old value and args.
@@ -73,8 +76,9 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 		if typ.Frozen {
 			return cell{}, invalidf("Invalid operation (%s) for frozen list column %s", text, c.Name)
 		}
-		return cell{column: c, value: v, changes: []change{
-			changeOf(pick(c, "cqlpg.list_prepend", "cqlpg.jlist_prepend"), operand(c, typ, v))}}, nil
+		ch := changeOf(pick(c, "cqlpg.list_prepend", "cqlpg.jlist_prepend"), operand(c, typ, v))
+		ch.accumulates = true
+		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	if !typ.IsCollection() {
 		return cell{}, invalidf("Invalid operation (%s) for non counter column %s", text, c.Name)
@@ -98,7 +102,9 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 	default:
 		fn = pick(c, "cqlpg.set_add", "cqlpg.jset_add")
 	}
-	return cell{column: c, value: v, changes: []change{changeOf(fn, operand(c, typ, v))}}, nil
+	ch := changeOf(fn, operand(c, typ, v))
+	ch.accumulates = typ.Kind == pgschema.List && a.Op != AssignSub
+	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
 // mapAssignment plans m = m + {k: v, ...} and m = m - {k, ...}.

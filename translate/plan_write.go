@@ -61,6 +61,9 @@ type Write struct {
 	// types, which a later in-place change builds on. cqlpg keeps one
 	// timestamp per collection where Cassandra keeps one per element.
 	InPlace bool
+	// Accumulates is set for a write that applied twice does not land as
+	// once: a counter update, a list append or prepend.
+	Accumulates bool
 }
 
 // inPlace reports whether the order of writes to t matters, as InPlace
@@ -74,6 +77,22 @@ func inPlace(t *pgschema.Table, cells []cell) bool {
 	for _, c := range t.Columns {
 		if c.Type.IsMultiCell() {
 			return true
+		}
+	}
+	return false
+}
+
+// accumulates reports whether applying cells twice adds twice: a counter
+// increment, a list append or prepend.
+func accumulates(cells []cell) bool {
+	for _, c := range cells {
+		if c.op != AssignSet {
+			return true
+		}
+		for _, ch := range c.changes {
+			if ch.accumulates {
+				return true
+			}
 		}
 	}
 	return false
@@ -128,6 +147,7 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 		w.Conditions = &Conditions{IfNotExists: true}
 	}
 	w.InPlace = inPlace(t, cells)
+	w.Accumulates = accumulates(cells)
 	if err := checkAttributes(w); err != nil {
 		return nil, err
 	}
@@ -224,6 +244,7 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 		return nil, err
 	}
 	w.InPlace = inPlace(t, cells)
+	w.Accumulates = accumulates(cells)
 	// Only static columns are written when both the assignments and the
 	// conditions name static columns alone (Cassandra's
 	// appliesOnlyToStaticColumns): then the partition key is the key.
@@ -326,6 +347,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 		return nil, err
 	}
 	w.InPlace = inPlace(t, cells)
+	w.Accumulates = accumulates(cells)
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
 		return nil, err
