@@ -495,7 +495,7 @@ func TestRulesOrderAndLimit(t *testing.T) {
 		// IN on the partition key with ORDER BY cannot be paged; gocql
 		// pages by default.
 		{stmt: "SELECT * FROM t WHERE k IN (1, 2) ORDER BY c1", code: 0x2200, msg: pagingIN},
-		{stmt: "SELECT * FROM t WHERE k IN (1) ORDER BY c1 DESC", code: 0x2200, msg: pagingIN},
+		{stmt: "SELECT * FROM t WHERE k IN (1, 3) ORDER BY c1 DESC", code: 0x2200, msg: pagingIN},
 		{stmt: "SELECT * FROM t WHERE k IN ? ORDER BY c1", args: []any{[]int{1}}, code: 0x2200, msg: pagingIN},
 		{stmt: "SELECT * FROM pk2 WHERE a = 1 AND b IN (1, 2) ORDER BY c", code: 0x2200, msg: pagingIN},
 		// A limit does not help: the rows must all be read to be sorted.
@@ -533,6 +533,10 @@ func TestRulesOrderAndLimit(t *testing.T) {
 		{stmt: "SELECT c1, c2 FROM t WHERE k = 1 ORDER BY c1 ASC, c2 ASC", want: []string{"1 1", "1 2", "2 1", "2 2"}},
 		// Skipping a clustering column restricted by =.
 		{stmt: "SELECT c2 FROM t WHERE k = 1 AND c1 = 1 ORDER BY c2 DESC", want: []string{"2", "1"}},
+		// An IN of one value is an EQ, as Cassandra plans it: it pages,
+		// and ORDER BY may skip its column.
+		{stmt: "SELECT c1, c2 FROM t WHERE k IN (1) ORDER BY c1 DESC", want: []string{"2 2", "2 1", "1 2", "1 1"}},
+		{stmt: "SELECT c2 FROM t WHERE k = 1 AND c1 IN (1) ORDER BY c2 DESC", want: []string{"2", "1"}},
 		{stmt: "SELECT c1, c2 FROM rev WHERE k = 1 ORDER BY c1 DESC, c2 ASC", want: []string{"2 1", "1 1", "1 2"}},
 		// IN with ORDER BY runs with paging off, or with a limit within
 		// one page.
