@@ -169,13 +169,22 @@ func (r *restrictions) needFiltering(indexEarly, partial bool) bool {
 		}
 	}
 	var cols []*pgschema.Column
+	contains := map[*pgschema.Column]int{}
+	multipleContains := false
 	for _, o := range r.others {
 		if !containsColumn(cols, o.Column) {
 			cols = append(cols, o.Column)
 		}
+		// CONTAINS, CONTAINS KEY and m[k] = v on one collection merge
+		// into one restriction, which an index answers for one value
+		// only (Cassandra's hasMultipleContains).
+		if o.Kind == OnElement || o.Op == OpContains || o.Op == OpContainsKey {
+			contains[o.Column]++
+			multipleContains = multipleContains || contains[o.Column] > 1
+		}
 	}
 	n += len(cols)
-	return n > 1 || n == 0 && r.hasClustering()
+	return n > 1 || n == 0 && r.hasClustering() || n > 0 && multipleContains
 }
 
 // clusteringRestricted reports whether a clustering column has a
