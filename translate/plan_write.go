@@ -348,6 +348,11 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	}
 	w.InPlace = inPlace(t, cells)
 	w.Accumulates = accumulates(cells)
+	for _, cond := range s.Conditions { // appliesOnlyToStaticColumns, as in planUpdate
+		if c := t.Column(cond.Column); c != nil && c.Kind != pgschema.Static {
+			onlyStatic = false
+		}
+	}
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
 		return nil, err
