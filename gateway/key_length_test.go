@@ -33,7 +33,7 @@ func TestKeyLength(t *testing.T) {
 func TestTextNUL(t *testing.T) {
 	sess := sessionAll(t, "")
 	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS textnul WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
-		"CREATE TABLE IF NOT EXISTS textnul.t (k text, c ascii, v text, PRIMARY KEY (k, c))")
+		"CREATE TABLE IF NOT EXISTS textnul.t (k text, c ascii, v text, l list<text>, PRIMARY KEY (k, c))")
 	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS textnul") })
 	key := "a\x00b"
 	values := []string{"\x01", "\x00", "", "\x00\x00", "a", "\x00\x01"}
@@ -60,6 +60,14 @@ func TestTextNUL(t *testing.T) {
 	}
 	if n := rowCount(t, sess, "SELECT * FROM textnul.t WHERE k = ? AND c = ?", key, "\x00\x01"); n != 1 {
 		t.Errorf("a row read by its key holding U+0000: %d rows", n)
+	}
+	list := []string{"\x00", "a\x01", ""}
+	if err := sess.Query("UPDATE textnul.t SET l = ? WHERE k = 'x' AND c = 'y'", list).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var gotList []string
+	if err := sess.Query("SELECT l FROM textnul.t WHERE k = 'x' AND c = 'y'").Scan(&gotList); err != nil || !slices.Equal(gotList, list) {
+		t.Errorf("list<text> holding U+0000: %q %v, want %q", gotList, err, list)
 	}
 }
 

@@ -1,7 +1,6 @@
 package pgschema
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -126,9 +125,6 @@ func (c arrayCodec) toPG(dst, src []byte) ([]byte, error) {
 		if len(e) == 0 && !emptyStorable(c.elem.Kind) {
 			return dst, fmt.Errorf("Empty values of type %s cannot be stored in a collection (PostgreSQL has no empty %s)",
 				c.elem, c.elem)
-		}
-		if (c.elem.Kind == Text || c.elem.Kind == Ascii) && bytes.IndexByte(e, 0) >= 0 {
-			return dst, errNUL
 		}
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)

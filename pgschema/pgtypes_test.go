@@ -236,6 +236,19 @@ func TestTextEscape(t *testing.T) {
 			}
 		}
 	}
+	// In an array of text too, where each element is escaped.
+	st, err := StorageOf(NewList(Scalar(Text), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := SerializeCollection([][]byte{[]byte("a\x00"), []byte("\x01"), []byte("")})
+	stored, err := st.ToPG(nil, list)
+	if err != nil {
+		t.Fatalf("list stored: %v", err)
+	}
+	if back, err := st.FromPG(nil, stored); err != nil || !bytes.Equal(back, list) {
+		t.Errorf("list<text> holding U+0000 reads back as %x (%v), want %x", back, err, list)
+	}
 	if got, _ := escapeText(nil, []byte("plain")); string(got) != "plain" {
 		t.Errorf("plain text stored as %q", got)
 	}
