@@ -34,6 +34,13 @@
 // serves health, metrics and the read-only web view (ui.go), whose key
 // page reads each replica alone through the same plans (execution.pinned).
 //
+// Schema changes: a prepared id digests the statement's text and the
+// shape PREPARE told the client (cache.go), so a reshaped statement
+// answers UNPREPARED; SQL a shard refuses as stale after a change is
+// planned again, or answered UNPREPARED, unless it cannot land twice the
+// same way (schemaChanged). A schema change takes its locks briefly,
+// retrying, so that it applies on every shard (cluster.applySchema).
+//
 // Invariants: errorMessage is the only place an error becomes a CQL error
 // message; a panic in a request is answered as a server error and never
 // ends the process; system tables are answered from the catalog snapshot;

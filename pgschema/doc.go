@@ -22,5 +22,12 @@
 //     gateway's SQL set cqlpg.writer = gateway (GatewayConnString), which
 //     it skips.
 //   - Schemas and tables are immutable once built; a new snapshot replaces
-//     an old one.
+//     an old one. A load leaves out, and lists (Schema.Unloadable), the
+//     objects whose catalog rows it cannot read, never failing whole.
+//   - Text and ascii values are stored escaped (escapeText), so that
+//     U+0000 fits; a dropped column's cells are set aside, not dropped,
+//     until a column of its name comes back (DropColumns, AddColumns).
+//   - DDL outside cqlpg that would change a relation cqlpg made is refused
+//     by an event trigger (migration 0012); cqlpg's own DDL runs with
+//     cqlpg.ddl = on, which records the layout it leaves.
 package pgschema
