@@ -24,7 +24,11 @@
 //     Placement.Replicas answers per-request look-ups without allocating.
 //   - Shard pools (Pool): ops run on a shard's connections, each
 //     connection sending every op queued while it was busy as one
-//     pipeline; ops with an Order share one transaction per pipeline.
+//     pipeline; ops with an Order share one transaction per pipeline. A
+//     statement is prepared once per connection under a name digesting
+//     its text and parameter types; one Postgres refuses as prepared
+//     before a schema change reshaped its result runs again on a fresh
+//     connection.
 //   - Token choices for a joining shard (AllocateTokens) and the share of the
 //     ring each shard owns (Ring.Ownership), for the operator tooling.
 //
