@@ -209,7 +209,12 @@ func TestLWTCollectionConditions(t *testing.T) {
 // partition's first row.
 func TestLWTBatchShapes(t *testing.T) {
 	sess := lwtSession(t)
-	exec(t, sess, "CREATE TABLE bcas (k int, c int, s int static, v int, w text, PRIMARY KEY (k, c))",
+	// The rows are written at ALL: a conditional batch reads them on the
+	// partition's first replica, which a QUORUM write may not have
+	// reached yet when the machine is loaded.
+	setup := lwtSession(t)
+	setup.SetConsistency(gocql.All)
+	exec(t, setup, "CREATE TABLE bcas (k int, c int, s int static, v int, w text, PRIMARY KEY (k, c))",
 		"INSERT INTO bcas (k, c, v, w) VALUES (10, 1, 1, 'x')",
 		"INSERT INTO bcas (k, c, v, w) VALUES (10, 2, 2, 'y')",
 		"UPDATE bcas SET s = 2 WHERE k = 10")
