@@ -33,7 +33,7 @@ func TestKeyLength(t *testing.T) {
 func TestTextNUL(t *testing.T) {
 	sess := sessionAll(t, "")
 	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS textnul WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
-		"CREATE TABLE IF NOT EXISTS textnul.t (k text, c ascii, v text, l list<text>, PRIMARY KEY (k, c))")
+		"CREATE TABLE IF NOT EXISTS textnul.t (k text, c ascii, v text, l list<text>, m map<text, text>, PRIMARY KEY (k, c))")
 	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS textnul") })
 	key := "a\x00b"
 	values := []string{"\x01", "\x00", "", "\x00\x00", "a", "\x00\x01"}
@@ -68,6 +68,18 @@ func TestTextNUL(t *testing.T) {
 	var gotList []string
 	if err := sess.Query("SELECT l FROM textnul.t WHERE k = 'x' AND c = 'y'").Scan(&gotList); err != nil || !slices.Equal(gotList, list) {
 		t.Errorf("list<text> holding U+0000: %q %v, want %q", gotList, err, list)
+	}
+	m := map[string]string{"a\x00": "\x00\x01", "\x01": ""}
+	if err := sess.Query("UPDATE textnul.t SET m = ? WHERE k = 'x' AND c = 'y'", m).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Query("UPDATE textnul.t SET m['b\x00'] = 'c' WHERE k = 'x' AND c = 'y'").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var gotMap map[string]string
+	if err := sess.Query("SELECT m FROM textnul.t WHERE k = 'x' AND c = 'y'").Scan(&gotMap); err != nil || len(gotMap) != 3 ||
+		gotMap["a\x00"] != "\x00\x01" || gotMap["b\x00"] != "c" {
+		t.Errorf("map<text, text> holding U+0000: %q %v", gotMap, err)
 	}
 }
 

@@ -114,8 +114,11 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 	}
 	switch t.Kind {
 	case Ascii, Text:
-		if lossless && strings.IndexByte(string(v), 0) >= 0 {
-			return dst, errNUL
+		if lossless {
+			// Stored, text is escaped as in text columns: jsonb cannot
+			// hold U+0000 either.
+			e, _ := escapeText(nil, v)
+			return appendJSONString(dst, string(e)), nil
 		}
 		return appendJSONString(dst, string(v)), nil
 	case Blob:

@@ -17,14 +17,16 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 		return nil, nil
 	}
 	switch t.Kind {
-	case Ascii:
+	case Ascii, Text:
 		if n.kind != jsonString {
-			return nil, n.expected("an ascii string")
+			return nil, n.expected(map[Kind]string{Ascii: "an ascii string", Text: "a UTF-8 string"}[t.Kind])
 		}
-		return FromString(t, n.s)
-	case Text:
-		if n.kind != jsonString {
-			return nil, n.expected("a UTF-8 string")
+		if lossless {
+			// Stored text is escaped as in text columns (escapeText).
+			return unescapeText(nil, []byte(n.s))
+		}
+		if t.Kind == Ascii {
+			return FromString(t, n.s)
 		}
 		return []byte(n.s), nil
 	case Blob:

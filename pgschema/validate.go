@@ -56,9 +56,6 @@ func errEmpty(t *Type) error {
 	return fmt.Errorf("Empty values of type %s cannot be stored (PostgreSQL has no empty %s)", t, t)
 }
 
-// errNUL reports text that Postgres cannot store.
-var errNUL = errors.New("Text values containing the character U+0000 cannot be stored (PostgreSQL text cannot hold it)")
-
 // errNotUTF8 reports text that Cassandra's validator accepts and that is
 // not UTF-8, which Postgres text cannot hold.
 var errNotUTF8 = errors.New("Text values that are not well-formed UTF-8 cannot be stored (PostgreSQL text holds only UTF-8)")
