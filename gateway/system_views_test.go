@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +13,14 @@ import (
 // and system_views.settings the gateway's settings with no secret; a
 // table that does not exist answers Cassandra's error.
 func TestSystemViews(t *testing.T) {
-	s := startGatewayWith(t, func(c *gateway.Config) {})
-	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	// The shards' connection strings carry a password (trust
+	// authentication ignores it), which the settings must not show.
+	const secret = "s3cret-x"
+	s, _ := startLoggedGateway(t, func(c *gateway.Config) {
+		for i := range c.Shards {
+			c.Shards[i].URL += " password=" + secret
+		}
+	})
 	sess := sessionOn(t, s, "")
 	exec(t, sess, "SELECT * FROM system.local")
 	rows := rowStrings(t, sess, "SELECT address, port, connection_stage, protocol_version, request_count, driver_name FROM system_views.clients")
@@ -37,8 +42,11 @@ func TestSystemViews(t *testing.T) {
 			t.Errorf("setting %s = %q, want %q", name, settings[name], want)
 		}
 	}
+	if shard := settings["cqlpg_shard_0"]; !strings.Contains(shard, "password=*****") {
+		t.Errorf("setting cqlpg_shard_0 = %q, want the shard's connection string with its password masked", shard)
+	}
 	for name, v := range settings {
-		if strings.Contains(v, "password") {
+		if strings.Contains(v, secret) {
 			t.Errorf("setting %s shows a password: %s", name, v)
 		}
 	}
