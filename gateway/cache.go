@@ -280,16 +280,13 @@ func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bo
 	// from: look again for a while.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	for s.cluster.schema().Version == st.version {
-		s.cluster.reload(ctx)
-		if s.cluster.schema().Version != st.version {
-			break
-		}
+	for wait := time.Duration(0); s.cluster.schema().Version == st.version; wait = 20 * time.Millisecond {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		s.cluster.reload(ctx)
 	}
 	return true
 }

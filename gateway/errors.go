@@ -96,10 +96,10 @@ func (c *conn) errorMessage(err error) message.Error {
 
 // postgresError classifies an error a shard returned, by SQLSTATE class.
 // Postgres's own text never reaches the client (the catalog's functions'
-// texts, Cassandra's, do): a value the gateway
-// accepted and a shard refused (a data exception, class 22) is the
-// gateway's failure to store what Cassandra would, not the client's
-// mistake, and is answered as a server error like the others.
+// texts, Cassandra's, do): a value the gateway accepted and a shard
+// refused (a data exception, class 22) is the gateway's failure to store
+// what Cassandra would, not the client's mistake, and is answered as a
+// server error like the others.
 func (c *conn) postgresError(e *pgconn.PgError) message.Error {
 	switch {
 	case e.Code == "22023" && strings.HasPrefix(e.Where, "PL/pgSQL function cqlpg."):

@@ -286,14 +286,24 @@ func (e *execution) keyValues(r translate.Restriction) ([][]byte, error) {
 
 // eqValue returns the value a key restriction by = allows.
 func (e *execution) eqValue(r translate.Restriction) ([]byte, error) {
-	v, unset := e.bound.Get(r.Values[0])
-	if unset {
-		return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
-	}
-	if v == nil {
-		return nil, invalidf("Invalid null value in condition for column %s", r.Column.Name)
+	v, err := e.conditionValue(r.Values[0], r.Column)
+	if err != nil {
+		return nil, err
 	}
 	return normalize(r.Column.Type, v)
+}
+
+// conditionValue returns the value bound for a restriction of column c,
+// refusing unset and null as Cassandra does.
+func (e *execution) conditionValue(v translate.Value, c *pgschema.Column) ([]byte, error) {
+	b, unset := e.bound.Get(v)
+	if unset {
+		return nil, invalidf("Invalid unset value for column %s", c.Name)
+	}
+	if b == nil {
+		return nil, invalidf("Invalid null value in condition for column %s", c.Name)
+	}
+	return b, nil
 }
 
 // normalize sorts the sets and map keys inside a key value, as Cassandra
@@ -315,12 +325,9 @@ func (e *execution) listValues(values []translate.Value, listMarker bool, c *pgs
 	if !listMarker {
 		out := make([][]byte, 0, len(values))
 		for _, v := range values {
-			b, unset := e.bound.Get(v)
-			if unset {
-				return nil, invalidf("Invalid unset value for column %s", c.Name)
-			}
-			if b == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", c.Name)
+			b, err := e.conditionValue(v, c)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, b)
 		}
@@ -429,18 +436,21 @@ func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 // split into its columns' values.
 func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 	var whole [][]byte // tuples bound as one value each
-	var out [][][]byte
 	if r.ListMarker {
 		var err error
 		if whole, err = e.listValues(r.Values, true, r.Column); err != nil {
 			return nil, err
 		}
 	}
+	out := make([][][]byte, 0, len(r.Tuples)+len(whole))
 	for _, tuple := range r.Tuples {
 		if len(tuple) != len(r.Columns) {
 			v, unset := e.bound.Get(tuple[0])
-			if unset || v == nil {
-				return nil, invalidf("Invalid %s value for column %s", map[bool]string{true: "unset", false: "null"}[unset], r.Column.Name)
+			if unset {
+				return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
+			}
+			if v == nil {
+				return nil, invalidf("Invalid null value for column %s", r.Column.Name)
 			}
 			whole = append(whole, v)
 			continue
@@ -448,14 +458,7 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 		values := make([][]byte, len(tuple))
 		for i, v := range tuple {
 			var err error
-			b, unset := e.bound.Get(v)
-			if unset {
-				return nil, invalidf("Invalid unset value for column %s", r.Columns[i].Name)
-			}
-			if b == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
-			}
-			if values[i], err = normalize(r.Columns[i].Type, b); err != nil {
+			if values[i], err = e.conditionValue(v, r.Columns[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -466,7 +469,11 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 		if err != nil || len(values) != len(r.Columns) {
 			return nil, invalidf("Invalid tuple value for column %s", r.Column.Name)
 		}
+		out = append(out, values)
+	}
+	for _, values := range out {
 		for i, b := range values {
+			var err error
 			if b == nil {
 				return nil, invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
 			}
@@ -474,7 +481,6 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 				return nil, err
 			}
 		}
-		out = append(out, values)
 	}
 	return out, nil
 }

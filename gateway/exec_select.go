@@ -165,12 +165,8 @@ func (e *execution) checkClusteringValues(p *translate.Select) error {
 		}
 		switch {
 		case f.Op == translate.OpEQ:
-			v, unset := e.bound.Get(f.Values[0])
-			if unset {
-				return invalidf("Invalid unset value for column %s", f.Column.Name)
-			}
-			if v == nil {
-				return invalidf("Invalid null value in condition for column %s", f.Column.Name)
+			if _, err := e.conditionValue(f.Values[0], f.Column); err != nil {
+				return err
 			}
 		case f.Op == translate.OpIN:
 			if _, err := e.listValues(f.Values, f.ListMarker, f.Column); err != nil {

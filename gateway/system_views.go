@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -23,69 +25,50 @@ func (e *execution) authRows(table string) ([]virtualRow, error) {
 	var rows []virtualRow
 	err := e.c.srv.cluster.readCatalog(ctx, func(q pgschema.Querier) error {
 		rows = rows[:0]
+		var role, other string
+		var login, super bool
+		var names []string
+		var hash *string
+		var sql string
+		var scans []any
+		var row func() virtualRow
 		switch table {
 		case "roles":
-			return scanRows(ctx, q, `SELECT role, can_login, is_superuser, member_of, salted_hash FROM cqlpg.roles`,
-				func(scan func(...any) error) error {
-					var role string
-					var login, super bool
-					var memberOf []string
-					var hash *string
-					if err := scan(&role, &login, &super, &memberOf, &hash); err != nil {
-						return err
-					}
-					row := virtualRow{"role": textValue(role), "can_login": boolValue(login),
-						"is_superuser": boolValue(super)}
-					if len(memberOf) > 0 {
-						row["member_of"] = textSetValue(memberOf)
-					}
-					if hash != nil {
-						row["salted_hash"] = textValue(*hash)
-					}
-					rows = append(rows, row)
-					return nil
-				})
+			sql = `SELECT role, can_login, is_superuser, member_of, salted_hash FROM cqlpg.roles`
+			scans = []any{&role, &login, &super, &names, &hash}
+			row = func() virtualRow {
+				r := virtualRow{"role": textValue(role), "can_login": boolValue(login), "is_superuser": boolValue(super)}
+				if len(names) > 0 {
+					r["member_of"] = textSetValue(names)
+				}
+				if hash != nil {
+					r["salted_hash"] = textValue(*hash)
+				}
+				return r
+			}
 		case "role_members":
-			return scanRows(ctx, q, `SELECT m, r.role FROM cqlpg.roles r, unnest(r.member_of) AS m`,
-				func(scan func(...any) error) error {
-					var role, member string
-					if err := scan(&role, &member); err != nil {
-						return err
-					}
-					rows = append(rows, virtualRow{"role": textValue(role), "member": textValue(member)})
-					return nil
-				})
+			sql = `SELECT m, r.role FROM cqlpg.roles r, unnest(r.member_of) AS m`
+			scans = []any{&role, &other}
+			row = func() virtualRow { return virtualRow{"role": textValue(role), "member": textValue(other)} }
 		default:
-			return scanRows(ctx, q, `SELECT role, resource, permissions FROM cqlpg.role_permissions`,
-				func(scan func(...any) error) error {
-					var role, resource string
-					var perms []string
-					if err := scan(&role, &resource, &perms); err != nil {
-						return err
-					}
-					slices.Sort(perms)
-					rows = append(rows, virtualRow{"role": textValue(role), "resource": textValue(resource),
-						"permissions": textSetValue(perms)})
-					return nil
-				})
+			sql = `SELECT role, resource, permissions FROM cqlpg.role_permissions`
+			scans = []any{&role, &other, &names}
+			row = func() virtualRow {
+				slices.Sort(names)
+				return virtualRow{"role": textValue(role), "resource": textValue(other), "permissions": textSetValue(names)}
+			}
 		}
-	})
-	return rows, err
-}
-
-// scanRows runs a query and hands each row's Scan to f.
-func scanRows(ctx context.Context, q pgschema.Querier, sql string, f func(scan func(...any) error) error) error {
-	rows, err := q.Query(ctx, sql)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := f(rows.Scan); err != nil {
+		result, err := q.Query(ctx, sql)
+		if err != nil {
 			return err
 		}
-	}
-	return rows.Err()
+		_, err = pgx.ForEachRow(result, scans, func() error {
+			rows = append(rows, row())
+			return nil
+		})
+		return err
+	})
+	return rows, err
 }
 
 // clientRows answers system_views.clients: this gateway's connections.

@@ -33,12 +33,11 @@ type Statement struct {
 // (a table dropped and made again with other column types) is another
 // statement, never one prepared for the old types.
 func NewStatement(sql string, paramOIDs []uint32) *Statement {
-	h := sha256.New()
-	h.Write([]byte(sql))
+	b := []byte(sql)
 	for _, oid := range paramOIDs {
-		h.Write(binary.BigEndian.AppendUint32(nil, oid))
+		b = binary.BigEndian.AppendUint32(b, oid)
 	}
-	sum := h.Sum(nil)
+	sum := sha256.Sum256(b)
 	return &Statement{Name: "cqlpg_" + hex.EncodeToString(sum[:12]), SQL: sql, ParamOIDs: paramOIDs}
 }
 
