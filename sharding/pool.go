@@ -90,7 +90,7 @@ type Op struct {
 	alone bool
 	// replans counts the times the op met a statement prepared before a
 	// schema change (stalePlan) and was run again.
-	replans uint8
+	replans int
 }
 
 // Completer is told of ops that have run (NewThenOp). OpDone runs in the
@@ -684,24 +684,26 @@ func (w *worker) run() {
 	stats.pipelines.Observe(time.Since(began))
 }
 
-// maxReplans bounds how often one op is run again for stale statements:
-// each worker's connection may hold its own stale copy once.
-const maxReplans = 8
-
 // stalePlan reports whether err is Postgres refusing a statement that was
 // prepared on the connection before a schema change reshaped what it
 // returns ("cached plan must not change result type"). The statement did
-// not run; on a new connection, prepared anew, it can.
+// not run; on a new connection, prepared anew, it can. The error is told
+// by its SQLSTATE (feature_not_supported, which other refusals share) and
+// the server function that raises it, not by its message, which the
+// server's lc_messages may translate.
 func stalePlan(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && pgErr.Message == "cached plan must not change result type"
+	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && pgErr.Routine == "RevalidateCachedQuery"
 }
 
 // replan reports whether op i, failed with err, runs again on a fresh
-// connection (stalePlan), and if so queues it.
+// connection (stalePlan), and if so queues it. An op is run again at most
+// once for each of the pool's connections, since each may hold its own
+// stale copy of the statement; past that, a schema change that keeps
+// coming gets its error through.
 func (w *worker) replan(i int, err error) bool {
 	op := w.batch[i]
-	if !stalePlan(err) || op.replans >= maxReplans {
+	if !stalePlan(err) || op.replans >= w.pool.conns {
 		return false
 	}
 	op.replans++

@@ -315,8 +315,9 @@ func TestPoolBackendTerminated(t *testing.T) {
 // TestPoolStalePlan reshapes a table after a statement was prepared on the
 // pool's connection, as a schema change does: Postgres refuses the
 // prepared statement ("cached plan must not change result type"), and the
-// pool runs it again on a new connection, alone and shared, where it
-// returns the new shape.
+// pool runs it again on a new connection, where it returns the new shape.
+// The statement meets its stale plan alone, and as two ops sharing their
+// pipeline's transaction, where the first one's refusal rolls back both.
 func TestPoolStalePlan(t *testing.T) {
 	ctx, pool := onePool(t)
 	run := func(op *sharding.Op) error {
@@ -333,23 +334,61 @@ func TestPoolStalePlan(t *testing.T) {
 	ddl("CREATE TABLE t (k int PRIMARY KEY, v int)")
 	ddl("INSERT INTO t VALUES (1, 1)")
 	sel := sharding.NewStatement("SELECT * FROM t", nil)
-	for i, change := range []string{"ALTER TABLE t ADD w int", "ALTER TABLE t DROP v", "ALTER TABLE t ADD x text"} {
+	for _, c := range []struct {
+		change string
+		// columns is how many columns the change adds (or, below zero,
+		// drops).
+		columns int
+		// shared runs the statement after the change as two ops sharing
+		// one pipeline's transaction.
+		shared bool
+	}{
+		{"ALTER TABLE t ADD w int", 1, false},
+		{"ALTER TABLE t DROP v", -1, true},
+		{"ALTER TABLE t ADD x text", 1, true},
+		{"ALTER TABLE t DROP w", -1, false},
+	} {
+		// Prepares the statement on the connection, before the change.
 		var r rows
-		op := sharding.NewOp(sel, nil, nil, &r)
-		op.Order = uint64(i%2 + 1) // shared, then alone
-		if err := run(op); err != nil {
-			t.Fatalf("before %s: %v", change, err)
+		if err := run(sharding.NewOp(sel, nil, nil, &r)); err != nil {
+			t.Fatalf("before %s: %v", c.change, err)
 		}
 		before := len(r[0])
-		ddl(change)
-		r = nil
-		op = sharding.NewOp(sel, nil, nil, &r)
-		op.Order = uint64(i%2 + 1)
-		if err := run(op); err != nil {
-			t.Fatalf("after %s: %v", change, err)
+		ddl(c.change)
+		n, busy := 1, (*sharding.Op)(nil)
+		if c.shared {
+			n = 2
+			// A busy op holds the connection so that the next pipeline
+			// takes both ops together: the pool's one worker has taken
+			// its batch once it counts as busy.
+			busy = sharding.NewOp(sharding.NewStatement("SELECT pg_sleep(0.2)", nil), nil, nil, nil)
+			pool.Submit(busy)
+			for pool.Stats().Busy == 0 {
+				time.Sleep(time.Millisecond)
+			}
 		}
-		if want := before + map[bool]int{true: 1, false: -1}[change[14:17] == "ADD"]; len(r[0]) != want {
-			t.Errorf("after %s: %d columns, want %d", change, len(r[0]), want)
+		results := make([]rows, n)
+		var ops []*sharding.Op
+		for i := range n {
+			op := sharding.NewOp(sel, nil, nil, &results[i])
+			if c.shared {
+				op.Order = uint64(i + 1)
+			}
+			ops = append(ops, op)
+			pool.Submit(op)
+		}
+		for i, op := range ops {
+			if err := op.Wait(ctx); err != nil {
+				t.Fatalf("after %s: op %d: %v", c.change, i, err)
+			}
+			if want := before + c.columns; len(results[i]) != 1 || len(results[i][0]) != want {
+				t.Errorf("after %s: op %d: rows %v, want one of %d columns", c.change, i, results[i], want)
+			}
+		}
+		if busy != nil {
+			if err := busy.Wait(ctx); err != nil {
+				t.Fatalf("busy op: %v", err)
+			}
 		}
 	}
 }
