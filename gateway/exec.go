@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -432,8 +433,8 @@ func (e *execution) keyProduct(rs []translate.Restriction) ([][][]byte, error) {
 	return slices.CompactFunc(keys, func(a, b [][]byte) bool { return pgschema.CompareKeys(types, a, b) == 0 }), nil
 }
 
-// tupleKeys returns the tuples a write's (c1, c2) IN (...) allows, each
-// split into its columns' values.
+// tupleKeys returns the tuples a write's (c1, c2) = (...) or IN (...)
+// allows, each split into its columns' values.
 func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 	var whole [][]byte // tuples bound as one value each
 	if r.ListMarker {
@@ -444,7 +445,7 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 	}
 	out := make([][][]byte, 0, len(r.Tuples)+len(whole))
 	for _, tuple := range r.Tuples {
-		if len(tuple) != len(r.Columns) {
+		if r.TupleMarker || len(tuple) != len(r.Columns) {
 			v, unset := e.bound.Get(tuple[0])
 			if unset {
 				return nil, invalidf("Invalid unset value for column %s", r.Column.Name)
@@ -457,10 +458,11 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 		}
 		values := make([][]byte, len(tuple))
 		for i, v := range tuple {
-			var err error
-			if values[i], err = e.conditionValue(v, r.Columns[i]); err != nil {
-				return nil, err
+			b, unset := e.bound.Get(v)
+			if unset {
+				return nil, invalidf("Invalid unset value for column %s", r.Columns[i].Name)
 			}
+			values[i] = b
 		}
 		out = append(out, values)
 	}
@@ -475,7 +477,7 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 		for i, b := range values {
 			var err error
 			if b == nil {
-				return nil, invalidf("Invalid null value in condition for column %s", r.Columns[i].Name)
+				return nil, nullInTuple(r, i)
 			}
 			if values[i], err = normalize(r.Columns[i].Type, b); err != nil {
 				return nil, err
@@ -483,6 +485,19 @@ func (e *execution) tupleKeys(r translate.Restriction) ([][][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// nullInTuple is Cassandra's refusal of a null element i of a
+// multi-column relation: an = names the column, an IN all of them.
+func nullInTuple(r translate.Restriction, i int) error {
+	if r.Op == translate.OpEQ {
+		return invalidf("Invalid null value for column %s", r.Columns[i].Name)
+	}
+	names := make([]string, len(r.Columns))
+	for j, c := range r.Columns {
+		names[j] = c.Name
+	}
+	return invalidf("Invalid null value in condition for columns: [%s]", strings.Join(names, ", "))
 }
 
 // maxKeyLength is Cassandra's limit on a partition key's serialized size.
@@ -523,7 +538,7 @@ func (e *execution) singleKey(rs []translate.Restriction) (keys [][][]byte, ok b
 	}
 	partitionColumns := 0
 	for _, r := range rs {
-		if r.Op != translate.OpEQ {
+		if r.Op != translate.OpEQ || r.Kind == translate.OnTuple {
 			return nil, false, nil
 		}
 		if r.Column.Kind == pgschema.PartitionKey {

@@ -138,26 +138,3 @@ func (p *planner) mustBeSet(v Value, msg string) Value {
 	}
 	return p.compute(&setValue{v: v, msg: msg})
 }
-
-// tupleElement is element index of a tuple of type typ bound to one
-// marker, as a write's (c1, c2) = ? restricts each column by its element.
-type tupleElement struct {
-	tuple Value
-	typ   *pgschema.Type
-	index int
-}
-
-func (c *tupleElement) Compute(b *Bound, _ *EvalContext) ([]byte, bool, error) {
-	v, unset := b.Get(c.tuple)
-	if unset || v == nil {
-		return nil, unset, nil
-	}
-	elems, err := pgschema.Elements(c.typ, v)
-	if err != nil {
-		return nil, false, invalidf("%s", err.Error())
-	}
-	if c.index >= len(elems) {
-		return nil, false, nil // a missing trailing component is null
-	}
-	return elems[c.index], false, nil
-}

@@ -605,6 +605,8 @@ func (r *goldenRenderer) restriction(res Restriction) string {
 		switch {
 		case res.Op == OpIN && res.ListMarker:
 			return lhs + r.values(res.Values, nil)
+		case res.Op == OpEQ && len(res.Tuples) == 1: // a write's =, a list of one
+			return lhs + tuple(res.Tuples[0])
 		case res.Op == OpIN:
 			parts := make([]string, len(res.Tuples))
 			for i, tv := range res.Tuples {
@@ -633,6 +635,9 @@ func (r *goldenRenderer) restriction(res Restriction) string {
 func (r *goldenRenderer) restrictions(rs []Restriction) []string {
 	var out []string
 	for _, res := range rs {
+		if res.Kind == OnTuple && res.Columns == nil {
+			continue // a column a write's tuple before it restricts
+		}
 		out = append(out, r.restriction(res))
 	}
 	return out

@@ -61,8 +61,9 @@ type Write struct {
 	// types, which a later in-place change builds on. cqlpg keeps one
 	// timestamp per collection where Cassandra keeps one per element.
 	InPlace bool
-	// Accumulates is set for a write that applied twice does not land as
-	// once: a counter update, a list append or prepend.
+	// Accumulates is set for an update that appends or prepends to a
+	// list: applied twice, it does not land as once (as a counter update,
+	// Counter, does not).
 	Accumulates bool
 }
 
@@ -82,13 +83,20 @@ func inPlace(t *pgschema.Table, cells []cell) bool {
 	return false
 }
 
-// accumulates reports whether applying cells twice adds twice: a counter
-// increment, a list append or prepend.
+// conditionsOnlyStatic reports whether conditions name static columns
+// alone (with the written columns, Cassandra's appliesOnlyToStaticColumns).
+func conditionsOnlyStatic(t *pgschema.Table, conds []Condition) bool {
+	for _, cond := range conds {
+		if c := t.Column(cond.Column); c != nil && c.Kind != pgschema.Static {
+			return false
+		}
+	}
+	return true
+}
+
+// accumulates reports whether cells append or prepend to a list.
 func accumulates(cells []cell) bool {
 	for _, c := range cells {
-		if c.op != AssignSet {
-			return true
-		}
 		for _, ch := range c.changes {
 			if ch.accumulates {
 				return true
@@ -147,7 +155,6 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 		w.Conditions = &Conditions{IfNotExists: true}
 	}
 	w.InPlace = inPlace(t, cells)
-	w.Accumulates = accumulates(cells)
 	if err := checkAttributes(w); err != nil {
 		return nil, err
 	}
@@ -252,11 +259,7 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	for _, c := range cells {
 		onlyStatic = onlyStatic && c.column.Kind == pgschema.Static
 	}
-	for _, cond := range s.Conditions {
-		if c := t.Column(cond.Column); c != nil && c.Kind != pgschema.Static {
-			onlyStatic = false
-		}
-	}
+	onlyStatic = onlyStatic && conditionsOnlyStatic(t, s.Conditions)
 	if w.Keys, err = p.writeKeys(t, s.Where, "UPDATE", onlyStatic); err != nil {
 		return nil, err
 	}
@@ -347,12 +350,7 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 		return nil, err
 	}
 	w.InPlace = inPlace(t, cells)
-	w.Accumulates = accumulates(cells)
-	for _, cond := range s.Conditions { // appliesOnlyToStaticColumns, as in planUpdate
-		if c := t.Column(cond.Column); c != nil && c.Kind != pgschema.Static {
-			onlyStatic = false
-		}
-	}
+	onlyStatic = onlyStatic && conditionsOnlyStatic(t, s.Conditions) // as in planUpdate
 	r, err := p.deleteRestrictions(t, s.Where, onlyStatic)
 	if err != nil {
 		return nil, err
@@ -506,28 +504,19 @@ func (p *planner) keyRestrictions(t *pgschema.Table, where []Relation, verb stri
 
 // spreadTuples turns a write's multi-column relations into the
 // restrictions of single clustering columns that its keys are made of:
-// (c1, c2) = (v1, v2) restricts each column by =, and (c1, c2) IN (...)
-// stays whole on c1, the columns after it marked as part of it (the
-// executor's key product takes the tuples together). Slices of tuples
-// are kept, in tupleSlices, for a DELETE's range.
+// (c1, c2) = (...) and (c1, c2) IN (...) stay whole on c1, the columns
+// after it marked as part of it (the executor's key product takes the
+// tuples together, an = as an IN of one tuple). Slices of tuples are
+// kept, in tupleSlices, for a DELETE's range.
 func (p *planner) spreadTuples(r *restrictions, verb string) error {
 	for _, tr := range r.tuples {
 		switch tr.Op {
-		case OpEQ:
-			types := make([]*pgschema.Type, len(tr.Columns))
-			for i, c := range tr.Columns {
-				types[i] = c.Type
-			}
-			for i, c := range tr.Columns {
-				v := tr.Values[min(i, len(tr.Values)-1)]
-				if tr.TupleMarker {
-					v = p.compute(&tupleElement{tuple: v, typ: pgschema.NewTuple(types...), index: i})
-				}
-				r.cluster[c.Position] = []Restriction{{Kind: OnColumn, Column: c, Op: OpEQ, Values: []Value{v}}}
-			}
-		case OpIN:
+		case OpEQ, OpIN:
 			whole := tr
 			whole.Column = tr.Columns[0]
+			if tr.Op == OpEQ {
+				whole.Tuples, whole.Values = [][]Value{tr.Values}, nil
+			}
 			r.cluster[whole.Column.Position] = []Restriction{whole}
 			for _, c := range tr.Columns[1:] {
 				r.cluster[c.Position] = []Restriction{{Kind: OnTuple, Column: c, Op: OpIN}}

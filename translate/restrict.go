@@ -34,8 +34,8 @@ type Restriction struct {
 	// Values holds the one marker, bound to a list, and ListMarker is set.
 	Values     []Value
 	ListMarker bool
-	// Tuples holds an OnTuple IN list, one value per column each; a tuple
-	// given as one marker has TupleMarkers set at its index.
+	// Tuples holds an OnTuple IN list (and a write's =, as a list of one):
+	// one value per column each, or one marker for a tuple bound whole.
 	Tuples [][]Value
 	// TupleMarker marks an OnTuple = or slice whose tuple is one marker,
 	// held in Values[0].
