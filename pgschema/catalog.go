@@ -79,6 +79,7 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, b
 	type raw struct {
 		ks, name      string
 		fields, types []string
+		err           error // why the last pass could not resolve the type
 	}
 	var pending []raw
 	for rows.Next() {
@@ -94,7 +95,6 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, b
 	// A type may use types defined after it; resolve in passes until none
 	// is left or a pass makes no progress. What is left then names an
 	// unknown type or takes part in a cycle: each is unloadable.
-	errs := map[raw2]error{}
 	for len(pending) > 0 {
 		var next []raw
 		for _, r := range pending {
@@ -102,21 +102,9 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, b
 			if ks == nil {
 				continue
 			}
-			elems := make([]*Type, len(r.types))
-			ok := len(r.fields) == len(r.types)
-			if !ok {
-				errs[raw2{r.ks, r.name}] = fmt.Errorf("%d field names for %d field types", len(r.fields), len(r.types))
-			}
-			for i, ts := range r.types {
-				if !ok {
-					break
-				}
-				if elems[i], err = ParseType(ts, ks.resolveType); err != nil {
-					errs[raw2{r.ks, r.name}] = fmt.Errorf("field %s: %w", r.fields[i], err)
-					ok = false
-				}
-			}
-			if !ok {
+			elems, err := ks.fieldTypes(r.fields, r.types)
+			if err != nil {
+				r.err = err
 				next = append(next, r)
 				continue
 			}
@@ -124,7 +112,7 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, b
 		}
 		if len(next) == len(pending) {
 			for _, r := range next {
-				bad.add("type", r.ks, r.name, errs[raw2{r.ks, r.name}])
+				bad.add("type", r.ks, r.name, r.err)
 			}
 			return nil
 		}
@@ -133,8 +121,21 @@ func loadTypes(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, b
 	return nil
 }
 
-// raw2 names a keyspace's object.
-type raw2 struct{ ks, name string }
+// fieldTypes parses the field types of a user type, as far as the
+// keyspace's types resolved so far allow.
+func (k *Keyspace) fieldTypes(names, types []string) ([]*Type, error) {
+	if len(names) != len(types) {
+		return nil, fmt.Errorf("%d field names for %d field types", len(names), len(types))
+	}
+	elems := make([]*Type, len(types))
+	for i, ts := range types {
+		var err error
+		if elems[i], err = ParseType(ts, k.resolveType); err != nil {
+			return nil, fmt.Errorf("field %s: %w", names[i], err)
+		}
+	}
+	return elems, nil
+}
 
 // resolveType finds one of the keyspace's user types by name.
 func (k *Keyspace) resolveType(name string) (*Type, error) {

@@ -198,7 +198,7 @@ func (t *Table) createSQL() []string {
 	}
 	b.WriteString("\n)")
 
-	key := t.keyIndexColumns(false)
+	key := keyIndexColumns(t.KeyColumns())
 	var orderComments []string
 	for _, c := range t.KeyColumns() {
 		if o := c.OrderColumn(); o != "" {
@@ -226,20 +226,14 @@ func (t *Table) createSQL() []string {
 	return stmts
 }
 
-// keyIndexColumns lists the key index's columns, in Cassandra's order: the
-// token, then the partition key and (but for the static table, keyed by
-// partition) the clustering columns, each by its sort column.
-func (t *Table) keyIndexColumns(static bool) []string {
-	cols := t.KeyColumns()
-	if static {
-		cols = t.PartitionKey
-	}
+// keyIndexColumns lists a key index's columns, in Cassandra's order: the
+// token, then cols, each by its sort column. cols are the partition key
+// and clustering columns, or the partition key alone for the static
+// table, which is keyed by partition.
+func keyIndexColumns(cols []*Column) []string {
 	key := []string{Quote(TokenColumn)}
 	for _, c := range cols {
 		col := Quote(c.SortColumn())
-		if static {
-			col = Quote(c.PGName)
-		}
 		if c.Desc {
 			col += " DESC"
 		}
@@ -296,7 +290,7 @@ func (t *Table) createStaticSQL() []string {
 		}
 	}
 	b.WriteString("\n)")
-	key := t.keyIndexColumns(true)
+	key := keyIndexColumns(t.PartitionKey)
 	index := Quote(t.StaticPGName() + "$key")
 	return []string{
 		b.String(),

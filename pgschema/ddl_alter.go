@@ -2,13 +2,11 @@ package pgschema
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -48,33 +46,25 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 	if err := tableExists(ctx, tx, after); err != nil {
 		return err
 	}
-	hadStatic := false
-	for _, c := range after.Columns {
-		if c.Kind == Static && !containsColumn(cols, c) {
-			hadStatic = true
-		}
-	}
-	var main, static, restored []*Column
-	for _, c := range cols {
-		ident := after.Ident()
-		if c.Kind == Static {
-			if !hadStatic {
-				continue // a new companion table, with nothing set aside
-			}
-			ident = after.StaticIdent()
-		}
-		ok, err := restoreDropped(ctx, tx, after, ident, c)
-		if err != nil {
-			return err
-		}
-		if ok {
-			restored = append(restored, c)
-		}
-	}
+	// Static columns already there mean a companion table to add them to,
+	// which may hold cells set aside when they were dropped.
+	hadStatic := slices.ContainsFunc(after.Columns, func(c *Column) bool {
+		return c.Kind == Static && !containsColumn(cols, c)
+	})
 	var mainDDL, staticDDL []string
 	for _, c := range cols {
-		if containsColumn(restored, c) {
-			continue
+		if c.Kind != Static || hadStatic {
+			ident := after.Ident()
+			if c.Kind == Static {
+				ident = after.StaticIdent()
+			}
+			restored, err := restoreDropped(ctx, tx, after, ident, c)
+			if err != nil {
+				return err
+			}
+			if restored {
+				continue
+			}
 		}
 		adds := []string{"ADD COLUMN " + columnDDL(c)}
 		for _, d := range cellDDL(c) {
@@ -82,20 +72,19 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 		}
 		if c.Kind == Static {
 			staticDDL = append(staticDDL, adds...)
-			static = append(static, c)
 		} else {
 			mainDDL = append(mainDDL, adds...)
-			main = append(main, c)
 		}
 	}
 	var stmts []string
-	if len(main) > 0 {
+	if len(mainDDL) > 0 {
 		stmts = append(stmts, "ALTER TABLE "+after.Ident()+" "+strings.Join(mainDDL, ", "))
 	}
 	switch {
-	case len(static) > 0 && !hadStatic:
+	case len(staticDDL) > 0 && !hadStatic:
+		// A new companion table, with nothing set aside.
 		stmts = append(stmts, after.createStaticSQL()...)
-	case len(static) > 0:
+	case len(staticDDL) > 0:
 		stmts = append(stmts, "ALTER TABLE "+after.StaticIdent()+" "+strings.Join(staticDDL, ", "))
 	}
 	if err := execAll(ctx, tx, stmts); err != nil {
@@ -110,42 +99,6 @@ func AddColumns(ctx context.Context, tx Querier, after *Table, cols []*Column) e
 		return err
 	}
 	return setComment(ctx, tx, after)
-}
-
-// storedColumns names the Postgres columns that hold the column's cells: its
-// value, write time and expiry, and the empty-value flag of the types
-// that have one.
-func (c *Column) storedColumns() []string {
-	names := []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn()}
-	if e := c.EmptyColumn(); e != "" {
-		names = append(names, e)
-	}
-	return names
-}
-
-// droppedName is where DropColumns sets aside the Postgres column name.
-func droppedName(name string) string {
-	const suffix = "$dropped"
-	if len(name)+len(suffix) <= maxPGName {
-		return name + suffix
-	}
-	sum := sha256.Sum256([]byte(name))
-	tag := "~" + hex.EncodeToString(sum[:4]) + suffix
-	cut := maxPGName - len(tag)
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return name[:cut] + tag
-}
-
-// hasStaticIn reports whether cols holds a static column.
-func (t *Table) hasStaticIn(cols []*Column) bool {
-	for _, c := range cols {
-		if c.Kind == Static {
-			return true
-		}
-	}
-	return false
 }
 
 // restoreDropped takes back the cells DropColumns set aside for a column
@@ -223,7 +176,7 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 				"ALTER TABLE "+ident+" RENAME COLUMN "+Quote(name)+" TO "+Quote(droppedName(name)))
 		}
 	}
-	if staticGone && after.hasStaticIn(cols) {
+	if staticGone && hasStatic(cols) {
 		// The last static columns go, and with them the companion table,
 		// as CREATE TABLE makes one only for a table with static columns:
 		// a static column added later starts from a new one.

@@ -92,9 +92,9 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 		VALUES ($1, $2, $3, $4, $5)`, t.Keyspace, t.Name, idx.Name, idx.Kind, idx.Options); err != nil {
 		return false, err
 	}
-	ident := t.Ident()
+	ident, key := t.Ident(), t.KeyColumns()
 	if c.Kind == Static {
-		ident = t.StaticIdent()
+		ident, key = t.StaticIdent(), t.PartitionKey
 	}
 	method, cols := "btree", []string{Quote(c.PGName)}
 	if c.Type.IsCollection() && !strings.HasPrefix(idx.Target(), "full(") {
@@ -103,7 +103,7 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 		// After the value, the rows' key in the order a query reads them:
 		// a query by the value, paged, resumes at its position in the
 		// index and reads one page, not every row with the value again.
-		cols = append(cols, t.keyIndexColumns(c.Kind == Static)...)
+		cols = append(cols, keyIndexColumns(key)...)
 	}
 	_, err = tx.Exec(ctx, fmt.Sprintf("CREATE INDEX %s ON %s USING %s (%s)", Quote(idx.PGName()), ident, method,
 		strings.Join(cols, ", ")))

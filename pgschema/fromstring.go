@@ -10,16 +10,18 @@ import (
 	"unicode/utf8"
 )
 
-// FromString parses the text of a value of scalar type t as Cassandra's
-// AbstractType.fromString does, returning the value's serialization and
-// Cassandra's MarshalException texts. It reads CQL constants (a timestamp
+// FromString parses the text of a value of scalar, tuple or user type t
+// as Cassandra's AbstractType.fromString does, returning the value's
+// serialization and Cassandra's MarshalException texts. It reads CQL constants (a timestamp
 // from '2023-10-27 10:05:00+0000', a duration from 1h30m or P1DT2H, an
 // inet from '::1'), the numbers of INTEGER and FLOAT constants, and
 // the strings that fromJson() accepts for every scalar type. An empty
 // string gives an empty value for the types Cassandra allows it for.
 func FromString(t *Type, s string) ([]byte, error) {
 	switch t.Kind {
-	case Tuple:
+	case Tuple, UDT:
+		// A user type is read as a tuple of its fields: Cassandra's
+		// UserType inherits TupleType.fromString.
 		return tupleFromString(t, s)
 	case Ascii:
 		for i, r := range s {
@@ -187,6 +189,10 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
+// tupleFieldUnescape turns a tuple field's "\:" and "\@" into the
+// characters themselves.
+var tupleFieldUnescape = strings.NewReplacer(`\:`, ":", `\@`, "@")
+
 // tupleFromString reads a tuple as Cassandra's TupleType.fromString does:
 // fields split on the colons no backslash escapes, "@" for a null field,
 // "\:" and "\@" for the characters themselves, each field read by its
@@ -208,12 +214,11 @@ func tupleFromString(t *Type, s string) ([]byte, error) {
 		return nil, fmt.Errorf("Invalid tuple literal: too many elements. Type %s expects %d but got %d", t, len(t.Elem), len(fields))
 	}
 	elems := make([][]byte, len(fields))
-	unescape := strings.NewReplacer(`\:`, ":", `\@`, "@")
 	for i, f := range fields {
 		if f == "@" {
 			continue
 		}
-		f = unescape.Replace(f)
+		f = tupleFieldUnescape.Replace(f)
 		v, err := FromString(t.Elem[i], f)
 		if err != nil {
 			return nil, fmt.Errorf("Failed to parse value string \"%s\" for tuple field %d: %v", f, i, err)

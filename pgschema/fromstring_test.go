@@ -328,3 +328,26 @@ func TestJavaNumberText(t *testing.T) {
 		}
 	}
 }
+
+// TestUDTFromString reads a user type's text as a tuple's: Cassandra's
+// UserType inherits TupleType.fromString.
+func TestUDTFromString(t *testing.T) {
+	udt := NewUDT("ks", "u", []string{"a", "b"}, []*Type{Scalar(Int), Scalar(Text)}, true)
+	tests := []struct {
+		in   string
+		want []byte
+	}{
+		{"1:x\\:y", SerializeTuple([][]byte{i32(1), str("x:y")})},
+		{"@:b", SerializeTuple([][]byte{nil, str("b")})},
+		{"2", SerializeTuple([][]byte{i32(2)})},
+	}
+	for _, tt := range tests {
+		got, err := FromString(udt, tt.in)
+		if err != nil || !bytes.Equal(got, tt.want) {
+			t.Errorf("FromString(%s, %q) = %x, %v; want %x", udt, tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := FromString(udt, "1:a:b"); err == nil {
+		t.Errorf("FromString(%s, %q) took three fields", udt, "1:a:b")
+	}
+}

@@ -1,6 +1,7 @@
 package pgschema
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -114,9 +115,9 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 	}
 	switch t.Kind {
 	case Ascii, Text:
-		if lossless {
+		if lossless && (bytes.IndexByte(v, 0) >= 0 || bytes.IndexByte(v, textEscape) >= 0) {
 			// Stored, text is escaped as in text columns: jsonb cannot
-			// hold U+0000 either.
+			// hold U+0000 either. Other text the escape leaves as it is.
 			e, _ := escapeText(nil, v)
 			return appendJSONString(dst, string(e)), nil
 		}

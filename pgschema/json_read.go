@@ -23,7 +23,10 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 		}
 		if lossless {
 			// Stored text is escaped as in text columns (escapeText).
-			return unescapeText(nil, []byte(n.s))
+			// Unescaping never lengthens it, so it is done in place, in
+			// the copy of the string.
+			b := []byte(n.s)
+			return unescapeText(b[:0], b)
 		}
 		if t.Kind == Ascii {
 			return FromString(t, n.s)

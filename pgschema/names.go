@@ -63,6 +63,11 @@ const (
 	suffixEmpty     = "$empty"
 )
 
+// suffixDropped marks the Postgres columns DropColumns sets aside. It
+// follows a whole Postgres column name, suffix included, which droppedName
+// shortens when the two do not fit together.
+const suffixDropped = "$dropped"
+
 // PGColumnName turns a CQL column name into a Postgres identifier. Names
 // that fit, and could not be mistaken for a bookkeeping column, are kept as
 // they are, so psql shows the CQL names; others are cut, stripped of '$'
@@ -72,13 +77,28 @@ func PGColumnName(cql string) string {
 	if len(cql) <= limit && !strings.ContainsRune(cql, '$') && !systemColumns[cql] {
 		return cql
 	}
-	sum := sha256.Sum256([]byte(cql))
+	return strings.ReplaceAll(digestName(cql, limit), "$", "_")
+}
+
+// digestName returns name cut, at a character boundary, to fit in limit
+// bytes with the tag it ends with: '~' and a digest of the full name,
+// which keeps cut names distinct.
+func digestName(name string, limit int) string {
+	sum := sha256.Sum256([]byte(name))
 	tag := "~" + hex.EncodeToString(sum[:4])
-	cut := min(len(cql), limit-len(tag))
-	for cut > 0 && cut < len(cql) && !utf8.RuneStart(cql[cut]) {
+	cut := min(len(name), limit-len(tag))
+	for cut > 0 && cut < len(name) && !utf8.RuneStart(name[cut]) {
 		cut--
 	}
-	return strings.ReplaceAll(cql[:cut], "$", "_") + tag
+	return name[:cut] + tag
+}
+
+// droppedName is where DropColumns sets aside the Postgres column name.
+func droppedName(name string) string {
+	if len(name)+len(suffixDropped) <= maxPGName {
+		return name + suffixDropped
+	}
+	return digestName(name, maxPGName-len(suffixDropped)) + suffixDropped
 }
 
 // PGSchemaName returns the Postgres schema that holds a keyspace's tables:

@@ -87,12 +87,14 @@ func (l *unloadable) add(kind, keyspace, name string, err error) {
 // Unloadable returns every object the load of this snapshot left out.
 func (s *Schema) Unloadable() []*Unloadable { return s.unloadable }
 
-// UnloadableObject returns why the keyspace (name empty) or the keyspace's
-// table or type name was left out of this snapshot, or nil if it was not:
-// a table or type of an unloadable keyspace reports the keyspace.
-func (s *Schema) UnloadableObject(keyspace, name string) *Unloadable {
+// UnloadableObject returns why the object of the given kind ("keyspace",
+// with name empty, "table" or "type") was left out of this snapshot, or
+// nil if it was not: a table or type of an unloadable keyspace reports the
+// keyspace. Tables and types have names of their own, so a missing table
+// never reports an unloadable type of its name, nor the reverse.
+func (s *Schema) UnloadableObject(kind, keyspace, name string) *Unloadable {
 	for _, u := range s.unloadable {
-		if u.Keyspace == keyspace && (u.Name == "" || u.Name == name) {
+		if u.Keyspace == keyspace && (u.Name == "" || u.Kind == kind && u.Name == name) {
 			return u
 		}
 	}

@@ -301,10 +301,8 @@ func (g *sqlWriteGen) deletion() {
 	}
 	for _, c := range g.cellColumns() {
 		b.line(2, "IF %s <= %s THEN", newField(c.WritetimeColumn()), del)
-		for _, col := range []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn(), c.EmptyColumn()} {
-			if col != "" {
-				b.line(3, "%s := NULL;", newField(col))
-			}
+		for _, col := range c.storedColumns() {
+			b.line(3, "%s := NULL;", newField(col))
 		}
 		b.line(2, "END IF;")
 	}

@@ -134,11 +134,13 @@ func TestStoragePostgres(t *testing.T) {
 		}
 	}
 
-	// Sort keys order values of a type as their CQL bytes do.
+	// Sort keys order values of a type as their CQL bytes do: text's and
+	// ascii's too, escaped (escapeText) when they hold 0x00 or 0x01.
 	for i, a := range cases {
 		for j, b := range cases {
 			k := testType(t, a.typ).Kind
-			if a.typ != b.typ || !(exactSortKey[k] || k == pgschema.Duration) {
+			ordered := exactSortKey[k] || k == pgschema.Duration || k == pgschema.Text || k == pgschema.Ascii
+			if a.typ != b.typ || !ordered {
 				continue
 			}
 			want := bytes.Compare(a.expected(), b.expected())
@@ -181,8 +183,12 @@ func TestStorageOrderPostgres(t *testing.T) {
 		typ    string
 		values []string // JSON, in any order
 	}{
-		{"ascii", []string{`""`, `"a"`, `"B"`, `"b"`, `"ab"`, `" "`, `"~"`}},
-		{"text", []string{`""`, `"a"`, `"Z"`, `"é"`, `"e"`, `"日本"`, `"😀"`, `"ab"`, `"\u0001"`}},
+		// Text holding 0x00 or 0x01 is stored escaped (escapeText), in an
+		// order that must stay the bytes' order.
+		{"ascii", []string{`""`, `"a"`, `"B"`, `"b"`, `"ab"`, `" "`, `"~"`, `"a\u0000"`, `"a\u0000b"`, `"a\u0001"`,
+			`"a\u0001\u0002"`, `"\u0000"`, `"\u0001"`, `"\u0002"`}},
+		{"text", []string{`""`, `"a"`, `"Z"`, `"é"`, `"e"`, `"日本"`, `"😀"`, `"ab"`, `"\u0001"`, `"a\u0000"`,
+			`"a\u0000b"`, `"a\u0001"`, `"a\u0001\u0002"`, `"b"`, `"\u0000"`, `"\u0000\u0002"`, `"\u0002"`}},
 		{"blob", []string{`"0x"`, `"0x00"`, `"0x0000"`, `"0xff"`, `"0x7f"`, `"0x80"`, `"0x01ff"`}},
 		{"bigint", []string{"0", "-1", "1", "-9223372036854775808", "9223372036854775807", "256", "-256"}},
 		{"int", []string{"0", "-1", "1", "-2147483648", "2147483647", "65536", "-65536"}},
@@ -252,4 +258,30 @@ func jsonList(t *testing.T, typ *pgschema.Type, vals [][]byte) string {
 		parts = append(parts, string(j))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// TestTextBytesPostgres checks that cqlpg.text_bytes, which gives SQL the
+// CQL bytes of a stored text value, undoes the escape as the gateway's
+// reads do: for the values the gateway stores, and for the 0x01 not
+// followed by 0x01 or 0x02 that only SQL can write.
+func TestTextBytesPostgres(t *testing.T) {
+	conn := connect(t)
+	st := storageOf(t, pgschema.Scalar(pgschema.Text))
+	stored := []string{"", "a", "é\x01", "\x01", "a\x01", "\x01\x03", "\x01\x01\x01", "\x01\x02\x01", "\x01é\x01\x01"}
+	for _, v := range []string{"a\x00", "a\x00b", "a\x01", "a\x01\x02", "\x00", "\x00\x01\x02", "日\x00本"} {
+		stored = append(stored, string(pgForm(t, st, []byte(v))))
+	}
+	for _, s := range stored {
+		want, err := st.FromPG(nil, []byte(s))
+		if err != nil {
+			t.Fatalf("FromPG(%q): %v", s, err)
+		}
+		var got []byte
+		if err := conn.QueryRow(context.Background(), "SELECT cqlpg.text_bytes($1::text)", s).Scan(&got); err != nil {
+			t.Fatalf("text_bytes(%q): %v", s, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("text_bytes(%q) = %q, the gateway reads %q", s, got, want)
+		}
+	}
 }

@@ -116,8 +116,9 @@ func storageCases(t testing.TB) []storageCase {
 			cs = append(cs, storageCase{typ: typ, in: fj(t, typ, j)})
 		}
 	}
-	addJSON("ascii", `""`, `"hello"`, `"\u0001\u007f"`)
-	addJSON("text", `""`, `"héllo wörld"`, `"日本語"`, `"😀"`, `"Z"`, `"a"`, `"\u0001"`)
+	addJSON("ascii", `""`, `"hello"`, `"\u0001\u007f"`, `"a\u0000"`, `"\u0000\u0002"`)
+	addJSON("text", `""`, `"héllo wörld"`, `"日本語"`, `"😀"`, `"Z"`, `"a"`, `"\u0001"`, `"a\u0000"`, `"a\u0000b"`,
+		`"a\u0001\u0002"`, `"\u0000"`)
 	addJSON("bigint", "0", "-9223372036854775808", "9223372036854775807", "-1")
 	addJSON("counter", "42", "-9223372036854775808")
 	addJSON("int", "0", "-2147483648", "2147483647", "-1", "1")

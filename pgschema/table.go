@@ -1,6 +1,7 @@
 package pgschema
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/cqlpg/cqlpg/sharding"
@@ -88,6 +89,17 @@ func (c *Column) WritetimeColumn() string { return c.PGName + suffixWritetime }
 
 // ExpiryColumn names the Postgres column holding c's expiry.
 func (c *Column) ExpiryColumn() string { return c.PGName + suffixExpiry }
+
+// storedColumns names the Postgres columns that hold the column's cells: its
+// value, write time and expiry, and the empty-value flag of the types
+// that have one.
+func (c *Column) storedColumns() []string {
+	names := []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn()}
+	if e := c.EmptyColumn(); e != "" {
+		names = append(names, e)
+	}
+	return names
+}
 
 // Bookkeeping columns present in every table. They are never CQL columns:
 // PGColumnName renames a CQL column that would take one of these names.
@@ -193,13 +205,11 @@ func NewTable(keyspace, name string, id [16]byte, cols []*Column, options map[st
 func (t *Table) Column(name string) *Column { return t.byName[name] }
 
 // HasStatic reports whether the table has static columns.
-func (t *Table) HasStatic() bool {
-	for _, c := range t.Columns {
-		if c.Kind == Static {
-			return true
-		}
-	}
-	return false
+func (t *Table) HasStatic() bool { return hasStatic(t.Columns) }
+
+// hasStatic reports whether cols holds a static column.
+func hasStatic(cols []*Column) bool {
+	return slices.ContainsFunc(cols, func(c *Column) bool { return c.Kind == Static })
 }
 
 // IsCounter reports whether the table's regular columns are counters.

@@ -16,7 +16,7 @@ func (p *planner) alterTable(n TableName, ifExists bool) (*pgschema.Table, error
 	}
 	t := p.schema.Table(ks, n.Name)
 	if t == nil {
-		if err := p.unloadable(ks, n.Name); err != nil {
+		if err := p.unloadable("table", ks, n.Name); err != nil {
 			return nil, err
 		}
 		if ifExists {

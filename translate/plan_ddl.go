@@ -20,7 +20,7 @@ func (p *planner) planCreateTable(s *CreateTableStmt) (Plan, error) {
 	if !validName.MatchString(name) {
 		return nil, invalidf("Table name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", name)
 	}
-	if err := p.unloadable(ks, name); err != nil {
+	if err := p.unloadable("table", ks, name); err != nil {
 		return nil, err
 	}
 	k := p.schema.Keyspace(ks)

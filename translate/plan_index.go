@@ -16,7 +16,7 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.unloadable(ks, s.Table.Name); err != nil {
+	if err := p.unloadable("table", ks, s.Table.Name); err != nil {
 		return nil, err
 	}
 	k := p.schema.Keyspace(ks)

@@ -15,7 +15,7 @@ func (p *planner) planCreateKeyspace(s *CreateKeyspaceStmt) (Plan, error) {
 	if pgschema.IsSystemKeyspace(strings.ToLower(s.Name)) {
 		return nil, &UnauthorizedError{Msg: "Cannot create keyspace " + s.Name + ": system keyspaces are managed by cqlpg"}
 	}
-	if err := p.unloadable(s.Name, ""); err != nil {
+	if err := p.unloadable("keyspace", s.Name, ""); err != nil {
 		return nil, err
 	}
 	k := &pgschema.Keyspace{Name: s.Name, DurableWrites: true, PGSchema: pgschema.PGSchemaName(s.Name)}
@@ -31,7 +31,7 @@ func (p *planner) planAlterKeyspace(s *AlterKeyspaceStmt) (Plan, error) {
 	}
 	old := p.schema.Keyspace(s.Name)
 	if old == nil {
-		if err := p.unloadable(s.Name, ""); err != nil {
+		if err := p.unloadable("keyspace", s.Name, ""); err != nil {
 			return nil, err
 		}
 		if s.IfExists {

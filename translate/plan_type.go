@@ -13,7 +13,7 @@ func (p *planner) typeKeyspace(n TableName) (*pgschema.Keyspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.unloadable(ks, n.Name); err != nil {
+	if err := p.unloadable("type", ks, n.Name); err != nil {
 		return nil, err
 	}
 	k := p.schema.Keyspace(ks)

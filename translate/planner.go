@@ -95,7 +95,7 @@ func (p *planner) table(n TableName) (*pgschema.Table, error) {
 	if t != nil {
 		return t, nil
 	}
-	if err := p.unloadable(ks, n.Name); err != nil {
+	if err := p.unloadable("table", ks, n.Name); err != nil {
 		return nil, err
 	}
 	if k == nil {
@@ -105,9 +105,9 @@ func (p *planner) table(n TableName) (*pgschema.Table, error) {
 }
 
 // unloadable reports the keyspace ks, or its object name, as the catalog's
-// last load left it out (pgschema.Unloadable), or nil.
-func (p *planner) unloadable(ks, name string) error {
-	if u := p.schema.UnloadableObject(ks, name); u != nil {
+// last load left it out (pgschema.Unloadable), or nil; kind is the object's.
+func (p *planner) unloadable(kind, ks, name string) error {
+	if u := p.schema.UnloadableObject(kind, ks, name); u != nil {
 		return u
 	}
 	return nil
@@ -122,24 +122,10 @@ func column(t *pgschema.Table, name string) (*pgschema.Column, error) {
 }
 
 // hintAssignable reports whether a value cast to hint may be assigned to
-// a receiver of another type, as Cassandra's isValueCompatibleWith has it:
-// ascii values are text, int and bigint values varints, bigint values
-// timestamps, and any value a blob (and text into ascii, which cqlpg has
-// always taken).
+// a receiver: its values are the receiver's (valueCompatible), or it is
+// text going into ascii, which cqlpg has always taken.
 func hintAssignable(hint, recv *pgschema.Type) bool {
-	switch recv.Kind {
-	case pgschema.Text:
-		return hint.Kind == pgschema.Ascii
-	case pgschema.Ascii:
-		return hint.Kind == pgschema.Text
-	case pgschema.Varint:
-		return hint.Kind == pgschema.Int || hint.Kind == pgschema.Bigint
-	case pgschema.Timestamp:
-		return hint.Kind == pgschema.Bigint
-	case pgschema.Blob:
-		return true
-	}
-	return false
+	return valueCompatible(recv, hint) || hint.Kind == pgschema.Text && recv.Kind == pgschema.Ascii
 }
 
 // value plans a term assigned to a receiver: a constant is checked and
@@ -155,7 +141,7 @@ func (p *planner) value(t Term, recv ColumnSpec) (Value, error) {
 	case *Marker:
 		return p.bind(v, recv), nil
 	case *TypeHint:
-		if !v.Type.Equal(recv.Type) && !hintAssignable(v.Type, recv.Type) {
+		if !hintAssignable(v.Type, recv.Type) {
 			return Value{}, invalidf("Type error: cannot assign result of type %s to %s of type %s", v.Type, recv.Name, recv.Type)
 		}
 		return p.value(v.Term, recv)
