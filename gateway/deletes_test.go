@@ -73,6 +73,14 @@ func TestDeletionsShadowLaterOlderWrites(t *testing.T) {
 	check("SELECT s FROM shadow.p WHERE k = 2")
 	write("UPDATE shadow.p SET s = 6 WHERE k = 2", 101)
 	check("SELECT s FROM shadow.p WHERE k = 2", 6)
+	// Range deletions, of one column or of a tuple, leave statics alone:
+	// older static writes before and after them stay.
+	write("UPDATE shadow.p SET s = 7 WHERE k = 3", 50)
+	write("DELETE FROM shadow.p WHERE k = 3 AND c1 > 0", 100)
+	write("DELETE FROM shadow.p WHERE k = 3 AND (c1, c2) > (0, 0)", 100)
+	check("SELECT s FROM shadow.p WHERE k = 3", 7)
+	write("UPDATE shadow.p SET s = 8 WHERE k = 3", 60)
+	check("SELECT s FROM shadow.p WHERE k = 3", 8)
 
 	// Order-keyed clustering columns compare by Cassandra's order.
 	// ffffffff-0000-1000-... is later in byte order than 00000000-0001-1000-...

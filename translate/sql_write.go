@@ -263,16 +263,11 @@ func sliceBounds(slice []Restriction) []rangeBound {
 	return out
 }
 
-// recordDeletion records a partition or range deletion: the first nkeys
+// guardedDeletion records a partition or range deletion: the first nkeys
 // key columns fixed, the next clustering columns fixed to the values of
 // fixed, and a slice of the clustering column after them. Deleting the
-// same range again keeps the newer timestamp.
-func recordDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBound) sq.Sqlizer {
-	return guardedDeletion(t, nkeys, fixed, slice, nil)
-}
-
-// guardedDeletion is recordDeletion made only when guard, a condition on
-// the statement's parameters, holds (nil: always).
+// same range again keeps the newer timestamp. It is made only when guard,
+// a condition on the statement's parameters, holds (nil: always).
 func guardedDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeBound, guard sq.Sqlizer) sq.Sqlizer {
 	npk := len(t.PartitionKey)
 	cols := []string{quote(pgschema.TokenColumn)}
@@ -339,21 +334,34 @@ func guardedDeletion(t *pgschema.Table, nkeys int, fixed []Param, slice []rangeB
 // table holds: c1 > v1; c1 = v1 and c2 > v2; c1 = v1, c2 = v2 and c3 > v3
 // (>= for the last when the slice includes its bound).
 func tupleDeletions(t *pgschema.Table, nkeys int, tuple Restriction) []sq.Sqlizer {
-	value := tupleValue(tuple)
-	var out []sq.Sqlizer
+	value, last := tupleValue(tuple), len(tuple.Columns)-1
+	out := make([]sq.Sqlizer, 0, len(tuple.Columns))
 	for i, c := range tuple.Columns {
 		op := tuple.Op
-		if i < len(tuple.Columns)-1 {
-			op = map[Operator]Operator{OpGTE: OpGT, OpLTE: OpLT}[op]
-			if op == 0 {
-				op = tuple.Op
-			}
+		if i < last {
+			op = strictOp(op)
 		}
-		fixed := make([]Param, i)
-		for j := range i {
-			fixed[j] = value(j)
-		}
-		out = append(out, recordDeletion(t, nkeys, fixed, []rangeBound{{c, op, value(i)}}))
+		out = append(out, guardedDeletion(t, nkeys, tuplePrefix(value, i), []rangeBound{{c, op, value(i)}}, nil))
+	}
+	return out
+}
+
+// strictOp is a slice's operator without its bound: >= is >, <= is <.
+func strictOp(op Operator) Operator {
+	switch op {
+	case OpGTE:
+		return OpGT
+	case OpLTE:
+		return OpLT
+	}
+	return op
+}
+
+// tuplePrefix returns the parameters of a tuple's first n elements.
+func tuplePrefix(value func(int) Param, n int) []Param {
+	out := make([]Param, n)
+	for i := range n {
+		out[i] = value(i)
 	}
 	return out
 }
@@ -387,7 +395,6 @@ func tupleRangeDeletions(t *pgschema.Table, nkeys int, lo, hi Restriction) []sq.
 		}
 		return expr("? "+op+" ?", a(i), b(i))
 	}
-	strict := map[Operator]Operator{OpGTE: OpGT, OpGT: OpGT, OpLTE: OpLT, OpLT: OpLT}
 	var out []sq.Sqlizer
 	for p := range n + 1 {
 		guard := sq.And{}
@@ -396,37 +403,26 @@ func tupleRangeDeletions(t *pgschema.Table, nkeys int, lo, hi Restriction) []sq.
 		}
 		if p == n {
 			if lo.Op == OpGTE && hi.Op == OpLTE {
-				fixed := make([]Param, n-1)
-				for j := range n - 1 {
-					fixed[j] = a(j)
-				}
 				c := lo.Columns[n-1]
-				out = append(out, guardedDeletion(t, nkeys, fixed, []rangeBound{{c, OpGTE, a(n - 1)}, {c, OpLTE, a(n - 1)}}, guard))
+				out = append(out, guardedDeletion(t, nkeys, tuplePrefix(a, n-1), []rangeBound{{c, OpGTE, a(n - 1)}, {c, OpLTE, a(n - 1)}}, guard))
 			}
 			continue
 		}
 		guard = append(guard, compare(p, "<"))
-		prefix := func(v func(int) Param, upto int) []Param {
-			fixed := make([]Param, upto)
-			for j := range upto {
-				fixed[j] = v(j)
-			}
-			return fixed
-		}
 		c := lo.Columns[p]
-		loOp, hiOp := strict[lo.Op], strict[hi.Op]
+		loOp, hiOp := strictOp(lo.Op), strictOp(hi.Op)
 		if p == n-1 {
 			loOp, hiOp = lo.Op, hi.Op
 		}
-		out = append(out, guardedDeletion(t, nkeys, prefix(a, p), []rangeBound{{c, loOp, a(p)}, {c, hiOp, b(p)}}, guard))
+		out = append(out, guardedDeletion(t, nkeys, tuplePrefix(a, p), []rangeBound{{c, loOp, a(p)}, {c, hiOp, b(p)}}, guard))
 		for i := p + 1; i < n; i++ {
 			loOp, hiOp := OpGT, OpLT
 			if i == n-1 {
 				loOp, hiOp = lo.Op, hi.Op
 			}
 			out = append(out,
-				guardedDeletion(t, nkeys, prefix(a, i), []rangeBound{{lo.Columns[i], loOp, a(i)}}, guard),
-				guardedDeletion(t, nkeys, prefix(b, i), []rangeBound{{lo.Columns[i], hiOp, b(i)}}, guard))
+				guardedDeletion(t, nkeys, tuplePrefix(a, i), []rangeBound{{lo.Columns[i], loOp, a(i)}}, guard),
+				guardedDeletion(t, nkeys, tuplePrefix(b, i), []rangeBound{{lo.Columns[i], hiOp, b(i)}}, guard))
 		}
 	}
 	return out
@@ -551,7 +547,6 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuples []
 	for _, s := range slice {
 		where = append(where, expr("t."+quote(s.Column.SortColumn())+" "+s.Op.String()+" ?", sortParam(s.Column, s.Values[0])))
 	}
-	records := []sq.Sqlizer{recordDeletion(t, nkeys, nil, sliceBounds(slice))}
 	for _, tuple := range tuples {
 		cond, err := tupleSQL(tuple, "t")
 		if err != nil {
@@ -559,10 +554,13 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuples []
 		}
 		where = append(where, cond)
 	}
+	var records []sq.Sqlizer
 	switch len(tuples) {
+	case 0:
+		records = []sq.Sqlizer{guardedDeletion(t, nkeys, nil, sliceBounds(slice), nil)}
 	case 1:
 		records = tupleDeletions(t, nkeys, tuples[0])
-	case 2:
+	default:
 		records = tupleRangeDeletions(t, nkeys, tuples[0], tuples[1])
 	}
 	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
@@ -579,16 +577,16 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuples []
 		}
 		with = append(with, ", "+name+" AS (", r, ")")
 	}
-	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr(append(with, " ")...))
-	if nkeys == len(t.PartitionKey) && t.HasStatic() && len(tuples) == 0 {
-		record := records[0]
+	if nkeys == len(t.PartitionKey) && len(slice) == 0 && len(tuples) == 0 && t.HasStatic() {
+		// A partition deletion; a range deletion leaves statics alone.
 		cols, vals := keyInsert(t, true)
 		cols, vals = append(cols, del), append(vals, ts)
 		set := append([]string{fmt.Sprintf("%[1]s = GREATEST(t.%[1]s, excluded.%[1]s)", del)},
 			clearItems(t, pgschema.Static, "t", "excluded."+del)...)
 		st := sq.Insert(staticIdent(t) + " AS t").Columns(cols...).Values(vals...).
 			Suffix(conflictTarget(t, true) + strings.Join(set, ", "))
-		stmt = sq.Select("1").PrefixExpr(sq.ConcatExpr("WITH d AS (", update, "), rd AS (", record, "), st AS (", st, ") "))
+		with = append(with, ", st AS (", st, ")")
 	}
+	stmt := sq.Select("1").PrefixExpr(sq.ConcatExpr(append(with, " ")...))
 	return toSQL(stmt)
 }
