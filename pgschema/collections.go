@@ -325,15 +325,7 @@ func componentType(t *Type, i int) *Type {
 }
 
 func hasSetOrMap(t *Type) bool {
-	if t.Kind == Set || t.Kind == Map {
-		return true
-	}
-	for _, e := range t.Elem {
-		if hasSetOrMap(e) {
-			return true
-		}
-	}
-	return false
+	return t.Has(func(e *Type) bool { return e.Kind == Set || e.Kind == Map })
 }
 
 // sortUnique sorts set elements by the element comparator and drops

@@ -150,6 +150,20 @@ func (t *Type) IsMultiCell() bool { return (t.IsCollection() || t.Kind == UDT) &
 // IsCounter reports whether t is the counter type.
 func (t *Type) IsCounter() bool { return t.Kind == Counter }
 
+// Has reports whether t, or a type nested in it at any depth, satisfies
+// pred.
+func (t *Type) Has(pred func(*Type) bool) bool {
+	if pred(t) {
+		return true
+	}
+	for _, e := range t.Elem {
+		if e.Has(pred) {
+			return true
+		}
+	}
+	return false
+}
+
 // Equal reports whether t and o are the same type: for user types, of
 // the same name with the same fields, which an ALTER TYPE changes.
 func (t *Type) Equal(o *Type) bool {

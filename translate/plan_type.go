@@ -186,15 +186,7 @@ func keyTablesUsing(k *pgschema.Keyspace, name string) []string {
 
 // usesType reports whether t is or contains the user type name.
 func usesType(t *pgschema.Type, name string) bool {
-	if t.Kind == pgschema.UDT && t.Name == name {
-		return true
-	}
-	for _, e := range t.Elem {
-		if usesType(e, name) {
-			return true
-		}
-	}
-	return false
+	return t.Has(func(e *pgschema.Type) bool { return e.Kind == pgschema.UDT && e.Name == name })
 }
 
 func indexOf(list []string, s string) int {

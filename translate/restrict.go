@@ -186,15 +186,7 @@ func durationRefusal(t *pgschema.Type, inside, whole string) error {
 
 // referencesDuration reports whether t is or holds a duration.
 func referencesDuration(t *pgschema.Type) bool {
-	if t.Kind == pgschema.Duration {
-		return true
-	}
-	for _, e := range t.Elem {
-		if referencesDuration(e) {
-			return true
-		}
-	}
-	return false
+	return t.Has(func(e *pgschema.Type) bool { return e.Kind == pgschema.Duration })
 }
 
 // containsRestriction resolves CONTAINS and CONTAINS KEY.

@@ -184,7 +184,7 @@ func (r *restrictions) needFiltering(indexEarly, partial bool) bool {
 		}
 	}
 	n += len(cols)
-	return n > 1 || n == 0 && r.hasClustering() || n > 0 && multipleContains
+	return n > 1 || n == 0 && r.hasClustering() || multipleContains
 }
 
 // clusteringRestricted reports whether a clustering column has a
