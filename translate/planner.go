@@ -87,18 +87,13 @@ func (p *planner) table(n TableName) (*pgschema.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := p.schema.Keyspace(ks)
-	t := (*pgschema.Table)(nil)
-	if k != nil {
-		t = k.Tables[n.Name]
-	}
-	if t != nil {
+	if t := p.schema.Table(ks, n.Name); t != nil {
 		return t, nil
 	}
 	if err := p.unloadable("table", ks, n.Name); err != nil {
 		return nil, err
 	}
-	if k == nil {
+	if p.schema.Keyspace(ks) == nil {
 		return nil, invalidf("keyspace %s does not exist", ks)
 	}
 	return nil, invalidf("table %s does not exist", n.Name)
