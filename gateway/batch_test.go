@@ -415,6 +415,12 @@ func TestBatchTooLarge(t *testing.T) {
 		t.Errorf("a refused batch wrote %d rows", n)
 	}
 	if err := batch(1); err != nil {
-		t.Errorf("a batch of the same size on one partition: %v", err)
+		t.Fatalf("a batch of the same size on one partition: %v", err)
+	}
+	wantRows(t, sess.Query("SELECT k, c FROM bigbatch.t"), "", "0 | 0", "0 | 1", "0 | 2")
+	for _, r := range rowStrings(t, sess, "SELECT v FROM bigbatch.t") {
+		if r[0] != value {
+			t.Errorf("a value of the batch read back with %d bytes, want %d", len(r[0]), len(value))
+		}
 	}
 }

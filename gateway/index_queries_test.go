@@ -141,24 +141,3 @@ func TestNotFilters(t *testing.T) {
 		"Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. "+
 			"If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
 }
-
-// TestOneValueIN plans an IN of one value as the EQ it is, as Cassandra
-// does: ORDER BY may then skip the column, as after an EQ.
-func TestOneValueIN(t *testing.T) {
-	sess := session(t, "")
-	exec(t, sess,
-		"CREATE KEYSPACE one_in WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE one_in.t (k int, c1 int, c2 int, PRIMARY KEY (k, c1, c2))",
-		"INSERT INTO one_in.t (k, c1, c2) VALUES (0, 1, 1)", "INSERT INTO one_in.t (k, c1, c2) VALUES (0, 1, 2)")
-	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS one_in") })
-	for _, q := range []string{
-		"SELECT c2 FROM one_in.t WHERE k = 0 AND c1 = 1 ORDER BY c2 DESC",
-		"SELECT c2 FROM one_in.t WHERE k IN (0) AND c1 IN (1) ORDER BY c2 DESC",
-	} {
-		if got := ints(t, sess, q); !slices.Equal(got, []int{2, 1}) {
-			t.Errorf("%s: %v", q, got)
-		}
-	}
-	requireCQLError(t, sess.Query("SELECT c2 FROM one_in.t WHERE k = 0 AND c1 IN (1, 2) ORDER BY c2 DESC").Exec(), 0x2200,
-		"Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
-}

@@ -110,4 +110,6 @@ func TestUnsetValues(t *testing.T) {
 	if got := ints(t, sess, "SELECT v FROM unset_values.t WHERE k = 0 LIMIT ?", unset); !slices.Equal(got, []int{5}) {
 		t.Errorf("after unset writes: %v", got)
 	}
+	// The refused writes and the unset l[0] left the collections as written.
+	wantRows(t, sess.Query("SELECT v, l, m FROM unset_values.t WHERE k = 0"), "", "5 | [1] | map[1:1]")
 }

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -20,47 +19,22 @@ func TestLWTStaticColumns(t *testing.T) {
 		}
 	}
 	exec(t, sess, "INSERT INTO lwt_static.t (pk, static_col) VALUES (1, 1)")
-	cas := func(q string, args ...any) (bool, []any) {
+	rows := func(want ...string) {
 		t.Helper()
-		m := map[string]any{}
-		applied, err := sess.Query(q, args...).MapScanCAS(m)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var vals []any
-		for _, k := range []string{"value", "static_col"} {
-			if v, ok := m[k]; ok {
-				vals = append(vals, v)
-			}
-		}
-		return applied, vals
+		wantRows(t, sess.Query("SELECT pk, ck, static_col, value FROM lwt_static.t WHERE pk = 1"), "", want...)
 	}
-	rows := func() []string {
-		t.Helper()
-		got, err := queryRows(sess.Query("SELECT pk, ck, static_col, value FROM lwt_static.t WHERE pk = 1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
-	if ok, vals := cas("UPDATE lwt_static.t SET static_col = ? WHERE pk = ? AND ck = ? IF value = ?", 3, 1, 1, 3); ok ||
-		!slices.Equal(vals, []any{2}) {
-		t.Errorf("static update if value (false): %v %v", ok, vals)
-	}
-	if ok, _ := cas("UPDATE lwt_static.t SET static_col = ? WHERE pk = ? AND ck = ? IF value = ?", 5, 1, 1, 2); !ok {
-		t.Error("static update if value (true) did not apply")
-	}
-	if got, want := rows(), []string{"1 1 5 2", "1 3 5 4", "1 5 5 6", "1 7 5 8"}; !slices.Equal(got, want) {
-		t.Errorf("after the static update: %v, want %v", got, want)
-	}
-	if ok, vals := cas("DELETE static_col FROM lwt_static.t WHERE pk = ? AND ck = ? IF value = ?", 1, 5, 10); ok ||
-		!slices.Equal(vals, []any{6}) {
-		t.Errorf("static delete if value (false): %v %v", ok, vals)
-	}
-	if ok, _ := cas("DELETE static_col FROM lwt_static.t WHERE pk = ? AND ck = ? IF value = ?", 1, 5, 6); !ok {
-		t.Error("static delete if value (true) did not apply")
-	}
-	if got, want := rows(), []string{"1 1 null 2", "1 3 null 4", "1 5 null 6", "1 7 null 8"}; !slices.Equal(got, want) {
-		t.Errorf("after the static delete: %v, want %v", got, want)
-	}
+	runCAS(t, sess, []casCase{
+		{stmt: "UPDATE lwt_static.t SET static_col = ? WHERE pk = ? AND ck = ? IF value = ?", args: []any{3, 1, 1, 3},
+			cols: applied + ", value int", rows: []string{"false | 2"}},
+		{stmt: "UPDATE lwt_static.t SET static_col = ? WHERE pk = ? AND ck = ? IF value = ?", args: []any{5, 1, 1, 2},
+			cols: applied, rows: []string{"true"}},
+	})
+	rows("1 | 1 | 5 | 2", "1 | 3 | 5 | 4", "1 | 5 | 5 | 6", "1 | 7 | 5 | 8")
+	runCAS(t, sess, []casCase{
+		{stmt: "DELETE static_col FROM lwt_static.t WHERE pk = ? AND ck = ? IF value = ?", args: []any{1, 5, 10},
+			cols: applied + ", value int", rows: []string{"false | 6"}},
+		{stmt: "DELETE static_col FROM lwt_static.t WHERE pk = ? AND ck = ? IF value = ?", args: []any{1, 5, 6},
+			cols: applied, rows: []string{"true"}},
+	})
+	rows("1 | 1 | null | 2", "1 | 3 | null | 4", "1 | 5 | null | 6", "1 | 7 | null | 8")
 }

@@ -486,6 +486,9 @@ func TestRulesOrderAndLimit(t *testing.T) {
 			msg: "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY"},
 		{stmt: "SELECT * FROM t WHERE k = 1 AND c1 > 1 ORDER BY c2", code: 0x2200,
 			msg: "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY"},
+		// An IN of several values is no EQ: ORDER BY may not skip its column.
+		{stmt: "SELECT * FROM t WHERE k = 1 AND c1 IN (1, 2) ORDER BY c2 DESC", code: 0x2200,
+			msg: "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY"},
 		{stmt: "SELECT * FROM t WHERE k = 1 ORDER BY c2, c1", code: 0x2200,
 			msg: "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY"},
 		{stmt: "SELECT * FROM t WHERE k = 1 ORDER BY c1 ASC, c2 DESC", code: 0x2200, msg: "Unsupported order by relation"},
@@ -537,6 +540,7 @@ func TestRulesOrderAndLimit(t *testing.T) {
 		// and ORDER BY may skip its column.
 		{stmt: "SELECT c1, c2 FROM t WHERE k IN (1) ORDER BY c1 DESC", want: []string{"2 2", "2 1", "1 2", "1 1"}},
 		{stmt: "SELECT c2 FROM t WHERE k = 1 AND c1 IN (1) ORDER BY c2 DESC", want: []string{"2", "1"}},
+		{stmt: "SELECT c2 FROM t WHERE k IN (1) AND c1 IN (1) ORDER BY c2 DESC", want: []string{"2", "1"}},
 		{stmt: "SELECT c1, c2 FROM rev WHERE k = 1 ORDER BY c1 DESC, c2 ASC", want: []string{"2 1", "1 1", "1 2"}},
 		// IN with ORDER BY runs with paging off, or with a limit within
 		// one page.

@@ -282,7 +282,9 @@ func (g *ddlGen) next() string {
 // speed on a table while another session adds and drops columns of it:
 // no request fails, and every read returns the columns of the schema of
 // its moment (the client's prepared shape, refreshed when the gateway
-// answers UNPREPARED).
+// answers UNPREPARED): that after the ALTERs done when it started, or
+// after one of those running meanwhile; keys first, and only rows of the
+// partition asked for.
 func TestAlterUnderLoad(t *testing.T) {
 	sess := session(t, "")
 	exec(t, sess,
@@ -291,6 +293,73 @@ func TestAlterUnderLoad(t *testing.T) {
 		"CREATE TABLE alter_load.t (k int, c int, v int, p frozen<pt>, s int STATIC, PRIMARY KEY (k, c))")
 	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS alter_load") })
 	load := session(t, "alter_load")
+	alters := []string{
+		"ALTER TABLE t ADD a1 int", "ALTER TABLE t ADD a2 text", "ALTER TYPE pt ADD z int",
+		"ALTER TABLE t DROP a1", "ALTER TABLE t ADD (a3 int, a4 bigint)", "ALTER TABLE t DROP s",
+		"ALTER TABLE t ADD s int STATIC", "ALTER TABLE t DROP a2", "ALTER TABLE t ADD a1 int",
+		"ALTER TABLE t DROP (a3, a4)", "ALTER TABLE t ADD a5 frozen<pt>", "ALTER TABLE t DROP a1",
+		"ALTER TABLE t DROP a5", "ALTER TABLE t ADD a6 list<int>", "ALTER TYPE pt RENAME z TO zz",
+		"ALTER TABLE t DROP a6", "ALTER TABLE t ADD a7 int", "ALTER TABLE t DROP a7",
+		"ALTER TABLE t ADD a8 set<text>", "ALTER TABLE t DROP a8",
+	}
+	// states[i] is the table's columns, sorted, after the first i ALTERs.
+	cols := []string{"c", "k", "p", "s", "v"}
+	states := []string{strings.Join(cols, " ")}
+	for _, a := range alters {
+		for _, op := range []string{"ADD", "DROP"} {
+			rest, ok := strings.CutPrefix(a, "ALTER TABLE t "+op+" ")
+			if !ok {
+				continue
+			}
+			for _, def := range strings.Split(strings.Trim(rest, "()"), ", ") {
+				name := strings.Fields(def)[0]
+				if op == "ADD" {
+					cols = append(cols, name)
+				} else {
+					cols = slices.DeleteFunc(cols, func(c string) bool { return c == name })
+				}
+			}
+			slices.Sort(cols)
+		}
+		states = append(states, strings.Join(cols, " "))
+	}
+	// The ALTERs started and finished so far.
+	var started, done atomic.Int64
+	// read checks a read's columns, and that its rows are of partition k.
+	var seen sync.Map
+	read := func(k int) error {
+		first := done.Load()
+		iter := load.Query("SELECT * FROM t WHERE k = ?", k).Iter()
+		var names []string
+		for _, c := range iter.Columns() {
+			names = append(names, c.Name)
+		}
+		var rows []map[string]any
+		for {
+			row := map[string]any{}
+			if !iter.MapScan(row) {
+				break
+			}
+			rows = append(rows, row)
+		}
+		if err := iter.Close(); err != nil {
+			return err
+		}
+		// The schema of the read's moment is that after the ALTERs done
+		// when it started, or one of those running meanwhile.
+		last := started.Load()
+		if len(names) < 2 || names[0] != "k" || names[1] != "c" ||
+			!slices.Contains(states[first:last+1], strings.Join(slices.Sorted(slices.Values(names)), " ")) {
+			return fmt.Errorf("columns %v, want those of one of %q", names, states[first:last+1])
+		}
+		seen.Store(strings.Join(names, " "), true)
+		for _, row := range rows {
+			if c, ok := row["c"].(int); row["k"] != k || !ok || c < 0 || c >= 7 {
+				return fmt.Errorf("read of partition %d: row %v", k, row)
+			}
+		}
+		return nil
+	}
 	stop := make(chan struct{})
 	var (
 		wg            sync.WaitGroup
@@ -316,7 +385,7 @@ func TestAlterUnderLoad(t *testing.T) {
 					err = load.Query("UPDATE t SET v = ?, s = ? WHERE k = ? AND c = ?", i, i, k, i%7).Exec()
 					writes.Add(1)
 				default:
-					_, err = queryRows(load.Query("SELECT * FROM t WHERE k = ?", k))
+					err = read(k)
 					reads.Add(1)
 				}
 				// While s is dropped, an UPDATE of it is refused as
@@ -336,19 +405,12 @@ func TestAlterUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	alters := []string{
-		"ALTER TABLE t ADD a1 int", "ALTER TABLE t ADD a2 text", "ALTER TYPE pt ADD z int",
-		"ALTER TABLE t DROP a1", "ALTER TABLE t ADD (a3 int, a4 bigint)", "ALTER TABLE t DROP s",
-		"ALTER TABLE t ADD s int STATIC", "ALTER TABLE t DROP a2", "ALTER TABLE t ADD a1 int",
-		"ALTER TABLE t DROP (a3, a4)", "ALTER TABLE t ADD a5 frozen<pt>", "ALTER TABLE t DROP a1",
-		"ALTER TABLE t DROP a5", "ALTER TABLE t ADD a6 list<int>", "ALTER TYPE pt RENAME z TO zz",
-		"ALTER TABLE t DROP a6", "ALTER TABLE t ADD a7 int", "ALTER TABLE t DROP a7",
-		"ALTER TABLE t ADD a8 set<text>", "ALTER TABLE t DROP a8",
-	}
 	ddl := session(t, "alter_load")
 	for _, a := range alters {
 		time.Sleep(50 * time.Millisecond)
+		started.Add(1)
 		exec(t, ddl, a)
+		done.Add(1)
 	}
 	time.Sleep(100 * time.Millisecond)
 	close(stop)
@@ -357,8 +419,14 @@ func TestAlterUnderLoad(t *testing.T) {
 	for err := range failures {
 		t.Errorf("request failed during ALTERs: %v", err)
 	}
-	t.Logf("%d reads and %d writes during %d ALTERs, %d updates of s refused while it was dropped",
-		reads.Load(), writes.Load(), len(alters), undefined.Load())
+	distinct := map[string]bool{}
+	for _, st := range states {
+		distinct[st] = true
+	}
+	nseen := 0
+	seen.Range(func(any, any) bool { nseen++; return true })
+	t.Logf("%d reads and %d writes during %d ALTERs, %d updates of s refused while it was dropped, reads saw %d of %d schemas",
+		reads.Load(), writes.Load(), len(alters), undefined.Load(), nseen, len(distinct))
 	if reads.Load() < 100 || writes.Load() < 100 {
 		t.Errorf("too little load ran: %d reads, %d writes", reads.Load(), writes.Load())
 	}
@@ -497,12 +565,11 @@ func cqlLiteral(v any) string {
 // after the drop time, and not those written at or before it; a static
 // column dropped and added again starts empty.
 func TestDropColumnUsingTimestamp(t *testing.T) {
-	sess := session(t, "")
+	sess := sessionAll(t, "")
 	exec(t, sess,
 		"CREATE KEYSPACE dropts WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE dropts.t (id int, c1 int, v1 int, todrop int, s int STATIC, PRIMARY KEY (id, c1))")
 	t.Cleanup(func() { exec(t, sess, "DROP KEYSPACE IF EXISTS dropts") })
-	sess.SetConsistency(gocql.All)
 	for i := range 5 {
 		if err := sess.Query("INSERT INTO dropts.t (id, c1, v1, todrop, s) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?",
 			1, i, i, i, i, 10000*i).Exec(); err != nil {
@@ -510,23 +577,19 @@ func TestDropColumnUsingTimestamp(t *testing.T) {
 		}
 	}
 	exec(t, sess, "ALTER TABLE dropts.t DROP todrop USING TIMESTAMP 20000")
-	if rows, err := queryRows(sess.Query("SELECT * FROM dropts.t")); err != nil || len(rows) != 5 || !strings.HasPrefix(rows[0], "1 0 4 0") {
-		t.Errorf("after the drop: %v %v", rows, err)
-	}
+	// The static column holds the value of the newest write, 4.
+	wantRows(t, sess.Query("SELECT * FROM dropts.t"), "id int, c1 int, s int, v1 int",
+		"1 | 0 | 4 | 0", "1 | 1 | 4 | 1", "1 | 2 | 4 | 2", "1 | 3 | 4 | 3", "1 | 4 | 4 | 4")
 	exec(t, sess, "ALTER TABLE dropts.t ADD todrop int",
 		"INSERT INTO dropts.t (id, c1, v1, todrop) VALUES (1, 100, 100, 100) USING TIMESTAMP 30000")
-	rows, err := queryRows(sess.Query("SELECT id, c1, v1, todrop FROM dropts.t"))
-	if want := []string{"1 0 0 null", "1 1 1 null", "1 2 2 null", "1 3 3 3", "1 4 4 4", "1 100 100 100"}; err != nil || !slices.Equal(rows, want) {
-		t.Errorf("after adding it back: %v %v, want %v", rows, err, want)
-	}
+	wantRows(t, sess.Query("SELECT * FROM dropts.t"), "id int, c1 int, s int, todrop int, v1 int",
+		"1 | 0 | 4 | null | 0", "1 | 1 | 4 | null | 1", "1 | 2 | 4 | null | 2", "1 | 3 | 4 | 3 | 3", "1 | 4 | 4 | 4 | 4",
+		"1 | 100 | 4 | 100 | 100")
 	exec(t, sess, "ALTER TABLE dropts.t DROP s", "ALTER TABLE dropts.t ADD s int STATIC")
-	if got, err := queryRows(sess.Query("SELECT s FROM dropts.t WHERE id = 1 LIMIT 1")); err != nil || !slices.Equal(got, []string{"null"}) {
-		t.Errorf("static column added back: %v %v", got, err)
-	}
+	wantRows(t, sess.Query("SELECT id, c1, s FROM dropts.t WHERE id = 1 LIMIT 1"), "id int, c1 int, s int", "1 | 0 | null")
 	exec(t, sess, "ALTER TABLE dropts.t DROP todrop", "ALTER TABLE dropts.t ADD todrop int")
-	if got := ints(t, sess, "SELECT todrop FROM dropts.t WHERE id = 1 AND c1 = 4"); len(got) != 1 || got[0] != 0 {
-		t.Errorf("dropped now and added back: %v, want null", got)
-	}
+	wantRows(t, sess.Query("SELECT * FROM dropts.t WHERE id = 1 AND c1 = 4"), "id int, c1 int, s int, todrop int, v1 int",
+		"1 | 4 | null | null | 4")
 }
 
 // TestKeyspaceValidation: NetworkTopologyStrategy naming a datacenter no
