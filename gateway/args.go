@@ -232,6 +232,10 @@ func (a *argBuffer) addInt8(v int64) {
 func (a *argBuffer) build(e *execution, params []translate.Param, r *rowArgs) error {
 	a.reset(len(params))
 	for _, p := range params {
+		if p.Readded && r.timestamp <= p.DroppedAt {
+			a.add(nil) // hidden by the column's drop: left alone, as if unset
+			continue
+		}
 		switch p.Kind {
 		case translate.ParamNow:
 			a.addInt4(e.nowSeconds)

@@ -89,6 +89,12 @@ type Param struct {
 	// EmptyAsNull sends an empty value as null: the value of a cell whose
 	// empty flag records it.
 	EmptyAsNull bool
+	// Readded marks a parameter of a cell whose column was dropped at
+	// DroppedAt (microseconds) and added again: a write at or before that
+	// time leaves the cell alone, as if unset, because Cassandra hides
+	// such cells for good (its dropped-columns record outlives the re-add).
+	Readded   bool
+	DroppedAt int64
 }
 
 // ValueType returns the CQL type of the parameter's value.

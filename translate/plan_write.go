@@ -115,6 +115,10 @@ type cell struct {
 	value   Value
 	op      AssignOp
 	changes []change
+	// dropped marks a column dropped at droppedAt (microseconds) and
+	// added again (cell.readded).
+	dropped   bool
+	droppedAt int64
 }
 
 func (p *planner) planInsert(s *InsertStmt) (Plan, error) {

@@ -62,7 +62,7 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	}
 	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
 	emptyCol := c.column.EmptyColumn()
-	param := valueParam(c.column, c.value)
+	param := c.stamp(valueParam(c.column, c.value))
 	param.EmptyAsNull = emptyCol != ""
 	var value any = param
 	if c.column.Type.IsMultiCell() && c.column.Type.Kind != pgschema.UDT {
@@ -75,14 +75,14 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	}
 	*cols = append(*cols, v, wt, exp)
 	*vals = append(*vals, value,
-		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
-		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
+		c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1}),
+		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
 	// Names are already escaped for squirrel, and sort keys hold no '?'.
 	names := pgschema.CellNames{Value: v, Writetime: wt, Expiry: exp, Deleted: quote(pgschema.DeletedColumn)}
 	if emptyCol != "" {
 		names.Empty = quote(emptyCol)
 		*cols = append(*cols, names.Empty)
-		*vals = append(*vals, Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1})
+		*vals = append(*vals, c.stamp(Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1}))
 	}
 	wins := names.WinsSQL(st.SortKey)
 	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
@@ -102,12 +102,17 @@ func changeSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
 	*cols = append(*cols, v, wt, exp)
 	var initial sq.Sqlizer = sq.Expr("NULL")
+	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
 	if !needsValue(c) {
 		initial = applyChanges(c.changes, sq.Expr("NULL"))
+		if c.dropped {
+			// Hidden by the column's drop, the write time is null: so is
+			// the value of a row written for the first time.
+			initial = sq.ConcatExpr(expr("CASE WHEN ?::int8 IS NOT NULL THEN ", writetime), initial, " END")
+		}
 	}
-	*vals = append(*vals, initial,
-		Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1},
-		Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1})
+	*vals = append(*vals, initial, writetime,
+		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
 	old := expr(fmt.Sprintf("CASE WHEN t.%[2]s IS NULL OR t.%[2]s > ? THEN t.%[1]s END", v, exp), Param{Kind: ParamNow})
 	applies := fmt.Sprintf("cqlpg.change_applies(excluded.%[2]s, t.%[2]s, t.%[1]s IS NULL, t.%[3]s)",
 		v, wt, quote(pgschema.DeletedColumn))
@@ -134,6 +139,25 @@ func applyChanges(changes []change, old sq.Sqlizer) sq.Sqlizer {
 	return old
 }
 
+// readded notes, when the cell's column was dropped and added again, the
+// time of the drop, which writes at or before it do not pass.
+func (c *cell) readded(t *pgschema.Table) {
+	for _, d := range t.Dropped {
+		if d.Name == c.column.Name {
+			c.dropped, c.droppedAt = true, d.Dropped.UnixMicro()
+		}
+	}
+}
+
+// stamp marks p, a parameter of the cell's write, with the cell's drop
+// time, if it has one.
+func (c cell) stamp(p Param) Param {
+	if c.dropped {
+		p.Readded, p.DroppedAt = true, c.droppedAt
+	}
+	return p
+}
+
 // needsValue reports whether a cell's changes need a stored value.
 func needsValue(c cell) bool {
 	return valueNeeded(c) != ""
@@ -157,6 +181,7 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 	var set []sq.Sqlizer
 	var check string
 	for _, c := range cells {
+		c.readded(t)
 		if err := cellSQL(c, &cols, &vals, &set); err != nil {
 			return sq.InsertBuilder{}, err
 		}
