@@ -55,7 +55,7 @@ func valueOID(p translate.Param) uint32 {
 		return oidText
 	case translate.FormJSONKeys:
 		return oidTextArray
-	case translate.FormOrderKey:
+	case translate.FormOrderKey, translate.FormExact:
 		return oidBytea
 	}
 	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
@@ -146,8 +146,16 @@ func (a *argBuffer) addConverted(t *pgschema.Type, v []byte) error {
 // key's text in the jsonb that stores the map.
 func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error {
 	switch {
-	case v == nil || p.Form == translate.FormStorage:
+	case v == nil:
+		a.add(nil)
+		return nil
+	case p.Form == translate.FormStorage:
+		if p.Column != nil && p.Column.HasExact() && t.Kind == p.Column.Type.Kind {
+			return a.addExact(t, v, false)
+		}
 		return a.addConverted(t, v)
+	case p.Form == translate.FormExact:
+		return a.addExact(t, v, true)
 	case p.Form == translate.FormJSON:
 		j, err := pgschema.StorageJSON(t, v)
 		if err != nil {
@@ -167,6 +175,39 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	a.add([]byte(key))
+	return nil
+}
+
+// addExact appends a value of a column with an exact companion: its
+// natural storage, or the placeholder there when that cannot hold it
+// exactly; or, when companion is set, the companion's value: null, or
+// the CQL bytes when the natural column cannot hold them.
+func (a *argBuffer) addExact(t *pgschema.Type, v []byte, companion bool) error {
+	if err := pgschema.Validate(t, v); err != nil {
+		return &translate.InvalidError{Msg: err.Error()}
+	}
+	st, err := pgschema.StorageOf(t)
+	if err != nil {
+		return err
+	}
+	start := len(a.arena)
+	var inexact bool
+	a.arena, inexact = st.Inexact(a.arena, v)
+	switch {
+	case companion && inexact:
+		a.arena = a.arena[:start]
+		a.add(v)
+	case companion:
+		a.add(nil)
+	case inexact:
+		a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
+	default:
+		if a.arena, err = st.ToPG(a.arena, v); err != nil {
+			a.arena = a.arena[:start]
+			return &translate.InvalidError{Msg: err.Error()}
+		}
+		a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
+	}
 	return nil
 }
 

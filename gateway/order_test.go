@@ -27,11 +27,17 @@ var clusteringOrders = []orderCase{
 	{"tinyint", "tinyint", []string{"-128", "-1", "0", "127"}},
 	{"varint", "varint", []string{"-123456789012345678901234567890", "-129", "-1", "0", "128", "123456789012345678901234567890"}},
 	{"decimal", "decimal", []string{"-1E+10", "-1.5", "-0.0001", "0", "1E-10", "1.0", "1.5", "1E+10"}},
+	// Beyond numeric's exponents, in the exact companion and order key.
+	{"decimal exponents", "decimal", []string{"-1E+1000000", "-1E+131072", "-1.5", "-2.5E-20000", "0",
+		"1E-1000000", "1E-16384", "1E-16383", "1.5", "1E+3", "1E+131072", "1E+1000000", "2E+1000000", "1.5E+2000000"}},
 	{"double", "double", []string{"-Infinity", "-1.5", "-0.0", "0.0", "4.9E-324", "1.5", "Infinity", "NaN"}},
 	{"float", "float", []string{"-Infinity", "-1.5", "-0.0", "0.0", "1.5", "Infinity", "NaN"}},
 	{"boolean", "boolean", []string{"false", "true"}},
 	{"timestamp", "timestamp", []string{"'0001-01-01 00:00:00+0000'", "'1969-12-31 23:59:59.999+0000'", "'1970-01-01 00:00:00+0000'", "'9999-12-31 23:59:59.999+0000'"}},
 	{"date", "date", []string{"'0001-01-01'", "'1969-12-31'", "'1970-01-01'", "'9999-12-31'"}},
+	// CQL's whole range: beyond Postgres's dates at both ends.
+	{"date range", "date", []string{"'-5877641-06-23'", "1", "'-4713-11-23'", "'-4713-11-24'", "'1970-01-01'",
+		"'+5874897-12-31'", "'+5874898-01-01'", "4294967294", "'+5881580-07-11'"}},
 	{"time", "time", []string{"'00:00:00'", "'00:00:00.000000001'", "'12:00:00'", "'23:59:59.999999999'"}},
 	// timeuuid: by time (here the same 60-bit time written in different
 	// byte positions), then by the low bytes compared signed.

@@ -293,7 +293,11 @@ func scalarCases() []typeCase {
 			val(dateOf(0), "'1970-01-01'"), val(dateOf(-1), "'1969-12-31'"),
 			litOnly("'2147483648'", dateOf(0)), litOnly("'2147483647'", dateOf(-1)),
 			val(dateOf(pgMinDay), ""), val(dateOf(pgMaxDay), ""),
-			{in: be32(0), jsonOnly: true}, {in: be32(-1), jsonOnly: true},
+			// Beyond Postgres's dates, in the exact companion: CQL's
+			// first and last dates, and those just past Postgres's.
+			val(be32(0), "'-5877641-06-23'"), val(be32(-1), "'+5881580-07-11'"),
+			litOnly("0", be32(0)), litOnly("4294967295", be32(-1)),
+			val(dateOf(pgMinDay-1), ""), val(dateOf(pgMaxDay+1), ""),
 		}},
 		{name: "decimal", cql: "decimal", values: []typeValue{
 			val(decimalOf("0", 0), "0"),
@@ -303,10 +307,14 @@ func scalarCases() []typeCase {
 			val(decimalOf("1234567890123456789012345678901234567890", 20), "12345678901234567890.12345678901234567890"),
 			val(decimalOf("-1234567890123456789012345678901234567890", 20), "-12345678901234567890.12345678901234567890"),
 			val(decimalOf("1", 16383), "1E-16383"),
-			// A negative scale is kept by value in numeric, exactly in jsonb.
-			{in: decimalOf("1", -3), lit: "1E+3", out: decimalOf("1000", 0), jsonOut: decimalOf("1", -3), noKey: true},
-			{in: decimalOf("-1", -20), out: decimalOf("-100000000000000000000", 0), jsonOut: decimalOf("-1", -20), noKey: true},
-			{in: decimalOf("1", 16384), jsonOnly: true},
+			// Numeric keeps a negative scale by value only, and no exponent
+			// past its range: the exact companion keeps them.
+			val(decimalOf("1", -3), "1E+3"), val(decimalOf("-1", -20), "-1E+20"),
+			{in: decimalOf("0", -3), lit: "0E+3", noKey: true}, // equal to 0
+			val(decimalOf("1", 16384), "1E-16384"),
+			val(decimalOf("1", -1000000), "1E+1000000"), val(decimalOf("-1", -1000000), "-1E+1000000"),
+			val(decimalOf("1", 1000000), "1E-1000000"), val(decimalOf("-25", 20001), "-2.5E-20000"),
+			val(decimalOf("1", math.MinInt32), ""), val(decimalOf("-1", math.MaxInt32), ""),
 		}},
 		{name: "double", cql: "double", values: []typeValue{
 			val(f64(f64Max), "1.7976931348623157E308"), val(f64(f64Max|1<<63), "-1.7976931348623157E308"),

@@ -169,14 +169,15 @@ func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, 
 		return err
 	}
 	rows, err = q.Query(ctx, `SELECT keyspace_name, table_name, column_name, kind, position, type,
-		clustering_order, pg_column FROM cqlpg.columns`)
+		clustering_order, pg_column, exact FROM cqlpg.columns`)
 	if err != nil {
 		return fmt.Errorf("read columns: %w", err)
 	}
 	for rows.Next() {
 		var ks, table, kind, typ, order string
+		var exact bool
 		c := &Column{}
-		if err := rows.Scan(&ks, &table, &c.Name, &kind, &c.Position, &typ, &order, &c.PGName); err != nil {
+		if err := rows.Scan(&ks, &table, &c.Name, &kind, &c.Position, &typ, &order, &c.PGName, &exact); err != nil {
 			return fmt.Errorf("read columns: %w", err)
 		}
 		t, k := tables[[2]string{ks, table}], keyspaces[ks]
@@ -193,6 +194,9 @@ func loadTables(ctx context.Context, q Querier, keyspaces map[string]*Keyspace, 
 			continue
 		}
 		c.Desc = order == "desc"
+		if c.Legacy = !exact; c.Legacy && c.Type.Kind >= List && len(c.Type.Elem) == 1 && exactKind(c.Type.Elem[0].Kind) {
+			c.Type.Legacy = true // its own instance, just parsed
+		}
 		t.cols = append(t.cols, c)
 	}
 	if err := rows.Err(); err != nil {

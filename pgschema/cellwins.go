@@ -7,6 +7,8 @@ import "fmt"
 // the cell's type has no empty flag.
 type CellNames struct {
 	Value, Writetime, Expiry, Empty, Deleted string
+	// Exact is the exact companion (exact.go), "" when there is none.
+	Exact string
 }
 
 // WinsSQL is the condition under which a written cell replaces the stored
@@ -18,10 +20,17 @@ type CellNames struct {
 func (n CellNames) WinsSQL(sortKey string) string {
 	v := n.Value
 	key := func(alias string) string { return fmt.Sprintf(sortKey, alias+"."+v) }
+	if n.Exact != "" {
+		// The companion holds CQL bytes, as the sort key gives them.
+		key = func(alias string) string {
+			return fmt.Sprintf("COALESCE(%s.%s, %s)", alias, n.Exact, fmt.Sprintf(sortKey, alias+"."+v))
+		}
+	}
 	isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
 	if n.Empty != "" {
+		value := key
 		key = func(alias string) string {
-			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, n.Empty, fmt.Sprintf(sortKey, alias+"."+v))
+			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, n.Empty, value(alias))
 		}
 		isNull = func(alias string) string {
 			return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, n.Empty)

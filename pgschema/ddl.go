@@ -188,6 +188,9 @@ func (t *Table) createSQL() []string {
 		if o := c.OrderColumn(); o != "" {
 			b.WriteString(",\n    " + Quote(o) + " bytea NOT NULL")
 		}
+		if x := c.ExactColumn(); x != "" && c.IsKey() {
+			b.WriteString(",\n    " + Quote(x) + " bytea")
+		}
 	}
 	fmt.Fprintf(&b, ",\n    %s bigint,\n    %s integer,\n    %s bigint",
 		Quote(RowWritetimeColumn), Quote(RowExpiryColumn), Quote(DeletedColumn))
@@ -253,11 +256,14 @@ func columnDDL(c *Column) string {
 }
 
 // cellDDL declares a regular or static column's write time and expiry,
-// and its empty-value flag if it has one.
+// and its empty-value flag and exact companion if it has them.
 func cellDDL(c *Column) []string {
 	ddl := []string{Quote(c.WritetimeColumn()) + " bigint", Quote(c.ExpiryColumn()) + " integer"}
 	if e := c.EmptyColumn(); e != "" {
 		ddl = append(ddl, Quote(e)+" boolean")
+	}
+	if x := c.ExactColumn(); x != "" {
+		ddl = append(ddl, Quote(x)+" bytea")
 	}
 	return ddl
 }
@@ -277,6 +283,9 @@ func (t *Table) createStaticSQL() []string {
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n    %s bigint NOT NULL", t.StaticIdent(), Quote(TokenColumn))
 	for _, c := range t.PartitionKey {
 		b.WriteString(",\n    " + columnDDL(c))
+		if x := c.ExactColumn(); x != "" {
+			b.WriteString(",\n    " + Quote(x) + " bytea")
+		}
 	}
 	for _, c := range t.Columns {
 		if c.Kind == Static {

@@ -235,6 +235,12 @@ func RenameColumns(ctx context.Context, tx Querier, after *Table, renames map[st
 		if o := c.OrderColumn(); o != "" {
 			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.Ident(), Quote(pgOld+suffixOrder), Quote(o)))
 		}
+		if x := c.ExactColumn(); x != "" {
+			stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.Ident(), Quote(pgOld+suffixExact), Quote(x)))
+			if c.Kind == PartitionKey && after.HasStatic() {
+				stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", after.StaticIdent(), Quote(pgOld+suffixExact), Quote(x)))
+			}
+		}
 		if err := execAll(ctx, tx, stmts); err != nil {
 			return err
 		}
@@ -275,8 +281,8 @@ func Truncate(ctx context.Context, tx Querier, t *Table) error {
 
 func insertColumn(ctx context.Context, tx Querier, t *Table, c *Column) error {
 	_, err := tx.Exec(ctx, `INSERT INTO cqlpg.columns (keyspace_name, table_name, column_name, kind,
-		position, type, clustering_order, pg_column) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		t.Keyspace, t.Name, c.Name, c.Kind.String(), c.Position, c.Type.String(), c.ClusteringOrder(), c.PGName)
+		position, type, clustering_order, pg_column, exact) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		t.Keyspace, t.Name, c.Name, c.Kind.String(), c.Position, c.Type.String(), c.ClusteringOrder(), c.PGName, !c.Legacy)
 	return err
 }
 

@@ -170,6 +170,13 @@ func javaNumberSyntax(s string) bool {
 // optional sign, digits with an optional point (at least one digit), and
 // an optional exponent; the scale must fit an int.
 func parseBigDecimal(s string) (*big.Int, int32, bool) {
+	return parseDecimalExp(s, 32)
+}
+
+// parseDecimalExp is parseBigDecimal with an exponent of up to expBits
+// bits: Java's 32, or 64 for the text stored in jsonb, where the decimal
+// of scale -2^31 is 1E+2147483648.
+func parseDecimalExp(s string, expBits int) (*big.Int, int32, bool) {
 	body := s
 	neg := false
 	if body != "" && (body[0] == '+' || body[0] == '-') {
@@ -185,7 +192,7 @@ func parseBigDecimal(s string) (*big.Int, int32, bool) {
 			return nil, 0, false
 		}
 		var err error
-		if exp, err = strconv.ParseInt(expText, 10, 32); err != nil {
+		if exp, err = strconv.ParseInt(expText, 10, expBits); err != nil {
 			return nil, 0, false
 		}
 	}
@@ -194,7 +201,7 @@ func parseBigDecimal(s string) (*big.Int, int32, bool) {
 		return nil, 0, false
 	}
 	scale := int64(len(frac)) - exp
-	if scale != int64(int32(scale)) {
+	if scale != int64(int32(scale)) || (exp < 0 && scale < 0) {
 		return nil, 0, false
 	}
 	n, _ := new(big.Int).SetString(intPart+frac, 10)

@@ -91,6 +91,11 @@ func fromJSONNode(t *Type, n *jsonNode, lossless bool) ([]byte, error) {
 			s = n.s // exact, not through a double
 		}
 		b, err := FromString(t, s)
+		if err != nil && lossless {
+			if v, scale, ok := parseDecimalExp(s, 64); ok {
+				b, err = DecimalBytes(v, scale), nil
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("Value '%s' is not a valid representation of a decimal value", n.javaString())
 		}

@@ -144,8 +144,8 @@ func (t *Table) RepairKey(p RepairPart) []string {
 
 // cellColumns are a regular or static column's Postgres columns.
 type cellColumns struct {
-	value, wt, exp, empty string
-	sortKey               string // Storage.SortKey
+	value, wt, exp, empty, exact string
+	sortKey                      string // Storage.SortKey
 }
 
 func (t *Table) cells(kind ColumnKind) []cellColumns {
@@ -156,7 +156,7 @@ func (t *Table) cells(kind ColumnKind) []cellColumns {
 		}
 		st, _ := StorageOf(c.Type) // the table was built from checked types
 		out = append(out, cellColumns{value: c.PGName, wt: c.WritetimeColumn(), exp: c.ExpiryColumn(),
-			empty: c.EmptyColumn(), sortKey: st.SortKey})
+			empty: c.EmptyColumn(), exact: c.ExactColumn(), sortKey: st.SortKey})
 	}
 	return out
 }
@@ -166,6 +166,9 @@ func (c cellColumns) names() []string {
 	n := []string{c.value, c.exp}
 	if c.empty != "" {
 		n = append(n, c.empty)
+	}
+	if c.exact != "" {
+		n = append(n, c.exact)
 	}
 	return append(n, c.wt)
 }
@@ -182,6 +185,9 @@ func (c cellColumns) isNull(alias string) string {
 // key is the cell's value as the bytes ties are broken on.
 func (c cellColumns) key(alias string) string {
 	k := fmt.Sprintf(c.sortKey, qual(alias, c.value))
+	if c.exact != "" {
+		k = fmt.Sprintf("COALESCE(%s, %s)", qual(alias, c.exact), k)
+	}
 	if c.empty == "" {
 		return k
 	}
@@ -196,6 +202,11 @@ func (t *Table) partColumns(p RepairPart) []string {
 		return append(t.RepairKey(p), DeletedColumn)
 	case RepairStatic:
 		cols = append(t.RepairKey(p), DeletedColumn)
+		for _, c := range t.PartitionKey {
+			if x := c.ExactColumn(); x != "" {
+				cols = append(cols, x)
+			}
+		}
 		for _, c := range t.cells(Static) {
 			cols = append(cols, c.names()...)
 		}
@@ -206,6 +217,9 @@ func (t *Table) partColumns(p RepairPart) []string {
 		cols = append(cols, c.PGName)
 		if o := c.OrderColumn(); o != "" {
 			cols = append(cols, o)
+		}
+		if x := c.ExactColumn(); x != "" {
+			cols = append(cols, x)
 		}
 	}
 	cols = append(cols, RowWritetimeColumn, RowExpiryColumn, DeletedColumn)

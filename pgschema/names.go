@@ -54,13 +54,14 @@ const maxPGName = 63
 
 // Bookkeeping suffixes of the companion columns: the write time and expiry
 // of each regular or static column, the empty-value flag of some of them,
-// the order key of some clustering columns. The longest decides how long
-// a column's own name may be.
+// the order key of some key columns, the exact value of dates and decimals
+// (exact.go). The longest decides how long a column's own name may be.
 const (
 	suffixWritetime = "$wt"
 	suffixExpiry    = "$exp"
 	suffixOrder     = "$ord"
 	suffixEmpty     = "$empty"
+	suffixExact     = "$exact"
 )
 
 // suffixDropped marks the Postgres columns DropColumns sets aside. It

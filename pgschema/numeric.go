@@ -305,6 +305,9 @@ func decimalToPG(dst, src []byte) ([]byte, error) {
 }
 
 func decimalFromPG(dst, src []byte) ([]byte, error) {
+	if out, ok := fromExact(dst, src); ok {
+		return out, nil
+	}
 	v, err := parsePGNumeric(src)
 	if err != nil {
 		return dst, err

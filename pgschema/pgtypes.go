@@ -34,6 +34,9 @@ type Storage struct {
 	// form: deterministic, which is all reconciliation needs, but not
 	// Cassandra's order.
 	SortKey string
+	// placeholder, for types with an exact companion, tells values the
+	// natural column cannot hold exactly (Storage.Inexact).
+	placeholder func(dst, v []byte) ([]byte, bool)
 }
 
 // Postgres type OIDs used by the storage model.
@@ -149,7 +152,7 @@ var storages = kindTable[*Storage]{
 		ToPG:    timestampToPG, FromPG: timestampFromPG},
 	Date: {SQL: "date", OID: oidDate, ArrayOID: oidDateArray,
 		SortKey: "substr(int8send((%s - date '1970-01-01') + 2147483648), 5)",
-		ToPG:    dateToPG, FromPG: dateFromPG},
+		ToPG:    dateToPG, FromPG: dateFromPG, placeholder: datePlaceholder},
 	// time is nanoseconds since midnight: Postgres's time keeps only
 	// microseconds, a bigint keeps them all, and its binary form is CQL's.
 	Time: {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
@@ -158,7 +161,7 @@ var storages = kindTable[*Storage]{
 	Decimal: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray,
 		SortKey: "(SELECT int4send(scale(x.v)) || " + fmtOnce(varintSortKey, "x.v * 10::numeric ^ scale(x.v)") +
 			" FROM (SELECT %s AS v) AS x)",
-		ToPG: decimalToPG, FromPG: decimalFromPG},
+		ToPG: decimalToPG, FromPG: decimalFromPG, placeholder: decimalPlaceholder},
 	Varint: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray, SortKey: varintSortKey,
 		ToPG: varintToPG, FromPG: varintFromPG},
 	Inet: {SQL: "inet", OID: oidInet, ArrayOID: oidInetArray, SortKey: "substr(inet_send(%s), 5)",
@@ -307,6 +310,9 @@ func dateToPG(dst, src []byte) ([]byte, error) {
 }
 
 func dateFromPG(dst, src []byte) ([]byte, error) {
+	if out, ok := fromExact(dst, src); ok {
+		return out, nil
+	}
 	if len(src) != 4 {
 		return dst, fmt.Errorf("expected 4 bytes for a date, got %d", len(src))
 	}

@@ -31,7 +31,8 @@ func compositeStorage(t *Type) (*Storage, error) {
 			return nil, err
 		}
 	}
-	if (t.Kind == List || t.Kind == Set || t.Kind == Vector) && arrayElementKind(t.Elem[0]) {
+	if (t.Kind == List || t.Kind == Set || t.Kind == Vector) && arrayElementKind(t.Elem[0]) &&
+		(!exactKind(t.Elem[0].Kind) || t.Legacy) {
 		elem := t.Elem[0]
 		est := storages.get(elem.Kind)
 		sql := est.SQL + "[]"

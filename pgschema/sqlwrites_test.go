@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -331,6 +332,118 @@ func TestGatewayConnString(t *testing.T) {
 		}
 		if strings.Contains(s, "application_name") && cfg.RuntimeParams["application_name"] != "x" {
 			t.Errorf("%s: lost application_name", s)
+		}
+	}
+}
+
+// TestSQLWriteExact: rows written in SQL to date and decimal columns get
+// the order keys the gateway computes, and a value written in SQL
+// replaces one only the exact companion held.
+func TestSQLWriteExact(t *testing.T) {
+	conn := connect(t)
+	ctx := context.Background()
+	createSQLWTable(t, conn, "sqlwx", "t", []*pgschema.Column{
+		{Name: "k", Type: testType(t, "int"), Kind: pgschema.PartitionKey, Position: 0},
+		{Name: "c", Type: testType(t, "date"), Kind: pgschema.Clustering, Position: 0},
+		{Name: "d", Type: testType(t, "decimal"), Kind: pgschema.Clustering, Position: 1, Desc: true},
+		{Name: "v", Type: testType(t, "decimal"), Kind: pgschema.Regular},
+	})
+	dates := map[string]int64{"1970-01-01": 0, "1969-12-31": -1, "2024-02-29": 19782, "4714-11-24 BC": -2440588}
+	decimals := map[string][]byte{
+		"0":          {0, 0, 0, 0, 0},
+		"0.000":      {0, 0, 0, 3, 0},
+		"1.50":       {0, 0, 0, 2, 0x00, 0x96},
+		"1.5":        {0, 0, 0, 1, 0x0f},
+		"-1.5":       {0, 0, 0, 1, 0xf1},
+		"-0.0012":    {0, 0, 0, 4, 0xf4},
+		"1000":       {0, 0, 0, 0, 0x03, 0xe8},
+		"-123456789": {0, 0, 0, 0, 0xf8, 0xa4, 0x32, 0xeb},
+	}
+	i := 0
+	for date, days := range dates {
+		for dec, cql := range decimals {
+			i++
+			var cOrd, dOrd []byte
+			err := conn.QueryRow(ctx, `INSERT INTO sqlwx.t (k, c, d, v) VALUES ($1, $2::date, $3::numeric, 1)
+				RETURNING "c$ord", "d$ord"`, i, date, dec).Scan(&cOrd, &dOrd)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", date, dec, err)
+			}
+			if want := orderKey(t, testType(t, "date"), binary.BigEndian.AppendUint32(nil, uint32(days+1<<31))); !bytes.Equal(cOrd, want) {
+				t.Errorf("date %s: c$ord %x, want %x", date, cOrd, want)
+			}
+			if want := orderKey(t, testType(t, "decimal"), cql); !bytes.Equal(dOrd, want) {
+				t.Errorf("decimal %s: d$ord %x, want %x", dec, dOrd, want)
+			}
+		}
+	}
+	// The gateway keeps 1E+1000000 in v$exact, with Infinity in v.
+	if _, err := conn.Exec(ctx, `UPDATE sqlwx.t SET v = 'Infinity', "v$exact" = '\x fff0bdc0 01'::bytea WHERE k = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE sqlwx.t SET v = 'Infinity' WHERE k = 2`); sqlState(err) != "22023" {
+		t.Errorf("Infinity with no exact value: %v, want SQLSTATE 22023", err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE sqlwx.t SET v = 2.5 WHERE k = 1`); err != nil {
+		t.Fatal(err)
+	}
+	var exact []byte
+	if err := conn.QueryRow(ctx, `SELECT "v$exact" FROM sqlwx.t WHERE k = 1`).Scan(&exact); err != nil || exact != nil {
+		t.Errorf("v$exact after an UPDATE of v in SQL: %x, %v; want null", exact, err)
+	}
+}
+
+// TestLegacyColumns: date and decimal columns created before exact
+// companions (their catalog rows say exact = false, as migration 0015
+// leaves them) load as Legacy and keep their layout: no companion, no
+// order key, arrays for lists of them; columns created since have both.
+func TestLegacyColumns(t *testing.T) {
+	conn := connect(t)
+	ctx := context.Background()
+	legacy := func(c *pgschema.Column) *pgschema.Column { c.Legacy = true; return c }
+	createSQLWTable(t, conn, "legacyx", "old", []*pgschema.Column{
+		{Name: "k", Type: testType(t, "int"), Kind: pgschema.PartitionKey, Position: 0},
+		legacy(&pgschema.Column{Name: "c", Type: testType(t, "date"), Kind: pgschema.Clustering, Position: 0}),
+		legacy(&pgschema.Column{Name: "d", Type: testType(t, "decimal"), Kind: pgschema.Regular, Position: -1}),
+		legacy(&pgschema.Column{Name: "l", Type: func() *pgschema.Type { l := testType(t, "list<date>"); l.Legacy = true; return l }(),
+			Kind: pgschema.Regular, Position: -1}),
+	})
+	createSQLWTable(t, conn, "legacyx", "new", []*pgschema.Column{
+		{Name: "k", Type: testType(t, "int"), Kind: pgschema.PartitionKey, Position: 0},
+		{Name: "c", Type: testType(t, "date"), Kind: pgschema.Clustering, Position: 0},
+		{Name: "d", Type: testType(t, "decimal"), Kind: pgschema.Regular, Position: -1},
+		{Name: "l", Type: testType(t, "list<date>"), Kind: pgschema.Regular, Position: -1},
+	})
+	schema, err := pgschema.Load(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"old": "c date order= exact= legacy=true; d numeric exact= legacy=true; l date[] exact= legacy=true",
+		"new": "c date order=c$ord exact=c$exact legacy=false; d numeric exact=d$exact legacy=false; l jsonb exact= legacy=false",
+	} {
+		tb := schema.Table("legacyx", name)
+		var got []string
+		for _, c := range tb.Columns[1:] {
+			st, _ := pgschema.StorageOf(c.Type)
+			s := c.Name + " " + st.SQL
+			if c.Kind == pgschema.Clustering {
+				s += " order=" + c.OrderColumn()
+			}
+			got = append(got, fmt.Sprintf("%s exact=%s legacy=%v", s, c.ExactColumn(), c.Legacy))
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("table %s: %s\nwant %s", name, strings.Join(got, "; "), want)
+		}
+		var cols []string
+		if err := conn.QueryRow(ctx, `SELECT array_agg(attname::text || ' ' || format_type(atttypid, atttypmod) ORDER BY attnum)
+			FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND attname IN ('c$ord', 'c$exact', 'd$exact', 'l')`,
+			tb.Ident()).Scan(&cols); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %v", name, cols)
+		if wantCols := map[string]int{"old": 1, "new": 4}[name]; len(cols) != wantCols {
+			t.Errorf("table %s has %v", name, cols)
 		}
 	}
 }

@@ -34,10 +34,18 @@ func (b *body) valueChecks(t *Table, c *Column) {
 			stmts = append(stmts, fmt.Sprintf("IF cardinality(%[1]s) = 0 THEN %[1]s := NULL; END IF;", v))
 		}
 	}
+	held := v + " IS NOT NULL"
+	if x := c.ExactColumn(); x != "" {
+		// A value written in SQL replaces one only the exact companion
+		// held; a placeholder beside the companion's value is no error.
+		stmts = append(stmts, fmt.Sprintf("IF NOT inserting AND %[1]s IS NOT DISTINCT FROM %[2]s THEN %[1]s := NULL; END IF;",
+			newField(x), oldField(x)))
+		held += " AND " + newField(x) + " IS NULL"
+	}
 	checks, fixes := valueRules(c, v)
 	for _, chk := range checks {
-		stmts = append(stmts, fmt.Sprintf("IF %s IS NOT NULL AND NOT (%s) THEN RAISE EXCEPTION '%%', %s USING ERRCODE = '22023', COLUMN = %s; END IF;",
-			v, chk.cond, bodyLiteral(fmt.Sprintf("invalid value for column %s of %s (%s): %s", c.Name, t.QualifiedName(), c.Type, chk.what)),
+		stmts = append(stmts, fmt.Sprintf("IF %s AND NOT (%s) THEN RAISE EXCEPTION '%%', %s USING ERRCODE = '22023', COLUMN = %s; END IF;",
+			held, chk.cond, bodyLiteral(fmt.Sprintf("invalid value for column %s of %s (%s): %s", c.Name, t.QualifiedName(), c.Type, chk.what)),
 			bodyLiteral(c.PGName)))
 	}
 	for _, fix := range fixes {
@@ -230,7 +238,7 @@ func KeyBytesSQL(t *Type, v string) (string, bool) {
 // vectors).
 func OrderKeySQL(t *Type, v string) (string, bool) {
 	fn := map[Kind]string{UUID: "uuid_order_key", Timeuuid: "timeuuid_order_key", Inet: "inet_order_key",
-		Float: "float_order_key", Double: "double_order_key"}[t.Kind]
+		Float: "float_order_key", Double: "double_order_key", Date: "date_order_key", Decimal: "decimal_order_key"}[t.Kind]
 	if fn == "" {
 		return "", false
 	}

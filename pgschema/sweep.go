@@ -204,6 +204,9 @@ func (s sweep) set(a string) string {
 		if e := c.EmptyColumn(); e != "" {
 			clear(cond, e)
 		}
+		if x := c.ExactColumn(); x != "" {
+			clear(cond, x)
+		}
 	}
 	return strings.Join(items, ", ")
 }

@@ -49,6 +49,9 @@ type Column struct {
 	PGName string
 	// Index is the column's place in Table.Columns.
 	Index int
+	// Legacy marks a date or decimal column created before exact
+	// companions (exact.go): it has none, nor an order key as a key.
+	Legacy bool
 }
 
 // IsKey reports whether c is part of the primary key.
@@ -69,7 +72,11 @@ func (c *Column) ClusteringOrder() string {
 // order key (orderkey.go), or is "" when the value itself sorts as
 // Cassandra sorts it.
 func (c *Column) OrderColumn() string {
-	if c.Kind != Clustering || !NeedsOrderKey(c.Type) {
+	switch {
+	case c.Kind == Clustering && c.HasExact():
+		// Every date and decimal has an order key; not every one a
+		// natural value.
+	case c.Kind != Clustering || !NeedsOrderKey(c.Type):
 		return ""
 	}
 	return c.PGName + suffixOrder
@@ -97,6 +104,9 @@ func (c *Column) storedColumns() []string {
 	names := []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn()}
 	if e := c.EmptyColumn(); e != "" {
 		names = append(names, e)
+	}
+	if x := c.ExactColumn(); x != "" {
+		names = append(names, x)
 	}
 	return names
 }

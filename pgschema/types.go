@@ -94,6 +94,11 @@ type Type struct {
 	Fields         []string
 	// Dim is a vector's dimension.
 	Dim int
+	// Legacy marks the list, set or vector type of a column created before
+	// exact companions (Column.Legacy): one of dates or decimals is a
+	// Postgres array, where a newer column's is jsonb, which holds every
+	// value.
+	Legacy bool
 }
 
 // Scalar returns the shared type of a scalar kind, or nil for a kind that

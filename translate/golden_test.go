@@ -802,6 +802,8 @@ func (r *goldenRenderer) param(i int, p Param) string {
 		if p.Kind == ParamAfter {
 			s += " (order key)"
 		}
+	case FormExact:
+		s += " (exact)"
 	}
 	if p.Element >= 0 && (p.Kind == ParamValue || p.Kind == ParamList) {
 		s += fmt.Sprintf(" (element %d)", p.Element)

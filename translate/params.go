@@ -63,6 +63,10 @@ const (
 	// FormOrderKey sends the value's order key (pgschema.OrderKey), to
 	// compare with a clustering column's order key column.
 	FormOrderKey
+	// FormExact sends, for a column with an exact companion, the value's
+	// CQL bytes when its natural column cannot hold it exactly, else null
+	// (pgschema.Storage.Inexact).
+	FormExact
 )
 
 // Param is one SQL parameter, in placeholder order.
@@ -173,18 +177,39 @@ func tableIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.Ident(),
 // squirrel fragment.
 func qcol(alias, name string) string { return alias + "." + quote(name) }
 
+// exactParam is p in the form of its column's exact companion.
+func exactParam(p Param) Param {
+	p.Form = FormExact
+	return p
+}
+
+// storedValue is the SQL expression reading a column's stored value: as
+// its natural column, or as bytea, with the empty value as zero bytes
+// and a value only the exact companion holds as that (pgschema.ExactSelect).
+func storedValue(alias string, c *pgschema.Column) string {
+	value := qcol(alias, c.PGName)
+	e, x := c.EmptyColumn(), c.HasExact()
+	if e == "" && !x {
+		return value
+	}
+	st, _ := pgschema.StorageOf(c.Type)
+	value = st.Send(value)
+	if x {
+		value = pgschema.ExactSelect(alias, c, value)
+	}
+	if e != "" {
+		value = fmt.Sprintf("CASE WHEN %s THEN ''::bytea ELSE %s END", qcol(alias, e), value)
+	}
+	return value
+}
+
 // liveValue is the SQL expression for a column's value as CQL sees it now:
 // a key column as stored, a regular or static column only while its cell
 // has not expired.
 func liveValue(alias string, c *pgschema.Column) sq.Sqlizer {
+	value := storedValue(alias, c)
 	if c.IsKey() {
-		return sq.Expr(qcol(alias, c.PGName))
-	}
-	value := qcol(alias, c.PGName)
-	if e := c.EmptyColumn(); e != "" {
-		// As bytea, so that the empty value comes back as zero bytes.
-		st, _ := pgschema.StorageOf(c.Type)
-		value = fmt.Sprintf("CASE WHEN %s THEN ''::bytea ELSE %s END", qcol(alias, e), st.Send(value))
+		return sq.Expr(value)
 	}
 	return expr(fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[1]s > ? THEN %[2]s END",
 		qcol(alias, c.ExpiryColumn()), value), Param{Kind: ParamNow})

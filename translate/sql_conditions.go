@@ -37,6 +37,11 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	if c.IsKey() {
 		column, param = c.SortColumn(), sortParam(c, Value{})
 	}
+	if !c.IsKey() && c.HasExact() {
+		if cond := exactConditionSQL(res, a); cond != nil {
+			return sq.And{cond, expr(fmt.Sprintf("(%[1]s IS NULL OR %[1]s > ?)", qcol(a, c.ExpiryColumn())), Param{Kind: ParamNow})}, nil
+		}
+	}
 	var cond sq.Sqlizer
 	switch res.Op {
 	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
@@ -73,6 +78,33 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 		return cond, nil
 	}
 	return sq.And{cond, expr(fmt.Sprintf("(%[1]s IS NULL OR %[1]s > ?)", qcol(a, c.ExpiryColumn())), Param{Kind: ParamNow})}, nil
+}
+
+// exactConditionSQL renders a comparison of a regular or static column
+// with an exact companion on the order keys of its values, as Cassandra
+// compares them (1E+3 equals 1000); equality also compares the natural
+// column, which an index may serve. Nil for other operators.
+func exactConditionSQL(res Restriction, a string) sq.Sqlizer {
+	c := res.Column
+	key := pgschema.ExactKeySQL(a, c)
+	value, order := valueParam(c, Value{}), valueParam(c, Value{})
+	order.Form = FormOrderKey
+	switch res.Op {
+	case OpEQ:
+		value.Value, order.Value = res.Values[0], res.Values[0]
+		return expr(qcol(a, c.PGName)+" = ? AND "+key+" = ?", value, order)
+	case OpLT, OpLTE, OpGT, OpGTE:
+		order.Value = res.Values[0]
+		return expr(key+" "+res.Op.String()+" ?", order)
+	case OpIN, OpNotIn:
+		order.Kind, order.Values, order.ListMarker = ParamList, res.Values, res.ListMarker
+		if res.Op == OpNotIn {
+			return expr(key+" <> ALL(?)", order)
+		}
+		value.Kind, value.Values, value.ListMarker = ParamList, res.Values, res.ListMarker
+		return expr(qcol(a, c.PGName)+" = ANY(?) AND "+key+" = ANY(?)", value, order)
+	}
+	return nil
 }
 
 // orderFunction names the SQL function (migration 0004) whose result

@@ -42,7 +42,7 @@ func slotSQL(sl Slot, alias string) sq.Sqlizer {
 	}
 	c := sl.Column
 	if c.IsKey() {
-		return sq.Expr(qcol(alias, c.PGName))
+		return sq.Expr(storedValue(alias, c))
 	}
 	return liveValue(aliasOf(c), c)
 }

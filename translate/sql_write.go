@@ -26,6 +26,10 @@ func keyInsert(t *pgschema.Table, static bool) ([]string, []any) {
 			cols = append(cols, quote(o))
 			vals = append(vals, keyParam(t, i))
 		}
+		if x := c.ExactColumn(); x != "" {
+			cols = append(cols, quote(x))
+			vals = append(vals, exactParam(Param{Kind: ParamKey, Key: i, Column: c, Element: -1}))
+		}
 	}
 	return cols, vals
 }
@@ -84,10 +88,18 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 		*cols = append(*cols, names.Empty)
 		*vals = append(*vals, c.stamp(Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1}))
 	}
+	if x := c.column.ExactColumn(); x != "" {
+		names.Exact = quote(x)
+		*cols = append(*cols, names.Exact)
+		*vals = append(*vals, exactParam(param))
+	}
 	wins := names.WinsSQL(st.SortKey)
 	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 	if emptyCol != "" {
 		*set = append(*set, winner(names.Empty, wins))
+	}
+	if names.Exact != "" {
+		*set = append(*set, winner(names.Exact, wins))
 	}
 	return nil
 }
@@ -534,11 +546,14 @@ func clearItems(t *pgschema.Table, kind pgschema.ColumnKind, alias, deletion str
 		if c.Kind != kind {
 			continue
 		}
+		dependent := []string{quote(c.PGName), quote(c.ExpiryColumn())}
 		if e := c.EmptyColumn(); e != "" {
-			clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()), quote(e))
-			continue
+			dependent = append(dependent, quote(e))
 		}
-		clear(quote(c.WritetimeColumn()), quote(c.PGName), quote(c.ExpiryColumn()))
+		if x := c.ExactColumn(); x != "" {
+			dependent = append(dependent, quote(x))
+		}
+		clear(quote(c.WritetimeColumn()), dependent...)
 	}
 	return set
 }

@@ -406,7 +406,7 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 			if c.Kind == pgschema.Clustering {
 				appendKeyPart(&key, v)
 			}
-			pg, err := toPG(c, v)
+			pg, exact, err := toPG(c, v)
 			if err != nil {
 				return fail(c, err)
 			}
@@ -417,6 +417,9 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 					return fail(c, err)
 				}
 				tup = appendField(tup, o)
+			}
+			if c.HasExact() {
+				tup = appendField(tup, exact)
 			}
 		}
 		for _, c := range cv.st.rowsIdx {
@@ -432,11 +435,14 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 		tup := tupleHeader(nil, cv.nstat)
 		tup = appendField(tup, tok)
 		for _, c := range cv.t.PartitionKey {
-			pg, err := toPG(c, cv.vals[cv.pos[c]])
+			pg, exact, err := toPG(c, cv.vals[cv.pos[c]])
 			if err != nil {
 				return fail(c, err)
 			}
 			tup = appendField(tup, pg)
+			if c.HasExact() {
+				tup = appendField(tup, exact)
+			}
 		}
 		for _, c := range cv.st.statIdx {
 			v := cv.vals[cv.pos[c]]
@@ -461,32 +467,46 @@ func appendKeyPart(b *bytes.Buffer, v []byte) {
 	b.Write(v)
 }
 
-// toPG converts a value to its stored binary form, as the gateway binds it.
-func toPG(c *pgschema.Column, v []byte) ([]byte, error) {
+// toPG converts a value to its stored binary form, as the gateway binds
+// it, and gives its exact companion's value: for a column that has one
+// and a value its natural column cannot hold exactly, the placeholder
+// stored instead and the CQL bytes; else null.
+func toPG(c *pgschema.Column, v []byte) (pg, exact []byte, err error) {
 	if v == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	s, err := pgschema.StorageOf(c.Type)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := pgschema.Validate(c.Type, v); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if c.HasExact() {
+		if p, inexact := s.Inexact(nil, v); inexact {
+			return p, v, nil
+		}
 	}
 	if s.ToPG == nil {
-		return v, nil
+		return v, nil, nil
 	}
-	return s.ToPG(nil, v)
+	pg, err = s.ToPG(nil, v)
+	return pg, nil, err
 }
 
 // appendCell appends a cell's staged fields: the value (null for the
-// empty value of a column with an empty flag) and the flag.
+// empty value of a column with an empty flag), the flag and the exact
+// companion.
 func appendCell(tup []byte, c *pgschema.Column, v []byte) ([]byte, error) {
-	flag := c.EmptyColumn() != ""
+	flag, hasExact := c.EmptyColumn() != "", c.HasExact()
 	if flag && v != nil && len(v) == 0 {
-		return appendField(appendField(tup, nil), []byte{1}), nil
+		tup = appendField(appendField(tup, nil), []byte{1})
+		if hasExact {
+			tup = appendField(tup, nil)
+		}
+		return tup, nil
 	}
-	pg, err := toPG(c, v)
+	pg, exact, err := toPG(c, v)
 	if err != nil {
 		return nil, err
 	}
@@ -496,6 +516,9 @@ func appendCell(tup []byte, c *pgschema.Column, v []byte) ([]byte, error) {
 	tup = appendField(tup, pg)
 	if flag {
 		tup = appendField(tup, nil)
+	}
+	if hasExact {
+		tup = appendField(tup, exact)
 	}
 	return tup, nil
 }

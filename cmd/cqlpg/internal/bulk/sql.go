@@ -36,12 +36,9 @@ func buildStatements(t *pgschema.Table, cols []*pgschema.Column) (*statements, e
 	st.rows.add(pgschema.TokenColumn)
 	st.static.add(pgschema.TokenColumn)
 	for _, c := range t.KeyColumns() {
-		st.rows.add(c.PGName)
-		if o := c.OrderColumn(); o != "" {
-			st.rows.add(o)
-		}
+		st.rows.add(keyNames(c, false)...)
 		if c.Kind == pgschema.PartitionKey {
-			st.static.add(c.PGName)
+			st.static.add(keyNames(c, true)...)
 		}
 	}
 	var regular, static []*pgschema.Column
@@ -76,13 +73,32 @@ func buildStatements(t *pgschema.Table, cols []*pgschema.Column) (*statements, e
 	return st, nil
 }
 
-// cellNames are the staged columns of a cell: its value and, where the
-// column has one, its empty flag. Write time and expiry are the load's.
-func cellNames(c *pgschema.Column) []string {
-	if e := c.EmptyColumn(); e != "" {
-		return []string{c.PGName, e}
+// keyNames are the staged columns of a key column: its value and, where
+// the column has them, its order key (which the static table, keyed by
+// partition, has not) and exact companion.
+func keyNames(c *pgschema.Column, static bool) []string {
+	names := []string{c.PGName}
+	if o := c.OrderColumn(); o != "" && !static {
+		names = append(names, o)
 	}
-	return []string{c.PGName}
+	if x := c.ExactColumn(); x != "" {
+		names = append(names, x)
+	}
+	return names
+}
+
+// cellNames are the staged columns of a cell: its value and, where the
+// column has them, its empty flag and exact companion. Write time and
+// expiry are the load's.
+func cellNames(c *pgschema.Column) []string {
+	names := []string{c.PGName}
+	if e := c.EmptyColumn(); e != "" {
+		names = append(names, e)
+	}
+	if x := c.ExactColumn(); x != "" {
+		names = append(names, x)
+	}
+	return names
 }
 
 // applySQL is the statement writing the staged rows (or static rows) as
@@ -100,9 +116,8 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 	vals := []string{"s." + quote(pgschema.TokenColumn)}
 	conflict := []string{quote(pgschema.TokenColumn)}
 	for _, c := range keys {
-		cols, vals = append(cols, quote(c.PGName)), append(vals, "s."+quote(c.PGName))
-		if o := c.OrderColumn(); o != "" {
-			cols, vals = append(cols, quote(o)), append(vals, "s."+quote(o))
+		for _, n := range keyNames(c, static) {
+			cols, vals = append(cols, quote(n)), append(vals, "s."+quote(n))
 		}
 		conflict = append(conflict, quote(c.SortColumn()))
 	}
@@ -131,10 +146,17 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 			names.Empty = quote(emptyCol)
 			cols, vals = append(cols, names.Empty), append(vals, "s."+names.Empty)
 		}
+		if x := c.ExactColumn(); x != "" {
+			names.Exact = quote(x)
+			cols, vals = append(cols, names.Exact), append(vals, "s."+names.Exact)
+		}
 		wins := names.WinsSQL(s.SortKey)
 		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 		if names.Empty != "" {
 			set = append(set, winner(names.Empty, wins))
+		}
+		if names.Exact != "" {
+			set = append(set, winner(names.Exact, wins))
 		}
 	}
 	from := fmt.Sprintf("pg_temp.%s AS s", stageRows)

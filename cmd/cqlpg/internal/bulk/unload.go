@@ -159,10 +159,10 @@ func newUnloadQueries(t *pgschema.Table) *unloadQueries {
 			case staticOnly && (c.Kind == pgschema.Clustering || c.Kind == pgschema.Regular):
 			case c.IsKey():
 				oc.value = len(items)
-				items = append(items, alias+"."+quote(c.PGName))
+				items = append(items, stored(alias, c))
 			default:
 				oc.value = len(items)
-				items = append(items, fmt.Sprintf("CASE WHEN %s THEN %s.%s END", live(alias, c), alias, quote(c.PGName)))
+				items = append(items, fmt.Sprintf("CASE WHEN %s THEN %s END", live(alias, c), stored(alias, c)))
 				if e := c.EmptyColumn(); e != "" {
 					oc.flag = len(items)
 					items = append(items, fmt.Sprintf("CASE WHEN %s THEN %s.%s END", live(alias, c), alias, quote(e)))
@@ -225,6 +225,19 @@ func newUnloadQueries(t *pgschema.Table) *unloadQueries {
 		}
 	}
 	return q
+}
+
+// stored is the SQL expression reading column c of alias: its natural
+// column or, for a column with an exact companion, the natural value's
+// send form or the companion's bytes (pgschema.ExactSelect), which the
+// column's FromPG reads alike.
+func stored(alias string, c *pgschema.Column) string {
+	v := alias + "." + quote(c.PGName)
+	if !c.HasExact() {
+		return v
+	}
+	st, _ := pgschema.StorageOf(c.Type) // the table was built from checked types
+	return pgschema.ExactSelect(alias, c, st.Send(v))
 }
 
 var unloadOIDs = []uint32{20, 20, 23}
