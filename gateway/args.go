@@ -151,11 +151,11 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 		return nil
 	case p.Form == translate.FormStorage:
 		if p.Column != nil && p.Column.HasExact() && t.Kind == p.Column.Type.Kind {
-			return a.addExact(t, v, false)
+			return a.addExact(p.Column, v, false)
 		}
 		return a.addConverted(t, v)
 	case p.Form == translate.FormExact:
-		return a.addExact(t, v, true)
+		return a.addExact(p.Column, v, true)
 	case p.Form == translate.FormJSON:
 		j, err := pgschema.StorageJSON(t, v)
 		if err != nil {
@@ -168,7 +168,7 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 	case translate.FormJSONKeys:
 		return a.addJSONKeys(t, v)
 	case translate.FormOrderKey:
-		return a.addOrderKey(t, v)
+		return a.addOrderKey(p.Column, t, v)
 	}
 	key, err := pgschema.JSONKey(t, v)
 	if err != nil {
@@ -182,7 +182,8 @@ func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error
 // natural storage, or the placeholder there when that cannot hold it
 // exactly; or, when companion is set, the companion's value: null, or
 // the CQL bytes when the natural column cannot hold them.
-func (a *argBuffer) addExact(t *pgschema.Type, v []byte, companion bool) error {
+func (a *argBuffer) addExact(c *pgschema.Column, v []byte, companion bool) error {
+	t := c.Type
 	if err := pgschema.Validate(t, v); err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
@@ -192,7 +193,7 @@ func (a *argBuffer) addExact(t *pgschema.Type, v []byte, companion bool) error {
 	}
 	start := len(a.arena)
 	var inexact bool
-	a.arena, inexact = st.Inexact(a.arena, v)
+	a.arena, inexact = c.Placeholder(a.arena, v)
 	switch {
 	case companion && inexact:
 		a.arena = a.arena[:start]
@@ -201,6 +202,8 @@ func (a *argBuffer) addExact(t *pgschema.Type, v []byte, companion bool) error {
 		a.add(nil)
 	case inexact:
 		a.args = append(a.args, a.arena[start:len(a.arena):len(a.arena)])
+	case st.ToPG == nil:
+		a.add(v)
 	default:
 		if a.arena, err = st.ToPG(a.arena, v); err != nil {
 			a.arena = a.arena[:start]
@@ -211,14 +214,18 @@ func (a *argBuffer) addExact(t *pgschema.Type, v []byte, companion bool) error {
 	return nil
 }
 
-// addOrderKey appends the order key of a value of type t.
-func (a *argBuffer) addOrderKey(t *pgschema.Type, v []byte) error {
+// addOrderKey appends the order key of a value of type t, cut to a
+// stand-in when it is too long for the key index of column c.
+func (a *argBuffer) addOrderKey(c *pgschema.Column, t *pgschema.Type, v []byte) error {
 	if err := pgschema.Validate(t, v); err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
 	}
 	key, err := pgschema.OrderKey(t, v)
 	if err != nil {
 		return &translate.InvalidError{Msg: err.Error()}
+	}
+	if c != nil && c.IsKey() && t == c.Type {
+		key = c.BoundOrderKey(key)
 	}
 	a.add(key)
 	return nil

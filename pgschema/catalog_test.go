@@ -127,7 +127,7 @@ func TestLayout(t *testing.T) {
 		got = append(got, strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s", name, typ, coll, null)), " "))
 	}
 	wantCols := []string{
-		"_token bigint NO", "pk1 integer NO", "pk2 text C NO", "ck1 text C NO", "ck2 integer NO",
+		"_token bigint NO", "pk1 integer NO", "pk2 text C NO", "pk2$exact bytea YES", "ck1 text C NO", "ck1$exact bytea YES", "ck2 integer NO",
 		`Odd "name"? text C YES`, "data integer YES",
 		"_row_wt bigint YES", "_row_exp integer YES", "_del_wt bigint YES",
 		`Odd "name"?$wt bigint YES`, `Odd "name"?$exp integer YES`, "data$wt bigint YES", "data$exp integer YES", "data$empty boolean YES",

@@ -103,6 +103,9 @@ func escapeText(dst, src []byte) ([]byte, error) {
 // unescapeText reads a stored text value back. A 0x01 not followed by
 // 0x01 or 0x02, which only SQL could have written, stays as it is.
 func unescapeText(dst, src []byte) ([]byte, error) {
+	if out, ok := fromExact(dst, src); ok {
+		return out, nil // a long key's exact companion (exact.go)
+	}
 	if dst == nil {
 		dst = make([]byte, 0, len(src))
 	}

@@ -49,9 +49,12 @@ type Column struct {
 	PGName string
 	// Index is the column's place in Table.Columns.
 	Index int
-	// Legacy marks a date or decimal column created before exact
-	// companions (exact.go): it has none, nor an order key as a key.
+	// Legacy marks a column created before exact companions (exact.go):
+	// it has none, nor, as a date or decimal key, an order key.
 	Legacy bool
+	// KeyLimit is, for a key column, the longest stored value its table's
+	// key index holds as it is (exact.go).
+	KeyLimit int
 }
 
 // IsKey reports whether c is part of the primary key.
@@ -73,7 +76,7 @@ func (c *Column) ClusteringOrder() string {
 // Cassandra sorts it.
 func (c *Column) OrderColumn() string {
 	switch {
-	case c.Kind == Clustering && c.HasExact():
+	case c.Kind == Clustering && !c.Legacy && exactKind(c.Type.Kind):
 		// Every date and decimal has an order key; not every one a
 		// natural value.
 	case c.Kind != Clustering || !NeedsOrderKey(c.Type):
@@ -208,6 +211,7 @@ func NewTable(keyspace, name string, id [16]byte, cols []*Column, options map[st
 			t.Clustering = append(t.Clustering, c)
 		}
 	}
+	t.setKeyLimits()
 	return t
 }
 

@@ -195,7 +195,7 @@ func storedValue(alias string, c *pgschema.Column) string {
 	st, _ := pgschema.StorageOf(c.Type)
 	value = st.Send(value)
 	if x {
-		value = pgschema.ExactSelect(alias, c, value)
+		value = pgschema.ExactSelect(c.Type, qcol(alias, c.ExactColumn()), value)
 	}
 	if e != "" {
 		value = fmt.Sprintf("CASE WHEN %s THEN ''::bytea ELSE %s END", qcol(alias, e), value)

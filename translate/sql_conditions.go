@@ -86,7 +86,7 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 // column, which an index may serve. Nil for other operators.
 func exactConditionSQL(res Restriction, a string) sq.Sqlizer {
 	c := res.Column
-	key := pgschema.ExactKeySQL(a, c)
+	key := pgschema.ExactKeySQL(c.Type, qcol(a, c.PGName), qcol(a, c.ExactColumn()))
 	value, order := valueParam(c, Value{}), valueParam(c, Value{})
 	order.Form = FormOrderKey
 	switch res.Op {

@@ -416,7 +416,7 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 				if err != nil {
 					return fail(c, err)
 				}
-				tup = appendField(tup, o)
+				tup = appendField(tup, c.BoundOrderKey(o))
 			}
 			if c.HasExact() {
 				tup = appendField(tup, exact)
@@ -482,10 +482,8 @@ func toPG(c *pgschema.Column, v []byte) (pg, exact []byte, err error) {
 	if err := pgschema.Validate(c.Type, v); err != nil {
 		return nil, nil, err
 	}
-	if c.HasExact() {
-		if p, inexact := s.Inexact(nil, v); inexact {
-			return p, v, nil
-		}
+	if p, inexact := c.Placeholder(nil, v); inexact {
+		return p, v, nil
 	}
 	if s.ToPG == nil {
 		return v, nil, nil

@@ -237,7 +237,7 @@ func stored(alias string, c *pgschema.Column) string {
 		return v
 	}
 	st, _ := pgschema.StorageOf(c.Type) // the table was built from checked types
-	return pgschema.ExactSelect(alias, c, st.Send(v))
+	return pgschema.ExactSelect(c.Type, alias+"."+quote(c.ExactColumn()), st.Send(v))
 }
 
 var unloadOIDs = []uint32{20, 20, 23}
