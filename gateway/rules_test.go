@@ -536,6 +536,8 @@ func TestRulesOrderAndLimit(t *testing.T) {
 		{stmt: "SELECT c1, c2 FROM t WHERE k = 1 ORDER BY c1 ASC, c2 ASC", want: []string{"1 1", "1 2", "2 1", "2 2"}},
 		// Skipping a clustering column restricted by =.
 		{stmt: "SELECT c2 FROM t WHERE k = 1 AND c1 = 1 ORDER BY c2 DESC", want: []string{"2", "1"}},
+		// ORDER BY a column restricted by =, with IN on the next: reversed.
+		{stmt: "SELECT c1, c2 FROM t WHERE k = 1 AND c1 = 1 AND c2 IN (1, 2) ORDER BY c1 DESC", want: []string{"1 2", "1 1"}},
 		// An IN of one value is an EQ, as Cassandra plans it: it pages,
 		// and ORDER BY may skip its column.
 		{stmt: "SELECT c1, c2 FROM t WHERE k IN (1) ORDER BY c1 DESC", want: []string{"2 2", "2 1", "1 2", "1 1"}},
