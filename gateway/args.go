@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/binary"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -372,13 +373,13 @@ func (a *argBuffer) addValue(e *execution, p translate.Param) error {
 // splitTuple splits a tuple value into its elements, each [int length]
 // [bytes], null when the length is negative.
 func splitTuple(v []byte) ([][]byte, error) {
-	d := decoder{b: v}
+	d := cqlwire.Decoder{B: v}
 	var out [][]byte
-	for len(d.b) > 0 && d.err == nil {
-		e, _ := d.value()
+	for len(d.B) > 0 && d.Err == nil {
+		e, _ := d.Value()
 		out = append(out, e)
 	}
-	return out, d.err
+	return out, d.Err
 }
 
 // unsetCell reports whether a write-time or expiry parameter belongs to a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -73,9 +74,9 @@ func (a *asyncState) reset() {
 	if !a.live {
 		return
 	}
-	putBuffer(a.body)
+	cqlwire.PutBuffer(a.body)
 	if a.resp != nil {
-		putBuffer(a.resp)
+		cqlwire.PutBuffer(a.resp)
 	}
 	a.gen++
 	a.live, a.answered, a.finished, a.body, a.resp, a.rows = false, false, false, nil, nil, nil
@@ -88,8 +89,8 @@ func (a *asyncState) reset() {
 // that nothing is decoded, looked up or bound twice.
 func (c *conn) executeAsync(j *job) (done bool) {
 	h, body := j.h, j.body
-	if h.opcode != opExecute || h.flags&(flagTracing|flagCustomPayload) != 0 ||
-		h.flags&flagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.opcode) != nil {
+	if h.Opcode != cqlwire.OpExecute || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
+		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.Opcode) != nil {
 		return false
 	}
 	// This runs on the reader goroutine, which a panic must not end: it is
@@ -107,7 +108,7 @@ func (c *conn) executeAsync(j *job) (done bool) {
 			c.answerError(h, body, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	d := decoder{b: *body}
+	d := cqlwire.Decoder{B: *body}
 	e, st, err := c.bindExecute(&d, j.at)
 	if err != nil {
 		kind := kindNone
@@ -122,9 +123,9 @@ func (c *conn) executeAsync(j *job) (done bool) {
 	started := false
 	switch p := st.plan.(type) {
 	case *translate.Select:
-		started = !e.resultChanged && e.startRead(st, p, h.stream, body)
+		started = !e.resultChanged && e.startRead(st, p, h.Stream, body)
 	case *translate.Write:
-		started = e.startWrite(st, p, h.stream, body)
+		started = e.startWrite(st, p, h.Stream, body)
 	}
 	if !started {
 		// What the attempt keyed is keyed again by the handler's run.
@@ -136,10 +137,10 @@ func (c *conn) executeAsync(j *job) (done bool) {
 
 // answerError answers with err a request the reader took and did not
 // start, and ends it.
-func (c *conn) answerError(h header, body *[]byte, err error) {
-	b := getBuffer(0)
-	c.appendError(b, c.version, h.stream, err)
-	putBuffer(body)
+func (c *conn) answerError(h cqlwire.Header, body *[]byte, err error) {
+	b := cqlwire.GetBuffer(0)
+	c.appendError(b, c.version, h.Stream, err)
+	cqlwire.PutBuffer(body)
 	c.send(b)
 	c.release()
 	c.inflight.Done()
@@ -154,8 +155,8 @@ func (e *execution) started() bool {
 
 // newAnswer returns a buffer holding the head of a RESULT frame.
 func (e *execution) newAnswer(stream int16) *[]byte {
-	resp := getBuffer(0)
-	*resp = appendHeader((*resp)[:0], e.c.version, stream, opResult)
+	resp := cqlwire.GetBuffer(0)
+	*resp = cqlwire.AppendHeader((*resp)[:0], e.c.version, stream, cqlwire.OpResult)
 	return resp
 }
 
@@ -171,9 +172,9 @@ func (e *execution) begin(kind asyncKind, stream int16, body, resp *[]byte) uint
 
 // startRead starts a SELECT of one partition that one replica answers.
 func (e *execution) startRead(st *statement, p *translate.Select, stream int16, body *[]byte) bool {
-	level := sharding.Consistency(e.params.consistency)
+	level := sharding.Consistency(e.params.Consistency)
 	if p.Table.Virtual || p.Route != translate.RoutePartitions || p.Aggregate || len(p.SortSlots) > 0 || isSerial(level) ||
-		e.params.pageSize > 0 && e.params.pagingState != nil {
+		e.params.PageSize > 0 && e.params.PagingState != nil {
 		return false
 	}
 	q, err := e.selectQuery(st, p)
@@ -201,7 +202,7 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	read, params := w.partitionRead(false)
 	ra := rowArgs{key: keys[0], token: int64(token), limit: w.sqlLimit(true)}
 	if err := rs.args.build(e, params, &ra); err != nil {
-		putBuffer(resp)
+		cqlwire.PutBuffer(resp)
 		return false
 	}
 	gen := e.begin(asyncRead, stream, body, resp)
@@ -250,7 +251,7 @@ func (e *execution) readDone(op *sharding.Op) {
 	a.answered, a.finished = true, true
 	a.mu.Unlock()
 	if shardFailed(err) {
-		err = &readTimeoutError{consistency: sharding.Consistency(e.params.consistency), blockFor: 1}
+		err = &readTimeoutError{consistency: sharding.Consistency(e.params.Consistency), blockFor: 1}
 	}
 	if err == nil {
 		err = a.rows.end()
@@ -294,7 +295,7 @@ func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, 
 		return false
 	}
 	gen := e.begin(asyncWrite, stream, body, e.newAnswer(stream))
-	*e.async.resp = appendInt(*e.async.resp, resultVoid)
+	*e.async.resp = cqlwire.AppendInt(*e.async.resp, cqlwire.ResultVoid)
 	w.then = e
 	e.async.mu.Lock()
 	w.send() // the ops wait in w.later, each counted as pending
@@ -392,7 +393,7 @@ func (e *execution) expireWith(gen uint64, err error) {
 		}
 	}
 	if err == nil {
-		err = &readTimeoutError{consistency: sharding.Consistency(e.params.consistency), blockFor: 1}
+		err = &readTimeoutError{consistency: sharding.Consistency(e.params.Consistency), blockFor: 1}
 	}
 	finish := pending == 0 && !a.finished
 	a.finished = a.finished || finish
@@ -433,13 +434,13 @@ func (e *execution) send(err error) {
 	a, c := &e.async, e.c
 	var resp *[]byte
 	if err != nil {
-		resp = getBuffer(0)
+		resp = cqlwire.GetBuffer(0)
 		c.appendError(resp, c.version, a.stream, err)
 	} else {
 		resp, a.resp = a.resp, nil
-		finishFrame(*resp)
+		cqlwire.FinishFrame(*resp)
 	}
-	c.observe(header{opcode: opExecute}, e.st.kind, e.now, e.st, nil)
+	c.observe(cqlwire.Header{Opcode: cqlwire.OpExecute}, e.st.kind, e.now, e.st, nil)
 	c.sendAsync(resp) // and releases the request's place (limits.go)
 	c.inflight.Done()
 }

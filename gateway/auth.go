@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -210,8 +211,8 @@ func (a *authenticator) createSuperuser(ctx context.Context) error {
 // before anything else.
 func (a *authenticator) challenge(c *conn, resp *[]byte) error {
 	a.sessions.Store(c, &authSession{})
-	(*resp)[4] = opAuthenticate
-	*resp = appendString(*resp, passwordAuthenticator)
+	(*resp)[4] = cqlwire.OpAuthenticate
+	*resp = cqlwire.AppendString(*resp, passwordAuthenticator)
 	return nil
 }
 
@@ -228,10 +229,10 @@ func (a *authenticator) admit(c *conn, op byte) error {
 	}
 	loggedIn := v.(*authSession).role != ""
 	switch {
-	case !loggedIn && op != opAuthResponse:
-		return &protocolError{msg: fmt.Sprintf("Unexpected message %s, expecting SASL_RESPONSE", opNames[op])}
-	case loggedIn && op == opStartup:
-		return &protocolError{msg: "Unexpected message STARTUP, the connection is already initialized"}
+	case !loggedIn && op != cqlwire.OpAuthResponse:
+		return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unexpected message %s, expecting SASL_RESPONSE", cqlwire.OpNames[op])}
+	case loggedIn && op == cqlwire.OpStartup:
+		return &cqlwire.ProtocolError{Msg: "Unexpected message STARTUP, the connection is already initialized"}
 	}
 	return nil
 }
@@ -239,8 +240,8 @@ func (a *authenticator) admit(c *conn, op byte) error {
 // respond handles AUTH_RESPONSE: SASL PLAIN credentials, checked against
 // the roles. Success answers AUTH_SUCCESS; failure leaves the connection
 // waiting for another try.
-func (a *authenticator) respond(ctx context.Context, c *conn, d *decoder, resp *[]byte) error {
-	token, _ := d.value()
+func (a *authenticator) respond(ctx context.Context, c *conn, d *cqlwire.Decoder, resp *[]byte) error {
+	token, _ := d.Value()
 	if err := decodeError(d, "AUTH_RESPONSE"); err != nil {
 		return err
 	}
@@ -261,8 +262,8 @@ func (a *authenticator) respond(ctx context.Context, c *conn, d *decoder, resp *
 	}
 	a.loginSucceeded(addr)
 	a.sessions.Store(c, &authSession{role: user, access: a.entry(user)})
-	(*resp)[4] = opAuthSuccess
-	*resp = appendBytes(*resp, nil)
+	(*resp)[4] = cqlwire.OpAuthSuccess
+	*resp = cqlwire.AppendBytes(*resp, nil)
 	return nil
 }
 

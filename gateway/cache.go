@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -85,8 +86,8 @@ func statementID(keyspace string, query []byte) [16]byte {
 func preparedID(text [16]byte, m *translate.Metadata) [16]byte {
 	h := md5.New()
 	h.Write(text[:])
-	h.Write(appendColumnSpecs(nil, m.Variables, false))
-	h.Write(appendColumnSpecs(nil, m.Result, false))
+	h.Write(cqlwire.AppendColumnSpecs(nil, m.Variables, false))
+	h.Write(cqlwire.AppendColumnSpecs(nil, m.Result, false))
 	var id [16]byte
 	h.Sum(id[:0])
 	return id
@@ -224,7 +225,7 @@ func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Sc
 		return nil, err
 	}
 	st := &statement{id: preparedID(text, plan.Meta()), text: text, keyspace: keyspace, query: query, plan: plan,
-		version: schema.Version, resultID: resultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
+		version: schema.Version, resultID: cqlwire.ResultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
 	compile(st)
 	if cacheable(plan) {
 		s.cache.put(st)
@@ -263,7 +264,7 @@ func (s *Server) latest(st *statement) (*statement, error) {
 // sameVariables reports whether two plans bind the same variables.
 func sameVariables(a, b *statement) bool {
 	x, y := a.plan.Meta().Variables, b.plan.Meta().Variables
-	return len(x) == len(y) && string(appendColumnSpecs(nil, x, false)) == string(appendColumnSpecs(nil, y, false))
+	return len(x) == len(y) && string(cqlwire.AppendColumnSpecs(nil, x, false)) == string(cqlwire.AppendColumnSpecs(nil, y, false))
 }
 
 // schemaChanged reports whether err is a shard's refusal of SQL planned

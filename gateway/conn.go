@@ -9,10 +9,11 @@ import (
 	"net"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // conn is one client connection. Its reader goroutine decodes frame
@@ -38,7 +39,7 @@ type conn struct {
 	// is queued; framed is set on v5 once it is, as from then on traffic
 	// is in segments. STARTUP runs on the reader goroutine, which alone
 	// reads them.
-	negotiated compression
+	negotiated cqlwire.Compression
 	framed     bool
 	// arrived is when the reader's last read from the socket returned:
 	// the arrival of every request it brought, read off the clock once
@@ -103,16 +104,16 @@ func (c *conn) close() { c.closeOne.Do(func() { close(c.closed) }) }
 
 func (c *conn) readLoop() error {
 	br := bufio.NewReaderSize(stampedReader{c}, 64<<10)
-	var hdr [headerSize]byte
+	var hdr [cqlwire.HeaderSize]byte
 	for !c.framed {
 		if _, err := io.ReadFull(br, hdr[:]); err != nil {
 			return err
 		}
-		h := parseHeader(hdr[:])
+		h := cqlwire.ParseHeader(hdr[:])
 		if err := c.acceptHeader(hdr[0], h); err != nil {
 			return err
 		}
-		body, err := readBody(br, int(h.length))
+		body, err := cqlwire.ReadBody(br, int(h.Length))
 		if err != nil {
 			return err
 		}
@@ -151,8 +152,8 @@ func (r stampedReader) Read(p []byte) (int, error) {
 // reader instead: its answer decides how the next frame is framed and
 // compressed, so it must be done before that frame is read, and only the
 // reader touches what it negotiates.
-func (c *conn) run(h header, body *[]byte) {
-	c.srv.metrics.request(h.opcode)
+func (c *conn) run(h cqlwire.Header, body *[]byte) {
+	c.srv.metrics.request(h.Opcode)
 	c.requests.Add(1)
 	if !c.admit() {
 		c.overloaded(h, body)
@@ -160,7 +161,7 @@ func (c *conn) run(h header, body *[]byte) {
 	}
 	c.inflight.Add(1)
 	j := job{h: h, body: body, at: c.arrived}
-	if h.opcode == opStartup {
+	if h.Opcode == cqlwire.OpStartup {
 		c.handle(j)
 		return
 	}
@@ -182,7 +183,7 @@ const maxIdleHandlers = 64
 // EXECUTE the reader has bound already but cannot answer from the pools'
 // goroutines (async.go), its execution, which the handler runs as it is.
 type job struct {
-	h    header
+	h    cqlwire.Header
 	body *[]byte
 	at   time.Time // arrival
 	e    *execution
@@ -214,36 +215,36 @@ func (c *conn) handleLoop(j job) {
 // acceptHeader validates a request header against the connection. A
 // header it refuses is answered, and ends the connection: the framing
 // cannot be trusted any more.
-func (c *conn) acceptHeader(first byte, h header) error {
+func (c *conn) acceptHeader(first byte, h cqlwire.Header) error {
 	perr := c.checkHeader(first, h)
-	if perr == nil && (h.length < 0 || int64(h.length) > c.srv.cfg.MaxFrameSize) {
-		perr = &protocolError{msg: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.",
-			h.length, c.srv.cfg.MaxFrameSize), fatal: true, version: c.version}
+	if perr == nil && (h.Length < 0 || int64(h.Length) > c.srv.cfg.MaxFrameSize) {
+		perr = &cqlwire.ProtocolError{Msg: fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.",
+			h.Length, c.srv.cfg.MaxFrameSize), Fatal: true, Version: c.version}
 	}
 	if perr != nil {
-		c.sendError(perr.version, h.stream, perr)
+		c.sendError(perr.Version, h.Stream, perr)
 		return perr
 	}
 	return nil
 }
 
 // checkHeader validates a request header against the connection.
-func (c *conn) checkHeader(first byte, h header) *protocolError {
-	if first&responseBit != 0 {
-		return &protocolError{msg: "Invalid frame: a response was sent to the server", fatal: true, version: maxVersion}
+func (c *conn) checkHeader(first byte, h cqlwire.Header) *cqlwire.ProtocolError {
+	if first&cqlwire.ResponseBit != 0 {
+		return &cqlwire.ProtocolError{Msg: "Invalid frame: a response was sent to the server", Fatal: true, Version: cqlwire.MaxVersion}
 	}
-	if h.version < minVersion || h.version > maxVersion {
-		return unsupportedVersion(h.version)
+	if h.Version < cqlwire.MinVersion || h.Version > cqlwire.MaxVersion {
+		return cqlwire.UnsupportedVersion(h.Version)
 	}
 	if c.version == 0 {
-		c.version = h.version
-	} else if h.version != c.version {
-		return &protocolError{msg: fmt.Sprintf("Invalid message version. Got %d but previous messages on this connection had version %d",
-			h.version, c.version), fatal: true, version: c.version}
+		c.version = h.Version
+	} else if h.Version != c.version {
+		return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Invalid message version. Got %d but previous messages on this connection had version %d",
+			h.Version, c.version), Fatal: true, Version: c.version}
 	}
 	// v5 compresses segments, not frames, and ignores the frame flag.
-	if h.flags&flagCompression != 0 && c.version < 5 && c.compression.Load() == uint32(compressNone) {
-		return &protocolError{msg: "Received a compressed frame, but no compression was negotiated", fatal: true, version: c.version}
+	if h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 && c.compression.Load() == uint32(cqlwire.CompressNone) {
+		return &cqlwire.ProtocolError{Msg: "Received a compressed frame, but no compression was negotiated", Fatal: true, Version: c.version}
 	}
 	return nil
 }
@@ -256,33 +257,33 @@ func (c *conn) handle(j job) {
 	defer c.inflight.Done()
 	// Run last, once the answer is queued, whichever way it went.
 	defer c.release()
-	resp := getBuffer(0)
+	resp := cqlwire.GetBuffer(0)
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("request panicked", "opcode", opNames[h.opcode], "panic", r, "stack", string(debug.Stack()))
+			c.log.Error("request panicked", "opcode", cqlwire.OpNames[h.Opcode], "panic", r, "stack", string(debug.Stack()))
 			*resp = (*resp)[:0]
-			c.appendError(resp, c.version, h.stream, fmt.Errorf("internal error: %v", r))
+			c.appendError(resp, c.version, h.Stream, fmt.Errorf("internal error: %v", r))
 			c.observe(h, kindNone, j.at, nil, nil)
 			c.send(resp)
 		}
-		putBuffer(body)
+		cqlwire.PutBuffer(body)
 	}()
 	maybePanic(&c.srv.hooks, panicHandler, *body)
-	if h.flags&flagCompression != 0 && c.version < 5 {
+	if h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {
-			c.appendError(resp, c.version, h.stream, err)
+			c.appendError(resp, c.version, h.Stream, err)
 			c.observe(h, kindNone, j.at, nil, nil)
 			c.send(resp)
 			return
 		}
 		body = plain
 	}
-	*resp = appendHeader((*resp)[:0], c.version, h.stream, opResult)
+	*resp = cqlwire.AppendHeader((*resp)[:0], c.version, h.Stream, cqlwire.OpResult)
 	var tr *traceSession
-	if h.flags&flagTracing != 0 && traceable(h.opcode) {
+	if h.Flags&cqlwire.FlagTracing != 0 && traceable(h.Opcode) {
 		tr = c.beginTrace(h, *body)
-		(*resp)[1] |= flagTracing
+		(*resp)[1] |= cqlwire.FlagTracing
 		*resp = append(*resp, tr.id[:]...)
 	}
 	var (
@@ -299,9 +300,9 @@ func (c *conn) handle(j job) {
 	}
 	if err != nil {
 		*resp = (*resp)[:0]
-		c.appendError(resp, c.version, h.stream, err)
+		c.appendError(resp, c.version, h.Stream, err)
 	} else {
-		finishFrame(*resp)
+		cqlwire.FinishFrame(*resp)
 	}
 	if tr != nil {
 		c.endTrace(tr, err)
@@ -309,7 +310,7 @@ func (c *conn) handle(j job) {
 	c.observe(h, kind, j.at, st, *body)
 	answer := (*resp)[4]
 	c.send(resp)
-	if h.opcode == opStartup && (answer == opReady || answer == opAuthenticate) {
+	if h.Opcode == cqlwire.OpStartup && (answer == cqlwire.OpReady || answer == cqlwire.OpAuthenticate) {
 		c.startFraming()
 	}
 }
@@ -337,8 +338,8 @@ func (c *conn) send(frame *[]byte) {
 // compressed returns frame, compressed when the connection negotiated
 // compression of frames (v3/v4).
 func (c *conn) compressed(frame *[]byte) *[]byte {
-	if k := compression(c.compression.Load()); k != compressNone && c.version < 5 {
-		return k.compressFrame(frame)
+	if k := cqlwire.Compression(c.compression.Load()); k != cqlwire.CompressNone && c.version < 5 {
+		return k.CompressFrame(frame)
 	}
 	return frame
 }
@@ -348,7 +349,7 @@ func (c *conn) queue(frame *[]byte) {
 	select {
 	case c.out <- frame:
 	case <-c.closed:
-		putBuffer(frame)
+		cqlwire.PutBuffer(frame)
 	}
 }
 
@@ -381,14 +382,14 @@ func (c *conn) sendEvent(frame *[]byte) {
 	select {
 	case c.out <- frame:
 	default:
-		putBuffer(frame)
+		cqlwire.PutBuffer(frame)
 		c.log.Debug("event dropped: the client is not reading its answers")
 	}
 }
 
 // sendError queues an error answer to a frame the reader refused.
 func (c *conn) sendError(version byte, stream int16, err error) {
-	b := getBuffer(0)
+	b := cqlwire.GetBuffer(0)
 	c.appendError(b, version, stream, err)
 	c.send(b)
 }
@@ -398,22 +399,22 @@ func (c *conn) sendError(version byte, stream int16, err error) {
 // segment).
 func (c *conn) writeLoop() {
 	bw := bufio.NewWriterSize(c.nc, 64<<10)
-	var seg *segmentWriter
+	var seg *cqlwire.SegmentWriter
 	write := func(frame *[]byte) error {
 		switch {
 		case frame == startSegments:
-			seg = &segmentWriter{bw: bw, lz4: compression(c.compression.Load()) == compressLZ4}
+			seg = &cqlwire.SegmentWriter{Bw: bw, Lz4: cqlwire.Compression(c.compression.Load()) == cqlwire.CompressLZ4}
 			return nil
 		case seg != nil:
-			return seg.add(frame)
+			return seg.Add(frame)
 		}
 		_, err := bw.Write(*frame)
-		putBuffer(frame)
+		cqlwire.PutBuffer(frame)
 		return err
 	}
 	flush := func() error {
 		if seg != nil {
-			if err := seg.flush(); err != nil {
+			if err := seg.Flush(); err != nil {
 				return err
 			}
 		}
@@ -458,48 +459,4 @@ func (c *conn) writeLoop() {
 			c.nc.Close()
 		}
 	}
-}
-
-// bufferPool recycles request bodies and response frames.
-var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// getBuffer returns a pooled buffer of length n.
-func getBuffer(n int) *[]byte {
-	b := bufferPool.Get().(*[]byte)
-	if cap(*b) < n {
-		*b = make([]byte, n)
-	}
-	*b = (*b)[:n]
-	return b
-}
-
-// readBody reads a frame body of n bytes. Its buffer grows with the bytes
-// that arrive, doubling, rather than taking the n bytes a header declares
-// at once: a client may declare frames up to the size limit on many
-// connections and send nothing more, which would otherwise hold the
-// declared memory without the bytes to show for it.
-func readBody(r io.Reader, n int) (*[]byte, error) {
-	b := getBuffer(min(n, 64<<10))
-	for filled := 0; ; {
-		if _, err := io.ReadFull(r, (*b)[filled:]); err != nil {
-			putBuffer(b)
-			return nil, err
-		}
-		if filled = len(*b); filled == n {
-			return b, nil
-		}
-		more := min(n-filled, filled)
-		*b = slices.Grow(*b, more)[:filled+more]
-	}
-}
-
-// putBuffer returns a buffer to the pool; very large ones are dropped so
-// that one big result does not pin its memory, and small ones (the
-// Overloaded answers of limits.go, made to measure so that a flood's
-// queued answers hold little) so that the pool's stay at least 4 KiB.
-func putBuffer(b *[]byte) {
-	if c := cap(*b); c > 1<<20 || c < 4096 {
-		return
-	}
-	bufferPool.Put(b)
 }

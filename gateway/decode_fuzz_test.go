@@ -10,6 +10,8 @@ import (
 	rtmetrics "runtime/metrics"
 	"sync"
 	"testing"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // The fuzz targets here feed the reader's framing and the request
@@ -47,69 +49,69 @@ func (fuzzNetConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127,
 // decodeRequest decodes a request body as the handlers do before they
 // run anything, and returns the error they would answer.
 func decodeRequest(version, flags, opcode byte, body []byte) error {
-	d := decoder{b: body}
-	if flags&flagCustomPayload != 0 {
-		d.skipBytesMap()
+	d := cqlwire.Decoder{B: body}
+	if flags&cqlwire.FlagCustomPayload != 0 {
+		d.SkipBytesMap()
 	}
 	switch opcode {
-	case opOptions:
+	case cqlwire.OpOptions:
 		return nil
-	case opStartup:
+	case cqlwire.OpStartup:
 		opts := startupOptions(&d)
 		if err := decodeError(&d, "STARTUP"); err != nil {
 			return err
 		}
 		c := conn{version: version}
 		return c.negotiateCompression(opts["COMPRESSION"])
-	case opRegister:
+	case cqlwire.OpRegister:
 		_, err := registerMask(&d)
 		return err
-	case opQuery:
-		d.longString()
-		var q queryParams
-		d.queryParams(&q, version)
+	case cqlwire.OpQuery:
+		d.LongString()
+		var q cqlwire.QueryParams
+		d.QueryParams(&q, version)
 		if err := decodeError(&d, "QUERY"); err != nil {
 			return err
 		}
 		return checkParams(&q, body)
-	case opPrepare: // as handlePrepare
-		d.longString()
-		if version >= 5 && d.int()&prepareWithKeyspace != 0 {
-			d.stringBytes()
+	case cqlwire.OpPrepare: // as handlePrepare
+		d.LongString()
+		if version >= 5 && d.Int()&prepareWithKeyspace != 0 {
+			d.StringBytes()
 		}
 		return decodeError(&d, "PREPARE")
-	case opExecute: // as handleExecute and executeAsync
-		d.shortBytes()
+	case cqlwire.OpExecute: // as handleExecute and executeAsync
+		d.ShortBytes()
 		if version >= 5 {
-			d.shortBytes()
+			d.ShortBytes()
 		}
-		var q queryParams
-		d.queryParams(&q, version)
+		var q cqlwire.QueryParams
+		d.QueryParams(&q, version)
 		if err := decodeError(&d, "EXECUTE"); err != nil {
 			return err
 		}
 		return checkParams(&q, body)
-	case opBatch:
-		var b batchParams
-		d.batch(&b, version)
+	case cqlwire.OpBatch:
+		var b cqlwire.BatchParams
+		d.Batch(&b, version)
 		if err := decodeError(&d, "BATCH"); err != nil {
 			return err
 		}
-		for _, it := range b.items {
-			if len(it.unset) > len(it.values) {
+		for _, it := range b.Items {
+			if len(it.Unset) > len(it.Values) {
 				return errors.New("more unset marks than values")
 			}
 		}
 		return nil
-	case opAuthResponse: // as authenticator.respond
-		token, _ := d.value()
+	case cqlwire.OpAuthResponse: // as authenticator.respond
+		token, _ := d.Value()
 		if err := decodeError(&d, "AUTH_RESPONSE"); err != nil {
 			return err
 		}
 		_, _, err := saslPlain(token)
 		return err
 	}
-	return &protocolError{msg: "unknown opcode"}
+	return &cqlwire.ProtocolError{Msg: "unknown opcode"}
 }
 
 // heapAllocated returns the bytes allocated on the heap so far. The
@@ -137,14 +139,14 @@ func decodeChecked(t *testing.T, version, flags, opcode byte, body []byte) {
 // checkParams checks what decoding promises of query parameters: one
 // unset mark at most per value, one name per value when named, and byte
 // values that are pieces of the body.
-func checkParams(q *queryParams, body []byte) error {
-	if len(q.unset) > len(q.values) {
+func checkParams(q *cqlwire.QueryParams, body []byte) error {
+	if len(q.Unset) > len(q.Values) {
 		return errors.New("more unset marks than values")
 	}
-	if q.flags&qfNamedValues != 0 && len(q.names) != len(q.values) {
+	if q.Flags&cqlwire.QfNamedValues != 0 && len(q.Names) != len(q.Values) {
 		return errors.New("names and values differ in number")
 	}
-	for _, v := range q.values {
+	for _, v := range q.Values {
 		if len(v) > len(body) {
 			return errors.New("a value longer than the body")
 		}
@@ -160,7 +162,7 @@ func wantProtocolError(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	var perr *protocolError
+	var perr *cqlwire.ProtocolError
 	var aerr *authenticationError
 	if !errors.As(err, &perr) && !errors.As(err, &aerr) {
 		t.Fatalf("%T %v is not a protocol error", err, err)
@@ -171,10 +173,10 @@ func wantProtocolError(t *testing.T, err error) {
 // header flags: decoding ends in a request or a protocol error, never in
 // a panic.
 func FuzzRequest(f *testing.F) {
-	f.Add(opStartup, byte(4), byte(0), []byte{0, 1, 0, 11, 'C', 'Q', 'L', '_', 'V', 'E', 'R', 'S', 'I', 'O', 'N', 0, 5, '3', '.', '0', '.', '0'})
-	f.Add(opQuery, byte(5), byte(0), []byte{0, 0, 0, 1, 'x', 0, 1, 0, 0, 0, 0})
+	f.Add(cqlwire.OpStartup, byte(4), byte(0), []byte{0, 1, 0, 11, 'C', 'Q', 'L', '_', 'V', 'E', 'R', 'S', 'I', 'O', 'N', 0, 5, '3', '.', '0', '.', '0'})
+	f.Add(cqlwire.OpQuery, byte(5), byte(0), []byte{0, 0, 0, 1, 'x', 0, 1, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, opcode, version, flags byte, body []byte) {
-		if version < minVersion || version > maxVersion {
+		if version < cqlwire.MinVersion || version > cqlwire.MaxVersion {
 			return // the header check refuses the frame first
 		}
 		decodeChecked(t, version, flags, opcode, body)
@@ -183,39 +185,39 @@ func FuzzRequest(f *testing.F) {
 
 // FuzzFrames reads a stream of v3/v4 frames as the connection's reader
 // does before segments (readLoop): each header is checked, each body
-// read (readBody), decompressed when flagged, and decoded. compressed picks the
+// read (cqlwire.ReadBody), decompressed when flagged, and decoded. compressed picks the
 // compression STARTUP negotiated: 0 none, 1 LZ4, 2 Snappy.
 func FuzzFrames(f *testing.F) {
-	f.Add([]byte{4, 0, 0, 1, opOptions, 0, 0, 0, 0}, byte(0))
+	f.Add([]byte{4, 0, 0, 1, cqlwire.OpOptions, 0, 0, 0, 0}, byte(0))
 	f.Fuzz(func(t *testing.T, data []byte, compressed byte) {
 		c := fuzzConn()
 		c.compression.Store(uint32(compressed % 3))
 		r := bytes.NewReader(data)
-		var hdr [headerSize]byte
+		var hdr [cqlwire.HeaderSize]byte
 		for {
 			if _, err := io.ReadFull(r, hdr[:]); err != nil {
 				return
 			}
-			h := parseHeader(hdr[:])
+			h := cqlwire.ParseHeader(hdr[:])
 			if err := c.acceptHeader(hdr[0], h); err != nil {
 				wantProtocolError(t, err)
 				return
 			}
-			if h.length < 0 || h.length > fuzzMaxFrame {
-				t.Fatalf("accepted a body length of %d", h.length)
+			if h.Length < 0 || h.Length > fuzzMaxFrame {
+				t.Fatalf("accepted a body length of %d", h.Length)
 			}
 			// The reader's buffer grows with the bytes that arrive: a
 			// declared length the stream does not hold takes no memory.
 			before := heapAllocated()
-			b, err := readBody(r, int(h.length))
+			b, err := cqlwire.ReadBody(r, int(h.Length))
 			if n := heapAllocated() - before; n > 1<<20+4*uint64(len(data)) {
-				t.Fatalf("reading a body declared %d bytes long from %d allocated %d bytes", h.length, len(data), n)
+				t.Fatalf("reading a body declared %d bytes long from %d allocated %d bytes", h.Length, len(data), n)
 			}
 			if err != nil {
 				return // the stream ends inside the body: the reader would wait
 			}
 			body := *b
-			if h.flags&flagCompression != 0 && c.version < 5 {
+			if h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 {
 				plain, err := c.decompressBody(&body)
 				if err != nil {
 					wantProtocolError(t, err)
@@ -223,28 +225,28 @@ func FuzzFrames(f *testing.F) {
 				}
 				body = *plain
 			}
-			decodeChecked(t, h.version, h.flags, h.opcode, body)
+			decodeChecked(t, h.Version, h.Flags, h.Opcode, body)
 		}
 	})
 }
 
 // FuzzSegments reads v5 segments as the connection's reader does once
 // STARTUP is answered, gathering frames, whole or cut across segments,
-// and decoding each request. lz4 says whether LZ4 was negotiated.
+// and decoding each request. cqlwire.Lz4 says whether LZ4 was negotiated.
 func FuzzSegments(f *testing.F) {
 	f.Add([]byte{}, false)
 	f.Fuzz(func(t *testing.T, data []byte, lz4 bool) {
 		c := fuzzConn()
 		c.version = 5
 		if lz4 {
-			c.compression.Store(uint32(compressLZ4))
+			c.compression.Store(uint32(cqlwire.CompressLZ4))
 		}
 		c.framed = true
-		err := c.segments(bufio.NewReader(bytes.NewReader(data)), func(h header, body *[]byte) {
-			if len(*body) != int(h.length) {
-				t.Fatalf("a frame of length %d ran with a body of %d bytes", h.length, len(*body))
+		err := c.segments(bufio.NewReader(bytes.NewReader(data)), func(h cqlwire.Header, body *[]byte) {
+			if len(*body) != int(h.Length) {
+				t.Fatalf("a frame of length %d ran with a body of %d bytes", h.Length, len(*body))
 			}
-			decodeChecked(t, h.version, h.flags, h.opcode, *body)
+			decodeChecked(t, h.Version, h.Flags, h.Opcode, *body)
 		})
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return

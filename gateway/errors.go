@@ -11,6 +11,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -38,7 +39,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		exists      *translate.AlreadyExistsError
 		unauth      *translate.UnauthorizedError
 		unprepared  *unpreparedError
-		protocol    *protocolError
+		protocol    *cqlwire.ProtocolError
 		unavailable *sharding.UnavailableError
 		writeTO     *writeTimeoutError
 		readTO      *readTimeoutError
@@ -69,7 +70,7 @@ func (c *conn) errorMessage(err error) message.Error {
 	case errors.As(err, &unprepared):
 		return &message.Unprepared{ErrorMessage: unprepared.Error(), Id: unprepared.id}
 	case errors.As(err, &protocol):
-		return &message.ProtocolError{ErrorMessage: protocol.msg}
+		return &message.ProtocolError{ErrorMessage: protocol.Msg}
 	case errors.As(err, &unavailable):
 		return &message.Unavailable{ErrorMessage: unavailable.Error(),
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),

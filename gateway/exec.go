@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -19,7 +20,7 @@ import (
 // request's options and time, and the snapshots it resolves against.
 type execution struct {
 	c          *conn
-	params     *queryParams
+	params     *cqlwire.QueryParams
 	bound      translate.Bound
 	now        time.Time
 	nowSeconds int32
@@ -62,7 +63,7 @@ type execution struct {
 	// query holds the parameters of an EXECUTE the reader decodes
 	// (async.go), params then pointing to it: one pooled object per
 	// request instead of two.
-	query queryParams
+	query cqlwire.QueryParams
 	// async runs the request from the pools' goroutines (async.go), and
 	// due is its place among the requests the clock expires.
 	async asyncState
@@ -134,7 +135,7 @@ const (
 
 // newExecution binds a request's values to a statement's variables.
 // now is the request's arrival.
-func (c *conn) newExecution(now time.Time, st *statement, q *queryParams, from request) (*execution, error) {
+func (c *conn) newExecution(now time.Time, st *statement, q *cqlwire.QueryParams, from request) (*execution, error) {
 	e := executionPool.Get().(*execution)
 	if err := c.bind(e, now, st, q, from); err != nil {
 		e.release()
@@ -145,18 +146,18 @@ func (c *conn) newExecution(now time.Time, st *statement, q *queryParams, from r
 
 // bind is newExecution on an execution taken from executionPool, which
 // the caller releases should it fail.
-func (c *conn) bind(e *execution, now time.Time, st *statement, q *queryParams, from request) error {
+func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.QueryParams, from request) error {
 	md := st.plan.Meta()
 	e.refs.Store(1)
 	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.topology(), c.srv.cluster.schema(), st
 	e.nowSeconds = int32(e.now.Unix())
-	if q.hasNow {
+	if q.HasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by
 		// it; write timestamps still come from the clock, as in Cassandra.
-		e.nowSeconds = q.nowInSeconds
+		e.nowSeconds = q.NowInSeconds
 	}
-	values, unset := q.values, q.unset
-	if len(q.names) > 0 {
+	values, unset := q.Values, q.Unset
+	if len(q.Names) > 0 {
 		var err error
 		if values, unset, err = byName(md.Variables, q); err != nil {
 			return err
@@ -207,17 +208,17 @@ func (e *execution) compute(cs []translate.Computation) error {
 }
 
 // byName orders named values as the statement's variables.
-func byName(vars []translate.ColumnSpec, q *queryParams) ([][]byte, []bool, error) {
+func byName(vars []translate.ColumnSpec, q *cqlwire.QueryParams) ([][]byte, []bool, error) {
 	values := make([][]byte, len(vars))
 	unset := make([]bool, len(vars))
 	for i := range unset {
 		unset[i] = true
 	}
-	for i, name := range q.names {
+	for i, name := range q.Names {
 		found := false
 		for j, v := range vars {
 			if v.Name == string(name) {
-				values[j], unset[j], found = q.values[i], q.unsetAt(i), true
+				values[j], unset[j], found = q.Values[i], q.UnsetAt(i), true
 			}
 		}
 		if !found {
@@ -248,7 +249,7 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 	case *translate.Truncate:
 		return e.truncate(ctx, p, resp)
 	case *translate.Noop:
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	case *translate.Auth:
 		return e.authStatement(ctx, p, resp)
@@ -263,7 +264,7 @@ func (e *execution) use(p *translate.Use, resp *[]byte) error {
 	}
 	ks := p.Keyspace
 	e.c.keyspace.Store(&ks)
-	*resp = appendString(appendInt(*resp, resultSetKeyspace), ks)
+	*resp = cqlwire.AppendString(cqlwire.AppendInt(*resp, cqlwire.ResultSetKeyspace), ks)
 	return nil
 }
 
@@ -341,20 +342,20 @@ func (e *execution) listValues(values []translate.Value, listMarker bool, c *pgs
 	if list == nil {
 		return nil, invalidf("Invalid null value for column %s", c.Name)
 	}
-	d := decoder{b: list}
-	n := int(d.int())
+	d := cqlwire.Decoder{B: list}
+	n := int(d.Int())
 	if n < 0 || n > len(list) {
 		return nil, invalidf("Not enough bytes to read a list")
 	}
 	out := make([][]byte, 0, n)
-	for i := 0; i < n && d.err == nil; i++ {
-		v, _ := d.value()
+	for i := 0; i < n && d.Err == nil; i++ {
+		v, _ := d.Value()
 		if v == nil {
 			return nil, invalidf("null is not supported inside collections")
 		}
 		out = append(out, v)
 	}
-	if d.err != nil || len(d.b) > 0 {
+	if d.Err != nil || len(d.B) > 0 {
 		return nil, invalidf("Not enough bytes to read a list")
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -58,7 +59,7 @@ func (e *execution) authStatement(ctx context.Context, p *translate.Auth, resp *
 	if err != nil {
 		return err
 	}
-	*resp = appendInt(*resp, resultVoid)
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	return nil
 }
 
@@ -375,15 +376,15 @@ var emptyMap = []byte{0, 0, 0, 0}
 // there is none, as Cassandra answers.
 func (e *execution) appendAuthRows(p *translate.Auth, rows [][][]byte, resp *[]byte) {
 	if len(rows) == 0 {
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return
 	}
-	*resp = appendInt(*resp, resultRows)
-	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
-	*resp = appendInt(*resp, int32(len(rows)))
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultRows)
+	*resp = cqlwire.AppendRowsMetadata(*resp, p.Result, e.params.SkipMetadata(), nil)
+	*resp = cqlwire.AppendInt(*resp, int32(len(rows)))
 	for _, row := range rows {
 		for _, v := range row {
-			*resp = appendBytes(*resp, v)
+			*resp = cqlwire.AppendBytes(*resp, v)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -21,7 +22,7 @@ import (
 // statement's values and one timestamp.
 func (e *execution) batch(ctx context.Context, st *statement, p *translate.Batch, resp *[]byte) error {
 	if len(p.Writes) == 0 {
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
 	ts, err := e.timestamp(p.Timestamp, nil)
@@ -175,7 +176,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 		}
 	}
 	srv := c.srv
-	level := sharding.Consistency(items[0].e.params.consistency)
+	level := sharding.Consistency(items[0].e.params.Consistency)
 	acks, sets, err := m.require(level, srv.cfg.Datacenter)
 	if err != nil {
 		return err
@@ -204,7 +205,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 		if logged {
 			srv.forgetBatch(m.topo, entry)
 		}
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
 	applied := map[int]bool{}
@@ -234,7 +235,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 				err: firstError(errs)}
 		}
 	}
-	*resp = appendInt(*resp, resultVoid)
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -35,12 +36,12 @@ func (e *execution) describe(p *translate.Describe, resp *[]byte) error {
 			rows = append(rows, row)
 		}
 	}
-	*resp = appendInt(*resp, resultRows)
-	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
-	*resp = appendInt(*resp, int32(len(rows)))
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultRows)
+	*resp = cqlwire.AppendRowsMetadata(*resp, p.Result, e.params.SkipMetadata(), nil)
+	*resp = cqlwire.AppendInt(*resp, int32(len(rows)))
 	for _, row := range rows {
 		for _, v := range row {
-			*resp = appendBytes(*resp, v)
+			*resp = cqlwire.AppendBytes(*resp, v)
 		}
 	}
 	return nil
@@ -75,7 +76,7 @@ func (e *execution) clusterRow(rangeOwnership bool) [][]byte {
 	ends = slices.Compact(ends)
 	m := binary.BigEndian.AppendUint32(nil, uint32(len(ends)))
 	for _, end := range ends {
-		m = appendBytes(appendBytes(m, []byte(end)), endpoint)
+		m = cqlwire.AppendBytes(cqlwire.AppendBytes(m, []byte(end)), endpoint)
 	}
 	return append(row, m)
 }

@@ -90,10 +90,10 @@ func (e *execution) conditional(ctx context.Context, stmt *sharding.Statement, p
 // checkCASConsistency applies Cassandra's checks of a conditional write's
 // consistency levels: a serial level for its reads, another for its commit.
 func (e *execution) checkCASConsistency() error {
-	if s := sharding.Consistency(e.params.serialConsistency); s != 0 && !isSerial(s) {
+	if s := sharding.Consistency(e.params.SerialConsistency); s != 0 && !isSerial(s) {
 		return invalidf("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
 	}
-	if c := sharding.Consistency(e.params.consistency); isSerial(c) {
+	if c := sharding.Consistency(e.params.Consistency); isSerial(c) {
 		return invalidf("%s is not supported as conditional update commit consistency. "+
 			"Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", c)
 	}
@@ -106,7 +106,7 @@ func isSerial(c sharding.Consistency) bool {
 
 // serialLevel is the level a conditional write's errors report.
 func (e *execution) serialLevel() sharding.Consistency {
-	if s := sharding.Consistency(e.params.serialConsistency); s != 0 {
+	if s := sharding.Consistency(e.params.SerialConsistency); s != 0 {
 		return s
 	}
 	return sharding.Serial
@@ -373,7 +373,7 @@ func (e *execution) serialRead(ctx context.Context, p *translate.Select) (func()
 		return nil, err
 	}
 	replicas := placement.Replicas(sharding.KeyToken(keys[0]))
-	tx, _, err := e.beginCAS(ctx, replicas, lockKey(p.Table, keys[0]), sharding.Consistency(e.params.consistency), false, nil)
+	tx, _, err := e.beginCAS(ctx, replicas, lockKey(p.Table, keys[0]), sharding.Consistency(e.params.Consistency), false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -341,10 +342,10 @@ func batchFetch(items []batchWrite) fetchFunc {
 func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, applied bool, shown [][][]byte) []byte {
 	specs := []translate.ColumnSpec{appliedSpec(t)}
 	if applied || len(shown) == 0 {
-		b = appendInt(b, resultRows)
-		b = appendRowsMetadata(b, specs, false, nil)
-		b = appendInt(b, 1)
-		return appendBytes(b, boolValue(applied))
+		b = cqlwire.AppendInt(b, cqlwire.ResultRows)
+		b = cqlwire.AppendRowsMetadata(b, specs, false, nil)
+		b = cqlwire.AppendInt(b, 1)
+		return cqlwire.AppendBytes(b, boolValue(applied))
 	}
 	cols := t.KeyColumns()
 	for _, it := range items {
@@ -368,13 +369,13 @@ func appendBatchCASResult(b []byte, t *pgschema.Table, items []batchWrite, appli
 	for _, col := range cols {
 		specs = append(specs, translate.ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: col.Name, Type: col.Type})
 	}
-	b = appendInt(b, resultRows)
-	b = appendRowsMetadata(b, specs, false, nil)
-	b = appendInt(b, int32(len(shown)))
+	b = cqlwire.AppendInt(b, cqlwire.ResultRows)
+	b = cqlwire.AppendRowsMetadata(b, specs, false, nil)
+	b = cqlwire.AppendInt(b, int32(len(shown)))
 	for _, row := range shown {
-		b = appendBytes(b, boolValue(false))
+		b = cqlwire.AppendBytes(b, boolValue(false))
 		for _, col := range cols {
-			b = appendBytes(b, row[columnIndex(t, col)])
+			b = cqlwire.AppendBytes(b, row[columnIndex(t, col)])
 		}
 	}
 	return b

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -333,14 +334,14 @@ func (e *execution) conditionValues(cond translate.Cond) ([][]byte, error) {
 	switch {
 	case cond.ListMarker:
 		list, _ := e.bound.Get(cond.Values[0])
-		d := decoder{b: list}
-		n := int(d.int())
-		for i := 0; i < n && d.err == nil; i++ {
-			v, _ := d.value()
+		d := cqlwire.Decoder{B: list}
+		n := int(d.Int())
+		for i := 0; i < n && d.Err == nil; i++ {
+			v, _ := d.Value()
 			out = append(out, v)
 		}
-		if d.err != nil {
-			return nil, d.err
+		if d.Err != nil {
+			return nil, d.Err
 		}
 	case cond.Op == translate.OpIN:
 		for _, val := range cond.Values {
@@ -378,11 +379,11 @@ func appendCASResult(b []byte, t *pgschema.Table, c *translate.Conditions, appli
 			values = append(values, shown[columnIndex(t, col)])
 		}
 	}
-	b = appendInt(b, resultRows)
-	b = appendRowsMetadata(b, specs, false, nil)
-	b = appendInt(b, 1)
+	b = cqlwire.AppendInt(b, cqlwire.ResultRows)
+	b = cqlwire.AppendRowsMetadata(b, specs, false, nil)
+	b = cqlwire.AppendInt(b, 1)
 	for _, v := range values {
-		b = appendBytes(b, v)
+		b = cqlwire.AppendBytes(b, v)
 	}
 	return b
 }

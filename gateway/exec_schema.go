@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -36,7 +37,7 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		return schemaError(err)
 	}
 	if !applied {
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
 	e.c.srv.broadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
@@ -44,8 +45,8 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 	// while when they find none: the answer waits, briefly, for the other
 	// gateways to serve the new schema.
 	e.c.srv.gateways.awaitSchema(ctx, version, schemaAgreementWait)
-	*resp = appendSchemaChange(appendInt(*resp, resultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
-	addWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
+	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
+	cqlwire.AddWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
 	return nil
 }
 
@@ -127,7 +128,7 @@ func (e *execution) truncate(ctx context.Context, p *translate.Truncate, resp *[
 	if err != nil {
 		return schemaError(err)
 	}
-	*resp = appendInt(*resp, resultVoid)
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -22,7 +23,7 @@ func (e *execution) selectRows(ctx context.Context, st *statement, p *translate.
 	if err != nil {
 		return err
 	}
-	if isSerial(sharding.Consistency(e.params.consistency)) && !p.Table.Virtual {
+	if isSerial(sharding.Consistency(e.params.Consistency)) && !p.Table.Virtual {
 		release, err := e.serialRead(ctx, p)
 		if err != nil {
 			return err
@@ -72,7 +73,7 @@ func (e *execution) selectQuery(st *statement, p *translate.Select) (selectQuery
 	}
 	// Rows merged from several partitions cannot be paged; aggregates are
 	// always paged internally. Bad keys are reported first.
-	if len(p.SortSlots) > 0 && (e.params.pageSize > 0 || p.Aggregate) {
+	if len(p.SortSlots) > 0 && (e.params.PageSize > 0 || p.Aggregate) {
 		if _, err := e.keyProduct(p.Keys); err != nil {
 			return q, err
 		}
@@ -81,11 +82,11 @@ func (e *execution) selectQuery(st *statement, p *translate.Select) (selectQuery
 	}
 	// A query is paged unless it folds all its rows into one (aggregates
 	// without GROUP BY) or reads a virtual table.
-	if e.params.pageSize > 0 && p.Pageable {
-		q.page = int(e.params.pageSize)
+	if e.params.PageSize > 0 && p.Pageable {
+		q.page = int(e.params.PageSize)
 	}
-	if q.page > 0 && e.params.pagingState != nil {
-		if q.from, err = decodePageState(e.params.pagingState, st.id, pagingKey(e.topo)); err != nil {
+	if q.page > 0 && e.params.PagingState != nil {
+		if q.from, err = decodePageState(e.params.PagingState, st.id, pagingKey(e.topo)); err != nil {
 			return q, err
 		}
 		if len(q.from.key) != len(p.PartitionSlots) || len(q.from.clustering) > len(p.PositionSlots) {
@@ -99,11 +100,11 @@ func (e *execution) selectQuery(st *statement, p *translate.Select) (selectQuery
 // startRows appends the head of a Rows result to resp and returns the
 // row writer that appends the rows.
 func (e *execution) startRows(st *statement, p *translate.Select, resp *[]byte, q selectQuery) *rowWriter {
-	*resp = appendInt(*resp, resultRows)
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultRows)
 	metaAt := len(*resp)
-	*resp = appendRowsMetadata(*resp, p.Result, e.params.skipMetadata(), nil)
+	*resp = cqlwire.AppendRowsMetadata(*resp, p.Result, e.params.SkipMetadata(), nil)
 	countAt := len(*resp)
-	*resp = appendInt(*resp, 0)
+	*resp = cqlwire.AppendInt(*resp, 0)
 	w := newRowWriter(e, st, p, resp, q.limit, q.perPartition)
 	w.page, w.metaAt, w.countAt = q.page, metaAt, countAt
 	if q.from != nil {
@@ -124,8 +125,8 @@ func (w *rowWriter) end() error {
 		// The metadata says there are more pages and carries the state,
 		// after the flags and the column count.
 		flags := binary.BigEndian.Uint32((*resp)[w.metaAt:])
-		binary.BigEndian.PutUint32((*resp)[w.metaAt:], flags|uint32(rowsHasMorePages))
-		*resp = slices.Insert(*resp, w.metaAt+8, appendBytes(nil, w.next.encode(w.st.id, pagingKey(e.topo)))...)
+		binary.BigEndian.PutUint32((*resp)[w.metaAt:], flags|uint32(cqlwire.RowsHasMorePages))
+		*resp = slices.Insert(*resp, w.metaAt+8, cqlwire.AppendBytes(nil, w.next.encode(w.st.id, pagingKey(e.topo)))...)
 	}
 	return nil
 }
@@ -316,7 +317,7 @@ func (e *execution) readPartition(ctx context.Context, placement *sharding.Place
 	sink sharding.RowSink, w *rowWriter, after [][]byte, rs *readScratch) error {
 	replicas := placement.Replicas(sharding.Token(token))
 	if len(replicas) == 0 {
-		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
+		return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
 	}
 	read, params := w.partitionRead(after != nil)
 	if rs == nil {
@@ -433,7 +434,7 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 	if from != nil && from.token > lo {
 		lo = from.token - 1 // ranges are (start, end]
 	}
-	level := sharding.Consistency(e.params.consistency)
+	level := sharding.Consistency(e.params.Consistency)
 	single := level == sharding.One || level == sharding.LocalOne || placement.Factor() <= 1
 	ranges := e.scanRanges(placement, lo, hi, single)
 	if len(ranges) == 0 {

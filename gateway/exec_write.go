@@ -10,6 +10,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -56,7 +57,7 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		row.token = int64(token)
 		replicas := placement.Replicas(token)
 		if len(replicas) == 0 {
-			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.consistency), Required: 1}
+			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
 		}
 		// The one row of a single-row write is built in the execution's
 		// buffer; rows of several keep theirs until all are sent.
@@ -89,7 +90,7 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		return err
 	}
 	if resp != nil {
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	}
 	return nil
 }
@@ -129,8 +130,8 @@ func (e *execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 	if batchTS != nil {
 		return *batchTS, nil
 	}
-	if e.params.hasTimestamp {
-		return e.params.timestamp, nil
+	if e.params.HasTimestamp {
+		return e.params.Timestamp, nil
 	}
 	return serverTimestamp(e.now), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -464,10 +465,10 @@ func (s *Server) broadcastEvent(kind uint32, event, change string, addr netip.Ad
 		if c.events.Load()&kind == 0 {
 			continue
 		}
-		b := getBuffer(0)
-		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
-		*b = appendInet(appendString(appendString(*b, event), change), addr)
-		finishFrame(*b)
+		b := cqlwire.GetBuffer(0)
+		*b = cqlwire.AppendHeader((*b)[:0], c.version, -1, cqlwire.OpEvent)
+		*b = appendInet(cqlwire.AppendString(cqlwire.AppendString(*b, event), change), addr)
+		cqlwire.FinishFrame(*b)
 		c.sendEvent(b)
 	}
 }
@@ -477,5 +478,5 @@ func (s *Server) broadcastEvent(kind uint32, event, change string, addr netip.Ad
 func appendInet(b []byte, addr netip.AddrPort) []byte {
 	ip := addr.Addr().Unmap().AsSlice()
 	b = append(append(b, byte(len(ip))), ip...)
-	return appendInt(b, int32(addr.Port()))
+	return cqlwire.AppendInt(b, int32(addr.Port()))
 }

@@ -6,63 +6,64 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
 // dispatch runs one request, appending its response body to resp, whose
 // header says RESULT until a handler changes the opcode; at is its arrival.
 // It returns the kind of statement the request ran, once known.
-func (c *conn) dispatch(h header, at time.Time, body []byte, resp *[]byte) (stmtKind, error) {
+func (c *conn) dispatch(h cqlwire.Header, at time.Time, body []byte, resp *[]byte) (stmtKind, error) {
 	ctx := newRequestContext(at, c.srv.cfg.RequestTimeout)
 	err := c.route(ctx, h, body, resp)
 	return ctx.kind, err
 }
 
 // route is dispatch's switch on the opcode.
-func (c *conn) route(ctx context.Context, h header, body []byte, resp *[]byte) error {
-	d := decoder{b: body}
-	if h.flags&flagCustomPayload != 0 {
-		d.skipBytesMap() // custom payloads are tolerated and ignored
+func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
+	d := cqlwire.Decoder{B: body}
+	if h.Flags&cqlwire.FlagCustomPayload != 0 {
+		d.SkipBytesMap() // custom payloads are tolerated and ignored
 	}
-	if !c.started.Load() && h.opcode != opStartup && h.opcode != opOptions {
-		return &protocolError{msg: fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", opNames[h.opcode])}
+	if !c.started.Load() && h.Opcode != cqlwire.OpStartup && h.Opcode != cqlwire.OpOptions {
+		return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", cqlwire.OpNames[h.Opcode])}
 	}
-	if err := c.srv.auth.admit(c, h.opcode); err != nil { // logged in? (auth.go)
+	if err := c.srv.auth.admit(c, h.Opcode); err != nil { // logged in? (auth.go)
 		return err
 	}
-	switch h.opcode {
-	case opOptions:
+	switch h.Opcode {
+	case cqlwire.OpOptions:
 		return c.handleOptions(resp)
-	case opStartup:
+	case cqlwire.OpStartup:
 		return c.handleStartup(&d, resp)
-	case opRegister:
+	case cqlwire.OpRegister:
 		return c.handleRegister(&d, resp)
-	case opQuery:
+	case cqlwire.OpQuery:
 		return c.handleQuery(ctx, &d, resp)
-	case opPrepare:
+	case cqlwire.OpPrepare:
 		return c.handlePrepare(&d, resp)
-	case opExecute:
+	case cqlwire.OpExecute:
 		return c.handleExecute(ctx, &d, resp)
-	case opBatch:
+	case cqlwire.OpBatch:
 		return c.handleBatch(ctx, &d, resp)
-	case opAuthResponse:
+	case cqlwire.OpAuthResponse:
 		if c.srv.auth != nil {
 			return c.srv.auth.respond(ctx, c, &d, resp)
 		}
-		return &protocolError{msg: "Unexpected message AUTH_RESPONSE: authentication is not enabled"}
+		return &cqlwire.ProtocolError{Msg: "Unexpected message AUTH_RESPONSE: authentication is not enabled"}
 	}
-	return &protocolError{msg: fmt.Sprintf("Unknown opcode %d", h.opcode)}
+	return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unknown opcode %d", h.Opcode)}
 }
 
 // decodeError turns a malformed body into a protocol error.
-func decodeError(d *decoder, what string) error {
-	if d.err == nil {
+func decodeError(d *cqlwire.Decoder, what string) error {
+	if d.Err == nil {
 		return nil
 	}
-	return &protocolError{msg: fmt.Sprintf("Invalid %s message: %v", what, d.err)}
+	return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Invalid %s message: %v", what, d.Err)}
 }
 
-func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error {
+func (c *conn) handleQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
 	body, start := *d, len(*resp)
 	st, err := c.runQuery(ctx, d, resp)
 	if st != nil && c.srv.schemaChanged(ctx, st, err) {
@@ -75,17 +76,17 @@ func (c *conn) handleQuery(ctx context.Context, d *decoder, resp *[]byte) error 
 }
 
 // runQuery runs a QUERY and returns its statement when it found one.
-func (c *conn) runQuery(ctx context.Context, d *decoder, resp *[]byte) (*statement, error) {
-	query := d.longString()
+func (c *conn) runQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) (*statement, error) {
+	query := d.LongString()
 	// The execution holds the parameters, so that steady traffic decodes
 	// without allocating.
 	e := executionPool.Get().(*execution)
 	q := &e.query
-	d.queryParams(q, c.version)
+	d.QueryParams(q, c.version)
 	err := decodeError(d, "QUERY")
 	var st *statement
 	if err == nil {
-		st, err = c.srv.prepare(c.keyspaceFor(q.keyspace), query)
+		st, err = c.srv.prepare(c.keyspaceFor(q.Keyspace), query)
 	}
 	if err != nil {
 		executionPool.Put(e)
@@ -114,12 +115,12 @@ func (c *conn) keyspaceFor(named []byte) string {
 // Flags of a v5 PREPARE.
 const prepareWithKeyspace = 0x01
 
-func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
-	query := d.longString()
+func (c *conn) handlePrepare(d *cqlwire.Decoder, resp *[]byte) error {
+	query := d.LongString()
 	var keyspace []byte
 	if c.version >= 5 {
-		if d.int()&prepareWithKeyspace != 0 {
-			keyspace = d.stringBytes()
+		if d.Int()&prepareWithKeyspace != 0 {
+			keyspace = d.StringBytes()
 		}
 	}
 	if err := decodeError(d, "PREPARE"); err != nil {
@@ -134,11 +135,11 @@ func (c *conn) handlePrepare(d *decoder, resp *[]byte) error {
 		c.srv.cache.put(st)
 	}
 	st.prepared.Store(true)
-	*resp = appendPrepared(*resp, c.version, st.id[:], st.resultID[:], st.plan.Meta())
+	*resp = cqlwire.AppendPrepared(*resp, c.version, st.id[:], st.resultID[:], st.plan.Meta())
 	return nil
 }
 
-func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) error {
+func (c *conn) handleExecute(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
 	e, st, err := c.bindExecute(d, arrival(ctx))
 	if st != nil {
 		runs(ctx, st.kind)
@@ -154,15 +155,15 @@ func (c *conn) handleExecute(ctx context.Context, d *decoder, resp *[]byte) erro
 // binds its values, on an execution of its own that holds its parameters;
 // at is the request's arrival. It returns the statement when it found it,
 // even when binding failed.
-func (c *conn) bindExecute(d *decoder, at time.Time) (*execution, *statement, error) {
-	id := d.shortBytes()
+func (c *conn) bindExecute(d *cqlwire.Decoder, at time.Time) (*execution, *statement, error) {
+	id := d.ShortBytes()
 	var resultID []byte
 	if c.version >= 5 {
-		resultID = d.shortBytes()
+		resultID = d.ShortBytes()
 	}
 	e := executionPool.Get().(*execution)
 	q := &e.query
-	d.queryParams(q, c.version)
+	d.QueryParams(q, c.version)
 	if err := decodeError(d, "EXECUTE"); err != nil {
 		executionPool.Put(e)
 		return nil, nil, err
@@ -192,7 +193,7 @@ func (c *conn) bindExecute(d *decoder, at time.Time) (*execution, *statement, er
 	if resultID != nil {
 		if _, ok := st.plan.(*translate.Select); ok && !bytes.Equal(resultID, st.resultID[:]) {
 			changed = true
-			q.flags &^= qfSkipMetadata
+			q.Flags &^= cqlwire.QfSkipMetadata
 		}
 	}
 	if err := c.bind(e, at, st, q, fromExecute); err != nil {
@@ -211,7 +212,7 @@ func (e *execution) runExecute(ctx context.Context, resp *[]byte) error {
 		return e.c.srv.staleExecute(ctx, e.st, err)
 	}
 	if e.resultChanged {
-		markMetadataChanged(resp, start, e.st.resultID[:])
+		cqlwire.MarkMetadataChanged(resp, start, e.st.resultID[:])
 	}
 	return nil
 }

@@ -7,39 +7,40 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
 // handleBatch runs a BATCH message: each statement, given as text or as a
 // prepared id, with its own values and the batch's one timestamp, applied
 // as applyBatch (or, with conditions, conditionalBatch) describes.
-func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error {
-	var b batchParams
-	d.batch(&b, c.version)
+func (c *conn) handleBatch(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
+	var b cqlwire.BatchParams
+	d.Batch(&b, c.version)
 	if err := decodeError(d, "BATCH"); err != nil {
 		return err
 	}
-	if b.kind > byte(translate.CounterBatch) {
-		return &protocolError{msg: fmt.Sprintf("Invalid BATCH message: unknown batch type %d", b.kind)}
+	if b.Kind > byte(translate.CounterBatch) {
+		return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Invalid BATCH message: unknown batch type %d", b.Kind)}
 	}
-	runs(ctx, batchKind(translate.BatchKind(b.kind), false))
+	runs(ctx, batchKind(translate.BatchKind(b.Kind), false))
 	// Cassandra binds every statement before it checks their kinds, then
 	// checks the batch as a whole.
-	keyspace := c.keyspaceFor(b.keyspace)
-	items := make([]batchWrite, 0, len(b.items))
-	for _, it := range b.items {
+	keyspace := c.keyspaceFor(b.Keyspace)
+	items := make([]batchWrite, 0, len(b.Items))
+	for _, it := range b.Items {
 		var st *statement
 		var err error
-		if it.id != nil {
-			st, err = c.srv.lookup(it.id)
+		if it.Id != nil {
+			st, err = c.srv.lookup(it.Id)
 		} else {
-			st, err = c.srv.prepare(keyspace, it.query)
+			st, err = c.srv.prepare(keyspace, it.Query)
 		}
 		if err != nil {
 			return err
 		}
-		q := b.queryParams
-		q.values, q.unset, q.names = it.values, it.unset, nil
+		q := b.QueryParams
+		q.Values, q.Unset, q.Names = it.Values, it.Unset, nil
 		e, err := c.newExecution(arrival(ctx), st, &q, fromBatch)
 		if err != nil {
 			return err
@@ -56,11 +57,11 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		}
 		writes[i] = it.w
 	}
-	if err := translate.CheckBatch(translate.BatchKind(b.kind), false, false, writes); err != nil {
+	if err := translate.CheckBatch(translate.BatchKind(b.Kind), false, false, writes); err != nil {
 		return err
 	}
 	if len(items) == 0 {
-		*resp = appendInt(*resp, resultVoid)
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
 	ts, err := items[0].e.timestamp(nil, nil)
@@ -71,14 +72,14 @@ func (c *conn) handleBatch(ctx context.Context, d *decoder, resp *[]byte) error 
 		runs(ctx, kindLWT)
 		return c.conditionalBatch(ctx, items, ts, resp)
 	}
-	warnings, err := c.srv.batchWarnings(translate.BatchKind(b.kind), items)
+	warnings, err := c.srv.batchWarnings(translate.BatchKind(b.Kind), items)
 	if err != nil {
 		return err
 	}
-	if err := c.applyBatch(ctx, translate.BatchKind(b.kind), items, ts, resp); err != nil {
+	if err := c.applyBatch(ctx, translate.BatchKind(b.Kind), items, ts, resp); err != nil {
 		return err
 	}
-	addWarnings(resp, c.version, warnings)
+	cqlwire.AddWarnings(resp, c.version, warnings)
 	return nil
 }
 
@@ -121,9 +122,9 @@ func (s *Server) batchWarnings(kind translate.BatchKind, items []batchWrite) ([]
 		npk := len(t.PartitionKey)
 		for _, k := range keys {
 			var id []byte
-			id = appendString(id, t.Keyspace)
+			id = cqlwire.AppendString(id, t.Keyspace)
 			for _, part := range k[:min(npk, len(k))] {
-				id = appendBytes(id, part)
+				id = cqlwire.AppendBytes(id, part)
 			}
 			partitions[string(id)] = true
 		}

@@ -3,6 +3,8 @@ package gateway
 import (
 	"sort"
 	"strings"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // cqlVersion is the CQL version cqlpg speaks: Cassandra 4.1's.
@@ -11,22 +13,22 @@ const cqlVersion = "3.4.6"
 // handleOptions answers SUPPORTED: the CQL version, the compression
 // algorithms offered and the protocol versions.
 func (c *conn) handleOptions(resp *[]byte) error {
-	(*resp)[4] = opSupported
+	(*resp)[4] = cqlwire.OpSupported
 	options := map[string][]string{
 		"CQL_VERSION":       {cqlVersion},
-		"COMPRESSION":       compressionNames,
-		"PROTOCOL_VERSIONS": strings.Split(supportedVersions, ", "),
+		"COMPRESSION":       cqlwire.CompressionNames,
+		"PROTOCOL_VERSIONS": strings.Split(cqlwire.SupportedVersions, ", "),
 	}
 	keys := make([]string, 0, len(options))
 	for k := range options {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	*resp = appendShort(*resp, uint16(len(keys)))
+	*resp = cqlwire.AppendShort(*resp, uint16(len(keys)))
 	for _, k := range keys {
-		*resp = appendShort(appendString(*resp, k), uint16(len(options[k])))
+		*resp = cqlwire.AppendShort(cqlwire.AppendString(*resp, k), uint16(len(options[k])))
 		for _, v := range options[k] {
-			*resp = appendString(*resp, v)
+			*resp = cqlwire.AppendString(*resp, v)
 		}
 	}
 	return nil
@@ -34,13 +36,13 @@ func (c *conn) handleOptions(resp *[]byte) error {
 
 // handleStartup checks STARTUP's options and answers READY, or
 // AUTHENTICATE when authentication is on.
-func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
+func (c *conn) handleStartup(d *cqlwire.Decoder, resp *[]byte) error {
 	opts := startupOptions(d)
 	if err := decodeError(d, "STARTUP"); err != nil {
 		return err
 	}
 	if _, ok := opts["CQL_VERSION"]; !ok {
-		return &protocolError{msg: "Missing value CQL_VERSION in STARTUP message"}
+		return &cqlwire.ProtocolError{Msg: "Missing value CQL_VERSION in STARTUP message"}
 	}
 	if err := c.negotiateCompression(opts["COMPRESSION"]); err != nil {
 		return err
@@ -52,22 +54,22 @@ func (c *conn) handleStartup(d *decoder, resp *[]byte) error {
 	if c.srv.auth != nil {
 		return c.srv.auth.challenge(c, resp) // AUTHENTICATE: log in first (auth.go)
 	}
-	(*resp)[4] = opReady
+	(*resp)[4] = cqlwire.OpReady
 	return nil
 }
 
 // startupOptions reads STARTUP's [string map], keys in upper case.
-func startupOptions(d *decoder) map[string]string {
+func startupOptions(d *cqlwire.Decoder) map[string]string {
 	opts := map[string]string{}
-	for n := d.short(); n > 0 && d.err == nil; n-- {
-		k := string(d.stringBytes())
-		opts[strings.ToUpper(k)] = string(d.stringBytes())
+	for n := d.Short(); n > 0 && d.Err == nil; n-- {
+		k := string(d.StringBytes())
+		opts[strings.ToUpper(k)] = string(d.StringBytes())
 	}
 	return opts
 }
 
 // negotiateCompression checks STARTUP's COMPRESSION option, as Cassandra
-// does: snappy or lz4 in any case, and only lz4 on v5, which compresses
+// does: snappy or cqlwire.Lz4 in any case, and only cqlwire.Lz4 on v5, which compresses
 // segments. The algorithm applies once STARTUP is answered (startFraming).
 func (c *conn) negotiateCompression(name string) error {
 	if name == "" {
@@ -75,35 +77,35 @@ func (c *conn) negotiateCompression(name string) error {
 	}
 	switch name = strings.ToLower(name); name {
 	case "lz4":
-		c.negotiated = compressLZ4
+		c.negotiated = cqlwire.CompressLZ4
 	case "snappy":
 		if c.version >= 5 {
-			return &protocolError{msg: "Snappy compression is not supported in protocol V5"}
+			return &cqlwire.ProtocolError{Msg: "Snappy compression is not supported in protocol V5"}
 		}
-		c.negotiated = compressSnappy
+		c.negotiated = cqlwire.CompressSnappy
 	default:
-		return &protocolError{msg: "Unknown compression algorithm: " + name}
+		return &cqlwire.ProtocolError{Msg: "Unknown compression algorithm: " + name}
 	}
 	return nil
 }
 
 // handleRegister records the events the client wants pushed.
-func (c *conn) handleRegister(d *decoder, resp *[]byte) error {
+func (c *conn) handleRegister(d *cqlwire.Decoder, resp *[]byte) error {
 	mask, err := registerMask(d)
 	if err != nil {
 		return err
 	}
 	c.events.Store(c.events.Load() | mask)
-	(*resp)[4] = opReady
+	(*resp)[4] = cqlwire.OpReady
 	return nil
 }
 
 // registerMask reads REGISTER's [string list] of event types as a set of
 // event bits.
-func registerMask(d *decoder) (uint32, error) {
+func registerMask(d *cqlwire.Decoder) (uint32, error) {
 	var mask uint32
-	for n := d.short(); n > 0 && d.err == nil; n-- {
-		switch string(d.stringBytes()) {
+	for n := d.Short(); n > 0 && d.Err == nil; n-- {
+		switch string(d.StringBytes()) {
 		case "TOPOLOGY_CHANGE":
 			mask |= eventTopology
 		case "STATUS_CHANGE":
@@ -111,8 +113,8 @@ func registerMask(d *decoder) (uint32, error) {
 		case "SCHEMA_CHANGE":
 			mask |= eventSchema
 		default:
-			if d.err == nil {
-				return 0, &protocolError{msg: "Invalid event type in REGISTER message"}
+			if d.Err == nil {
+				return 0, &cqlwire.ProtocolError{Msg: "Invalid event type in REGISTER message"}
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -176,35 +177,35 @@ func cannedRow(p *translate.Select) [][]byte {
 // executeFrame returns an EXECUTE frame of v4, as drivers send it
 // (skip_metadata, consistency ONE), binding values.
 func executeFrame(id [16]byte, values ...[]byte) []byte {
-	b := appendHeader(nil, 4, 7, opExecute)
-	b[0] &^= responseBit
-	b = appendShortBytes(b, id[:])
-	b = appendShort(b, uint16(sharding.One))
-	b = append(b, qfValues|qfSkipMetadata|qfPageSize) // flags
-	b = appendShort(b, uint16(len(values)))
+	b := cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpExecute)
+	b[0] &^= cqlwire.ResponseBit
+	b = cqlwire.AppendShortBytes(b, id[:])
+	b = cqlwire.AppendShort(b, uint16(sharding.One))
+	b = append(b, cqlwire.QfValues|cqlwire.QfSkipMetadata|cqlwire.QfPageSize) // flags
+	b = cqlwire.AppendShort(b, uint16(len(values)))
 	for _, v := range values {
-		b = appendBytes(b, v)
+		b = cqlwire.AppendBytes(b, v)
 	}
-	b = appendInt(b, 5000) // page size
-	finishFrame(b)
+	b = cqlwire.AppendInt(b, 5000) // page size
+	cqlwire.FinishFrame(b)
 	return b
 }
 
 // atLevel sets the consistency of an executeFrame.
 func atLevel(frame []byte, level sharding.Consistency) []byte {
-	binary.BigEndian.PutUint16(frame[headerSize+2+16:], uint16(level))
+	binary.BigEndian.PutUint16(frame[cqlwire.HeaderSize+2+16:], uint16(level))
 	return frame
 }
 
 // queryFrame returns a QUERY frame of v4 for a text with no values.
 func queryFrame(query string) []byte {
-	b := appendHeader(nil, 4, 7, opQuery)
-	b[0] &^= responseBit
-	b = appendInt(b, int32(len(query)))
+	b := cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpQuery)
+	b[0] &^= cqlwire.ResponseBit
+	b = cqlwire.AppendInt(b, int32(len(query)))
 	b = append(b, query...)
-	b = appendShort(b, uint16(sharding.One))
-	b = append(b, qfSkipMetadata)
-	finishFrame(b)
+	b = cqlwire.AppendShort(b, uint16(sharding.One))
+	b = append(b, cqlwire.QfSkipMetadata)
+	cqlwire.FinishFrame(b)
 	return b
 }
 
@@ -212,9 +213,9 @@ func queryFrame(query string) []byte {
 // does, and returns the response frame as its writer receives it, which
 // the caller puts back.
 func (h *hotServer) roundTrip(frame []byte) *[]byte {
-	hdr := parseHeader(frame)
-	body := getBuffer(int(hdr.length))
-	copy(*body, frame[headerSize:])
+	hdr := cqlwire.ParseHeader(frame)
+	body := cqlwire.GetBuffer(int(hdr.Length))
+	copy(*body, frame[cqlwire.HeaderSize:])
 	h.c.arrived = time.Now() // a read from the socket per request
 	h.c.run(hdr, body)
 	return <-h.c.out
@@ -233,16 +234,16 @@ func TestHotPath(t *testing.T) {
 	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
 	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
 	resp := h.roundTrip(executeFrame(sel.id, one))
-	want := appendHeader(nil, 4, 7, opResult)
-	want = appendInt(want, resultRows)
-	want = appendInt(appendInt(want, rowsNoMetadata), 1) // flags, one column
-	want = appendInt(want, 1)                            // one row
-	want = appendBytes(want, value)
-	finishFrame(want)
+	want := cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpResult)
+	want = cqlwire.AppendInt(want, cqlwire.ResultRows)
+	want = cqlwire.AppendInt(cqlwire.AppendInt(want, cqlwire.RowsNoMetadata), 1) // flags, one column
+	want = cqlwire.AppendInt(want, 1)                                            // one row
+	want = cqlwire.AppendBytes(want, value)
+	cqlwire.FinishFrame(want)
 	if string(*resp) != string(want) {
 		t.Errorf("SELECT answered\n%x\nwant\n%x", *resp, want)
 	}
-	putBuffer(resp)
+	cqlwire.PutBuffer(resp)
 	token := sharding.KeyToken([][]byte{one})
 	if !hasArg(h.shards.args, one) || !hasArg(h.shards.args, binary.BigEndian.AppendUint64(nil, uint64(token))) {
 		t.Errorf("SELECT sent %x, want the key and its token", h.shards.args)
@@ -251,12 +252,12 @@ func TestHotPath(t *testing.T) {
 		ins := h.prepare(t, "INSERT INTO "+ks+".t (k, v) VALUES (?, ?)")
 		before := h.shards.ops
 		resp := h.roundTrip(executeFrame(ins.id, one, value))
-		want := appendInt(appendHeader(nil, 4, 7, opResult), resultVoid)
-		finishFrame(want)
+		want := cqlwire.AppendInt(cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpResult), cqlwire.ResultVoid)
+		cqlwire.FinishFrame(want)
 		if string(*resp) != string(want) {
 			t.Errorf("INSERT into %s answered %x, want %x", ks, *resp, want)
 		}
-		putBuffer(resp)
+		cqlwire.PutBuffer(resp)
 		if n, rf := h.shards.ops-before, int(ks[2]-'0'); n != rf {
 			t.Errorf("INSERT into %s ran %d ops, want %d", ks, n, rf)
 		}
@@ -295,7 +296,7 @@ func BenchmarkHotPath(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				putBuffer(h.roundTrip(bc.frame))
+				cqlwire.PutBuffer(h.roundTrip(bc.frame))
 			}
 		})
 	}
@@ -315,7 +316,7 @@ func BenchmarkQueryUncached(b *testing.B) {
 		clear(h.s.cache.byID)
 		clear(h.s.cache.byText)
 		h.s.cache.mu.Unlock()
-		putBuffer(h.roundTrip(frame))
+		cqlwire.PutBuffer(h.roundTrip(frame))
 	}
 }
 
@@ -337,10 +338,10 @@ func TestHotPathLateOps(t *testing.T) {
 	h.shards.mu.Unlock()
 	for _, f := range [][]byte{selFrame, insFrame} {
 		resp := h.roundTrip(f)
-		if (*resp)[4] != opError {
+		if (*resp)[4] != cqlwire.OpError {
 			t.Fatalf("request on shards that do not answer: opcode %#x, want ERROR", (*resp)[4])
 		}
-		putBuffer(resp)
+		cqlwire.PutBuffer(resp)
 	}
 	h.shards.mu.Lock()
 	h.shards.late = nil
@@ -375,13 +376,13 @@ func TestHotPathLateOps(t *testing.T) {
 	for i := 0; ; i++ {
 		for _, f := range [][]byte{selFrame, insFrame} {
 			resp := h.roundTrip(f)
-			if (*resp)[4] != opResult {
+			if (*resp)[4] != cqlwire.OpResult {
 				t.Fatalf("request %d answered opcode %#x", i, (*resp)[4])
 			}
 			if &f[0] == &selFrame[0] && string(*resp) != string(wantSel) {
 				t.Fatalf("request %d answered %x, want %x", i, *resp, wantSel)
 			}
-			putBuffer(resp)
+			cqlwire.PutBuffer(resp)
 		}
 		select {
 		case <-finished:
@@ -420,7 +421,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 	}
 	h.shards.failing = map[int]bool{0: true}
 	past := *h.roundTrip(executeFrame(sel.id, key))
-	if past[4] != opResult {
+	if past[4] != cqlwire.OpResult {
 		t.Fatalf("read past a failed replica: opcode %#x, want RESULT", past[4])
 	}
 	if n := h.shards.perShard[0] + h.shards.perShard[1] + h.shards.perShard[2]; h.shards.perShard[0] != 1 || n != 2 {
@@ -434,7 +435,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 	h.shards.failing = map[int]bool{0: true}
 	h.shards.perShard = [3]int{}
 	hints := h.s.HintsWritten()
-	if resp := h.roundTrip(executeFrame(ins.id, key, value)); (*resp)[4] != opResult {
+	if resp := h.roundTrip(executeFrame(ins.id, key, value)); (*resp)[4] != cqlwire.OpResult {
 		t.Fatalf("write at ONE with one replica failing: opcode %#x, want RESULT", (*resp)[4])
 	}
 	if got := h.s.HintsWritten() - hints; got != 1 {
@@ -480,7 +481,7 @@ func TestDeadlineLists(t *testing.T) {
 		return deadlines.waiting
 	}
 	for range 100 {
-		putBuffer(h.roundTrip(executeFrame(sel.id, one)))
+		cqlwire.PutBuffer(h.roundTrip(executeFrame(sel.id, one)))
 	}
 	if n := waiting(); n != 0 {
 		t.Fatalf("%d requests wait on the clock after all were answered, want 0", n)
@@ -493,10 +494,10 @@ func TestDeadlineLists(t *testing.T) {
 	start := time.Now()
 	for range 3 {
 		resp := h.roundTrip(executeFrame(sel.id, one))
-		if (*resp)[4] != opError || binary.BigEndian.Uint32((*resp)[9:]) != 0x1200 {
+		if (*resp)[4] != cqlwire.OpError || binary.BigEndian.Uint32((*resp)[9:]) != 0x1200 {
 			t.Fatalf("request on a shard that does not answer: %x, want a read timeout", *resp)
 		}
-		putBuffer(resp)
+		cqlwire.PutBuffer(resp)
 	}
 	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout {
 		t.Errorf("three read timeouts of %v came after %v", h.s.cfg.ReadTimeout, d)
@@ -519,7 +520,7 @@ func TestHotPathBoundHandoff(t *testing.T) {
 	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
 	atOne := *h.roundTrip(executeFrame(sel.id, one))
 	quorum := atLevel(executeFrame(sel.id, one), sharding.Quorum)
-	executes := func() int { return counterValue(h.s.metrics.byOpcode[opExecute]) }
+	executes := func() int { return counterValue(h.s.metrics.byOpcode[cqlwire.OpExecute]) }
 	before, ops := executes(), h.shards.ops
 	if got := *h.roundTrip(quorum); string(got) != string(atOne) {
 		t.Errorf("QUORUM read answered %x, want %x as at ONE", got, atOne)

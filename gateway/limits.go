@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
@@ -78,13 +79,13 @@ func (c *conn) release() {
 // the request's stream, into a buffer of its size rather than a pooled
 // one of 4 KiB: the answers waiting in the writers' queues then hold
 // tens of bytes each.
-func (c *conn) overloaded(h header, body *[]byte) {
-	putBuffer(body)
+func (c *conn) overloaded(h cqlwire.Header, body *[]byte) {
+	cqlwire.PutBuffer(body)
 	cached := &overloadedFrames[c.version]
 	f := cached.Load()
 	if f == nil {
-		b := getBuffer(0)
-		c.appendError(b, c.version, h.stream, errOverloaded)
+		b := cqlwire.GetBuffer(0)
+		c.appendError(b, c.version, h.Stream, errOverloaded)
 		one := append([]byte(nil), *b...)
 		cached.Store(&one)
 		c.send(b)
@@ -93,13 +94,13 @@ func (c *conn) overloaded(h header, body *[]byte) {
 	c.srv.metrics.errors.WithLabelValues(overloadedCode).Inc()
 	frame := append([]byte(nil), *f...)
 	b := &frame
-	binary.BigEndian.PutUint16((*b)[2:], uint16(h.stream))
+	binary.BigEndian.PutUint16((*b)[2:], uint16(h.Stream))
 	c.send(b)
 }
 
 // overloadedFrames holds the Overloaded answer to a request refused past
 // a limit, by protocol version (v3 and later: stream at bytes 2 and 3).
-var overloadedFrames [maxVersion + 1]atomic.Pointer[[]byte]
+var overloadedFrames [cqlwire.MaxVersion + 1]atomic.Pointer[[]byte]
 
 // overloadedCode labels Overloaded answers in the errors metric.
 var overloadedCode = errorLabel(primitive.ErrorCodeOverloaded)
@@ -133,34 +134,34 @@ func (s *Server) refuse(nc net.Conn) {
 		defer nc.Close()
 		nc.SetDeadline(time.Now().Add(refuseWait))
 		c := &conn{srv: s, nc: nc, log: s.log}
-		var hdr [headerSize]byte
+		var hdr [cqlwire.HeaderSize]byte
 		for range refuseFrames {
 			if _, err := io.ReadFull(nc, hdr[:]); err != nil {
 				return
 			}
-			h := parseHeader(hdr[:])
-			if hdr[0]&responseBit != 0 || h.length < 0 || h.length > 1<<16 {
+			h := cqlwire.ParseHeader(hdr[:])
+			if hdr[0]&cqlwire.ResponseBit != 0 || h.Length < 0 || h.Length > 1<<16 {
 				return
 			}
-			if _, err := io.CopyN(io.Discard, nc, int64(h.length)); err != nil {
+			if _, err := io.CopyN(io.Discard, nc, int64(h.Length)); err != nil {
 				return
 			}
-			b := getBuffer(0)
+			b := cqlwire.GetBuffer(0)
 			switch {
-			case h.version < minVersion || h.version > maxVersion:
+			case h.Version < cqlwire.MinVersion || h.Version > cqlwire.MaxVersion:
 				// Answered as on any connection, so that the driver steps
 				// down and tries again.
-				perr := unsupportedVersion(h.version)
-				c.appendError(b, perr.version, h.stream, perr)
-			case h.opcode == opOptions:
-				c.version = h.version
-				*b = appendHeader((*b)[:0], h.version, h.stream, opResult)
+				perr := cqlwire.UnsupportedVersion(h.Version)
+				c.appendError(b, perr.Version, h.Stream, perr)
+			case h.Opcode == cqlwire.OpOptions:
+				c.version = h.Version
+				*b = cqlwire.AppendHeader((*b)[:0], h.Version, h.Stream, cqlwire.OpResult)
 				c.handleOptions(b)
-				finishFrame(*b)
+				cqlwire.FinishFrame(*b)
 			default:
-				c.appendError(b, h.version, h.stream, errTooManyConnections)
+				c.appendError(b, h.Version, h.Stream, errTooManyConnections)
 				nc.Write(*b)
-				putBuffer(b)
+				cqlwire.PutBuffer(b)
 				// Let the answer reach the client before the close does.
 				if tc, ok := nc.(*net.TCPConn); ok {
 					tc.CloseWrite()
@@ -169,10 +170,10 @@ func (s *Server) refuse(nc net.Conn) {
 				return
 			}
 			if _, err := nc.Write(*b); err != nil {
-				putBuffer(b)
+				cqlwire.PutBuffer(b)
 				return
 			}
-			putBuffer(b)
+			cqlwire.PutBuffer(b)
 		}
 	}()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -105,7 +106,7 @@ func newMetrics(s *Server) *metrics {
 		m.batchlogReplays.WithLabelValues(result)
 	}
 	m.sweep = newSweepMetrics(m.registry)
-	for op, name := range opNames {
+	for op, name := range cqlwire.OpNames {
 		m.byOpcode[op] = m.requests.WithLabelValues(name)
 	}
 	return m
@@ -117,7 +118,7 @@ func (m *metrics) request(op byte) {
 		c.Inc()
 		return
 	}
-	m.requests.WithLabelValues(opNames[op]).Inc()
+	m.requests.WithLabelValues(cqlwire.OpNames[op]).Inc()
 }
 
 // sweepMetrics count what the sweeper's passes did on each shard.

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -59,8 +60,8 @@ func TestMetricsAsync(t *testing.T) {
 	}
 	readTimeouts := func() int { return counterValue(h.s.metrics.errors.WithLabelValues("0x1200")) }
 	sels, inss, errs := count(kindSelect), count(kindInsert), readTimeouts()
-	putBuffer(h.roundTrip(executeFrame(sel.id, one)))
-	putBuffer(h.roundTrip(executeFrame(ins.id, one, value)))
+	cqlwire.PutBuffer(h.roundTrip(executeFrame(sel.id, one)))
+	cqlwire.PutBuffer(h.roundTrip(executeFrame(ins.id, one, value)))
 	if n := count(kindSelect) - sels; n != 1 {
 		t.Errorf("SELECT timed %d times, want 1", n)
 	}
@@ -72,10 +73,10 @@ func TestMetricsAsync(t *testing.T) {
 	// the pool's goroutine.
 	h.shards.failing = map[int]bool{0: true, 1: true, 2: true}
 	resp := h.roundTrip(executeFrame(sel.id, one))
-	if (*resp)[4] != opError {
+	if (*resp)[4] != cqlwire.OpError {
 		t.Fatalf("read on failing shards: opcode %#x, want ERROR", (*resp)[4])
 	}
-	putBuffer(resp)
+	cqlwire.PutBuffer(resp)
 	if n := readTimeouts() - errs; n != 1 {
 		t.Errorf("read timeout answered asynchronously counted %d times, want 1", n)
 	}
@@ -92,19 +93,19 @@ func TestSlowQueryAsync(t *testing.T) {
 	h.c.log = slog.New(slog.NewTextHandler(&out, nil))
 	ins := h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)")
 	secret := []byte("never-in-the-log")
-	putBuffer(h.roundTrip(executeFrame(ins.id, one, secret)))
+	cqlwire.PutBuffer(h.roundTrip(executeFrame(ins.id, one, secret)))
 	if out.Len() != 0 {
 		t.Fatalf("logged with the slow-request log off:\n%s", &out)
 	}
 	h.s.metrics.slow = 1
-	putBuffer(h.roundTrip(executeFrame(ins.id, one, secret)))
+	cqlwire.PutBuffer(h.roundTrip(executeFrame(ins.id, one, secret)))
 	want := `level=WARN msg="slow request" opcode=EXECUTE kind=insert keyspace=rf3 cql="INSERT INTO rf3.t (k, v) VALUES (?, ?)" duration=`
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("slow-request log\n%s\nwant a line with\n%s", &out, want)
 	}
 	// An unknown id, refused by the reader: the log names the id.
 	out.Reset()
-	putBuffer(h.roundTrip(executeFrame([16]byte{0xab}, one, secret)))
+	cqlwire.PutBuffer(h.roundTrip(executeFrame([16]byte{0xab}, one, secret)))
 	if want := `opcode=EXECUTE kind=none keyspace="" cql="prepared statement ab000000000000000000000000000000"`; !strings.Contains(out.String(), want) {
 		t.Errorf("slow-request log\n%s\nwant a line with\n%s", &out, want)
 	}
@@ -117,7 +118,7 @@ func TestSlowQueryAsync(t *testing.T) {
 // latency counts.
 func TestMetricsHistogram(t *testing.T) {
 	h := newHotServer(t)
-	putBuffer(h.roundTrip(queryFrame("SELECT v FROM rf1.t WHERE k = 1")))
+	cqlwire.PutBuffer(h.roundTrip(queryFrame("SELECT v FROM rf1.t WHERE k = 1")))
 	ch := make(chan prometheus.Metric, 2*int(numKinds))
 	requestCollector{h.s.metrics}.Collect(ch)
 	close(ch)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -99,7 +100,7 @@ func runs(ctx context.Context, k stmtKind) {
 // by kind and, past the slow-request threshold, a log line. st is the
 // statement it ran when known; otherwise the log recovers the text from
 // body, the request's body, decompressed.
-func (c *conn) observe(h header, kind stmtKind, at time.Time, st *statement, body []byte) {
+func (c *conn) observe(h cqlwire.Header, kind stmtKind, at time.Time, st *statement, body []byte) {
 	d := time.Since(at)
 	m := c.srv.metrics
 	m.latency[kind].Observe(d)
@@ -110,19 +111,19 @@ func (c *conn) observe(h header, kind stmtKind, at time.Time, st *statement, bod
 
 // logSlow logs a slow request: its opcode, kind, keyspace and CQL text,
 // never its values; the connection's logger adds the client's address.
-func (c *conn) logSlow(h header, kind stmtKind, d time.Duration, st *statement, body []byte) {
+func (c *conn) logSlow(h cqlwire.Header, kind stmtKind, d time.Duration, st *statement, body []byte) {
 	keyspace, text := *c.keyspace.Load(), ""
 	switch {
 	case st != nil:
 		keyspace, text = stmtKeyspace(st), st.query
 	case body != nil:
-		dec := decoder{b: body}
-		if h.flags&flagCustomPayload != 0 {
-			dec.skipBytesMap()
+		dec := cqlwire.Decoder{B: body}
+		if h.Flags&cqlwire.FlagCustomPayload != 0 {
+			dec.SkipBytesMap()
 		}
-		keyspace, text = c.requestText(h.opcode, &dec)
+		keyspace, text = c.requestText(h.Opcode, &dec)
 	}
-	c.log.Warn("slow request", "opcode", opNames[h.opcode], "kind", kind.String(), "keyspace", keyspace,
+	c.log.Warn("slow request", "opcode", cqlwire.OpNames[h.Opcode], "kind", kind.String(), "keyspace", keyspace,
 		"cql", text, "duration", d)
 }
 
@@ -145,7 +146,7 @@ const maxSlowText = 4096
 // body, for the slow-request log: the text of a QUERY or PREPARE, of the
 // prepared statement an EXECUTE names, or of a BATCH's statements joined
 // by "; ".
-func (c *conn) requestText(op byte, d *decoder) (keyspace, text string) {
+func (c *conn) requestText(op byte, d *cqlwire.Decoder) (keyspace, text string) {
 	keyspace = *c.keyspace.Load()
 	named := func(id []byte) string {
 		if st := c.srv.cache.find(id); st != nil {
@@ -154,28 +155,28 @@ func (c *conn) requestText(op byte, d *decoder) (keyspace, text string) {
 		return "prepared statement " + hex.EncodeToString(id)
 	}
 	switch op {
-	case opQuery, opPrepare:
-		text = string(d.longString())
-		if op == opQuery {
-			var q queryParams
-			d.queryParams(&q, c.version)
-			keyspace = c.keyspaceFor(q.keyspace)
+	case cqlwire.OpQuery, cqlwire.OpPrepare:
+		text = string(d.LongString())
+		if op == cqlwire.OpQuery {
+			var q cqlwire.QueryParams
+			d.QueryParams(&q, c.version)
+			keyspace = c.keyspaceFor(q.Keyspace)
 		}
-	case opExecute:
-		text = named(d.shortBytes())
-	case opBatch:
-		var b batchParams
-		d.batch(&b, c.version)
-		keyspace = c.keyspaceFor(b.keyspace)
+	case cqlwire.OpExecute:
+		text = named(d.ShortBytes())
+	case cqlwire.OpBatch:
+		var b cqlwire.BatchParams
+		d.Batch(&b, c.version)
+		keyspace = c.keyspaceFor(b.Keyspace)
 		var sb strings.Builder
-		for i, it := range b.items {
+		for i, it := range b.Items {
 			if i > 0 {
 				sb.WriteString("; ")
 			}
-			if it.id != nil {
-				sb.WriteString(named(it.id))
+			if it.Id != nil {
+				sb.WriteString(named(it.Id))
 			} else {
-				sb.Write(it.query)
+				sb.Write(it.Query)
 			}
 			if sb.Len() > maxSlowText {
 				break

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -62,7 +63,7 @@ func (s *pageState) encode(id [16]byte, key []byte) []byte {
 	for _, values := range [][][]byte{s.key, s.clustering} {
 		b = binary.BigEndian.AppendUint16(b, uint16(len(values)))
 		for _, v := range values {
-			b = appendBytes(b, v)
+			b = cqlwire.AppendBytes(b, v)
 		}
 	}
 	return append(b, pagingDigest(id, key, b)...)
@@ -77,7 +78,7 @@ func pagingDigest(id [16]byte, key, b []byte) []byte {
 }
 
 // errPagingState is Cassandra's answer to a paging state it cannot read.
-func errPagingState() error { return &protocolError{msg: "Invalid value for the paging state"} }
+func errPagingState() error { return &cqlwire.ProtocolError{Msg: "Invalid value for the paging state"} }
 
 // decodePageState reads a state encode wrote for the statement id with
 // key; anything else is refused with a protocol error, as Cassandra
@@ -90,21 +91,21 @@ func decodePageState(b []byte, id [16]byte, key []byte) (*pageState, error) {
 	if !hmac.Equal(digest, pagingDigest(id, key, body)) {
 		return nil, errPagingState()
 	}
-	d := decoder{b: body}
-	if d.byte() != pagingVersion {
-		d.fail(errTruncated)
+	d := cqlwire.Decoder{B: body}
+	if d.Byte() != pagingVersion {
+		d.Fail(cqlwire.ErrTruncated)
 	}
-	s := &pageState{position: position{token: d.long()}, remaining: d.int(), inPartition: d.int()}
+	s := &pageState{position: position{token: d.Long()}, remaining: d.Int(), inPartition: d.Int()}
 	for _, values := range []*[][]byte{&s.key, &s.clustering} {
-		for n := d.short(); n > 0 && d.err == nil; n-- {
-			v, _ := d.value()
+		for n := d.Short(); n > 0 && d.Err == nil; n-- {
+			v, _ := d.Value()
 			if v == nil {
-				d.fail(errTruncated) // no key component is null
+				d.Fail(cqlwire.ErrTruncated) // no key component is null
 			}
 			*values = append(*values, bytes.Clone(v))
 		}
 	}
-	if d.err != nil || len(d.b) != 0 || s.inPartition < 0 || s.remaining < -1 {
+	if d.Err != nil || len(d.B) != 0 || s.inPartition < 0 || s.remaining < -1 {
 		return nil, errPagingState()
 	}
 	return s, nil

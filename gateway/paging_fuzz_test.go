@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // FuzzPageState checks that any bytes a client sends as a paging state
@@ -24,7 +26,7 @@ func FuzzPageState(f *testing.F) {
 		}
 		s, err := decodePageState(b, testID, testKey)
 		if err != nil {
-			var perr *protocolError
+			var perr *cqlwire.ProtocolError
 			if !errors.As(err, &perr) {
 				t.Fatalf("%x: %T %v is not a protocol error", b, err, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -69,8 +70,8 @@ func TestPageStateRefused(t *testing.T) {
 	}
 	for name, b := range refused {
 		_, err := decodePageState(b, testID, testKey)
-		var perr *protocolError
-		if !errors.As(err, &perr) || perr.msg != "Invalid value for the paging state" {
+		var perr *cqlwire.ProtocolError
+		if !errors.As(err, &perr) || perr.Msg != "Invalid value for the paging state" {
 			t.Errorf("%s: got %v, want the paging state protocol error", name, err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // TestReadBody reads bodies of sizes around its growth steps, delivered a
@@ -16,16 +18,16 @@ func TestReadBody(t *testing.T) {
 		for i := range want {
 			want[i] = byte(rand.IntN(256))
 		}
-		b, err := readBody(iotest.HalfReader(bytes.NewReader(want)), n)
+		b, err := cqlwire.ReadBody(iotest.HalfReader(bytes.NewReader(want)), n)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
 		if !bytes.Equal(*b, want) {
 			t.Errorf("%d bytes: read back %d different bytes", n, len(*b))
 		}
-		putBuffer(b)
+		cqlwire.PutBuffer(b)
 		if n > 0 {
-			if _, err := readBody(bytes.NewReader(want[:n-1]), n); err != io.ErrUnexpectedEOF && err != io.EOF {
+			if _, err := cqlwire.ReadBody(bytes.NewReader(want[:n-1]), n); err != io.ErrUnexpectedEOF && err != io.EOF {
 				t.Errorf("%d bytes, one short: %v", n, err)
 			}
 		}

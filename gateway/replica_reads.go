@@ -120,7 +120,7 @@ type readPlan struct {
 func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 	topo := e.topo
 	local := e.c.srv.cfg.Datacenter
-	level := sharding.Consistency(e.params.consistency)
+	level := sharding.Consistency(e.params.Consistency)
 	p := readPlan{order: order}
 	acks := topo.Require(level, replicas, local)
 	if err := topo.Available(&acks, replicas); err != nil {
@@ -168,7 +168,7 @@ func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
 // read's scratch, nil for a new one; args may live in it.
 func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, args [][]byte, replicas []int,
 	sink sharding.RowSink, w *rowWriter, timeout time.Duration, repair readRepair, rs *readScratch) error {
-	level := sharding.Consistency(e.params.consistency)
+	level := sharding.Consistency(e.params.Consistency)
 	started := e.now // the request's arrival: the clock is read once per request
 	expire := deadlines.after(started, timeout)
 	if rs == nil {

@@ -107,7 +107,7 @@ type replicaSend struct {
 func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 	w := &e.writes
 	w.clear()
-	w.e, w.level, w.counter, w.every = e, sharding.Consistency(e.params.consistency), counter, counter || inPlace
+	w.e, w.level, w.counter, w.every = e, sharding.Consistency(e.params.Consistency), counter, counter || inPlace
 	timeout := e.c.srv.cfg.WriteTimeout
 	if counter {
 		timeout = e.c.srv.cfg.CounterWriteTimeout
@@ -338,7 +338,7 @@ func (e *readTimeoutError) Error() string {
 // checkWriteConsistency refuses levels Cassandra does not take for a
 // write that has no conditions.
 func (e *execution) checkWriteConsistency(table string, counter bool) error {
-	c := sharding.Consistency(e.params.consistency)
+	c := sharding.Consistency(e.params.Consistency)
 	switch {
 	case counter && c == sharding.Any:
 		return invalidf("Consistency level ANY is not yet supported for counter table %s", table)
@@ -353,7 +353,7 @@ func (e *execution) checkWriteConsistency(table string, counter bool) error {
 // checkReadConsistency refuses the level Cassandra does not take for a
 // read.
 func (e *execution) checkReadConsistency() error {
-	if sharding.Consistency(e.params.consistency) == sharding.Any {
+	if sharding.Consistency(e.params.Consistency) == sharding.Any {
 		return invalidf("ANY ConsistencyLevel is only supported for writes")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -359,10 +360,10 @@ func (w *rowWriter) write(outs [][]byte) error {
 		if err != nil {
 			return err
 		}
-		*w.out = appendBytes(*w.out, doc)
+		*w.out = cqlwire.AppendBytes(*w.out, doc)
 	} else {
 		for _, v := range outs {
-			*w.out = appendBytes(*w.out, v)
+			*w.out = cqlwire.AppendBytes(*w.out, v)
 		}
 	}
 	w.rows++
@@ -412,7 +413,7 @@ func (b *rowBuffer) Row(values [][]byte) error {
 		return err
 	}
 	for _, v := range b.vals {
-		b.data = appendBytes(b.data, v)
+		b.data = cqlwire.AppendBytes(b.data, v)
 	}
 	b.rows++
 	return nil
@@ -423,10 +424,10 @@ func (b *rowBuffer) Row(values [][]byte) error {
 func (w *rowWriter) replay(parts []*rowBuffer) error {
 	vals := make([][]byte, len(w.plan.Slots))
 	for _, part := range parts {
-		d := decoder{b: part.data}
+		d := cqlwire.Decoder{B: part.data}
 		for n := 0; n < part.rows; n++ {
 			for i := range vals {
-				vals[i], _ = d.value()
+				vals[i], _ = d.Value()
 			}
 			if err := w.accept(vals); err != nil {
 				return err

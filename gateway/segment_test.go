@@ -9,6 +9,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	liblz4 "github.com/datastax/go-cassandra-native-protocol/compression/lz4"
 	libsnappy "github.com/datastax/go-cassandra-native-protocol/compression/snappy"
 	"github.com/datastax/go-cassandra-native-protocol/crc"
@@ -26,7 +27,7 @@ func TestCRCs(t *testing.T) {
 	for range 1000 {
 		n := 3 + r.IntN(3)
 		h := r.Uint64() & (1<<(8*n) - 1)
-		if got, want := crc24(h, n), crc.ChecksumKoopman(h, n)&0xffffff; got != want {
+		if got, want := cqlwire.Crc24(h, n), crc.ChecksumKoopman(h, n)&0xffffff; got != want {
 			t.Fatalf("crc24(%x, %d) = %x, want %x", h, n, got, want)
 		}
 		b := make([]byte, r.IntN(300))
@@ -41,9 +42,9 @@ func TestCRCs(t *testing.T) {
 
 func crc32Of(b []byte) uint32 {
 	var buf bytes.Buffer
-	w := segmentWriter{bw: bufio.NewWriter(&buf)}
-	w.writeSegment(b, true)
-	w.bw.Flush()
+	w := cqlwire.SegmentWriter{Bw: bufio.NewWriter(&buf)}
+	w.WriteSegment(b, true)
+	w.Bw.Flush()
 	out := buf.Bytes()
 	return uint32(out[len(out)-4]) | uint32(out[len(out)-3])<<8 | uint32(out[len(out)-2])<<16 | uint32(out[len(out)-1])<<24
 }
@@ -56,12 +57,12 @@ func testFrames(sizes ...int) [][]byte {
 	r := rand.New(rand.NewPCG(3, 4))
 	var frames [][]byte
 	for i, n := range sizes {
-		f := appendHeader(nil, 5, int16(i), opResult)
-		for len(f) < headerSize+n {
+		f := cqlwire.AppendHeader(nil, 5, int16(i), cqlwire.OpResult)
+		for len(f) < cqlwire.HeaderSize+n {
 			f = append(append(f, words[r.IntN(len(words))]...), ' ')
 		}
-		f = f[:headerSize+n]
-		finishFrame(f)
+		f = f[:cqlwire.HeaderSize+n]
+		cqlwire.FinishFrame(f)
 		frames = append(frames, f)
 	}
 	return frames
@@ -70,19 +71,19 @@ func testFrames(sizes ...int) [][]byte {
 func TestSegmentWriter(t *testing.T) {
 	for _, compressed := range []bool{false, true} {
 		var buf bytes.Buffer
-		w := segmentWriter{bw: bufio.NewWriter(&buf), lz4: compressed}
+		w := cqlwire.SegmentWriter{Bw: bufio.NewWriter(&buf), Lz4: compressed}
 		frames := testFrames(10, 0, 70_000, 70_000, 300_000, 5)
 		for _, f := range frames {
-			b := getBuffer(0)
+			b := cqlwire.GetBuffer(0)
 			*b = append(*b, f...)
-			if err := w.add(b); err != nil {
+			if err := w.Add(b); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := w.flush(); err != nil {
+		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		w.bw.Flush()
+		w.Bw.Flush()
 		codec := segment.NewCodec()
 		if compressed {
 			codec = segment.NewCodecWithCompression(liblz4.Compressor{})
@@ -136,14 +137,14 @@ func TestSegmentReader(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		r := segmentReader{br: bufio.NewReader(&buf), lz4: compressed}
+		r := cqlwire.SegmentReader{Br: bufio.NewReader(&buf), Lz4: compressed}
 		for i, want := range payloads {
-			got, self, err := r.next()
+			got, self, err := r.Next()
 			if err != nil || !self || !bytes.Equal(got, want) {
 				t.Fatalf("compressed %v, segment %d: %d bytes, self-contained %v, %v", compressed, i, len(got), self, err)
 			}
 		}
-		if _, _, err := r.next(); err != io.EOF {
+		if _, _, err := r.Next(); err != io.EOF {
 			t.Errorf("after the last segment: %v", err)
 		}
 	}
@@ -154,10 +155,10 @@ func TestSegmentReader(t *testing.T) {
 	for at, part := range map[int]string{0: "header", 4: "header", 8: "body", seg.Len() - 1: "body"} {
 		b := bytes.Clone(seg.Bytes())
 		b[at] ^= 0x10
-		r := segmentReader{br: bufio.NewReader(bytes.NewReader(b))}
-		_, _, err := r.next()
-		var ce *crcError
-		if !errors.As(err, &ce) || ce.part != part {
+		r := cqlwire.SegmentReader{Br: bufio.NewReader(bytes.NewReader(b))}
+		_, _, err := r.Next()
+		var ce *cqlwire.CrcError
+		if !errors.As(err, &ce) || ce.Part != part {
 			t.Errorf("bit flipped at %d: %v, want a %s CRC error", at, err, part)
 		}
 	}
@@ -171,14 +172,14 @@ func TestFramingAllocations(t *testing.T) {
 	}
 	frames := testFrames(200, 3000)
 	for _, compressed := range []bool{false, true} {
-		w := segmentWriter{bw: bufio.NewWriter(io.Discard), lz4: compressed}
+		w := cqlwire.SegmentWriter{Bw: bufio.NewWriter(io.Discard), Lz4: compressed}
 		n := testing.AllocsPerRun(200, func() {
 			for _, f := range frames {
-				b := getBuffer(0)
+				b := cqlwire.GetBuffer(0)
 				*b = append(*b, f...)
-				w.add(b)
+				w.Add(b)
 			}
-			w.flush()
+			w.Flush()
 		})
 		if n > 0 {
 			t.Errorf("segment writer (lz4 %v): %.1f allocations per segment", compressed, n)
@@ -188,19 +189,19 @@ func TestFramingAllocations(t *testing.T) {
 	segment.NewCodec().EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: true},
 		Payload: &segment.Payload{UncompressedData: frames[1]}}, &seg)
 	src := bytes.NewReader(nil)
-	r := segmentReader{br: bufio.NewReader(src)}
+	r := cqlwire.SegmentReader{Br: bufio.NewReader(src)}
 	if n := testing.AllocsPerRun(200, func() {
 		src.Reset(seg.Bytes())
-		r.br.Reset(src)
-		r.next()
+		r.Br.Reset(src)
+		r.Next()
 	}); n > 0 {
 		t.Errorf("segment reader: %.1f allocations per segment", n)
 	}
-	for _, k := range []compression{compressLZ4, compressSnappy} {
+	for _, k := range []cqlwire.Compression{cqlwire.CompressLZ4, cqlwire.CompressSnappy} {
 		if n := testing.AllocsPerRun(200, func() {
-			b := getBuffer(0)
+			b := cqlwire.GetBuffer(0)
 			*b = append(*b, frames[1]...)
-			putBuffer(k.compressFrame(b))
+			cqlwire.PutBuffer(k.CompressFrame(b))
 		}); n > 0 {
 			t.Errorf("compressing a frame with %d: %.1f allocations", k, n)
 		}
@@ -212,15 +213,15 @@ func TestFramingAllocations(t *testing.T) {
 func TestCompressedBodies(t *testing.T) {
 	bodies := [][]byte{{}, []byte("x"), testFrames(15_000)[0], testFrames(70_000)[0]}
 	for _, tc := range []struct {
-		k   compression
+		k   cqlwire.Compression
 		lib interface {
 			CompressWithLength(io.Reader, io.Writer) error
 			DecompressWithLength(io.Reader, io.Writer) error
 		}
-	}{{compressLZ4, liblz4.Compressor{}}, {compressSnappy, libsnappy.Compressor{}}} {
+	}{{cqlwire.CompressLZ4, liblz4.Compressor{}}, {cqlwire.CompressSnappy, libsnappy.Compressor{}}} {
 		for _, body := range bodies {
 			var plain bytes.Buffer
-			if err := tc.lib.DecompressWithLength(bytes.NewReader(tc.k.appendCompressedBody(nil, body)), &plain); err != nil ||
+			if err := tc.lib.DecompressWithLength(bytes.NewReader(tc.k.AppendCompressedBody(nil, body)), &plain); err != nil ||
 				!bytes.Equal(plain.Bytes(), body) {
 				t.Errorf("%d: library reads back %d of %d bytes: %v", tc.k, plain.Len(), len(body), err)
 			}
@@ -228,15 +229,15 @@ func TestCompressedBodies(t *testing.T) {
 			if err := tc.lib.CompressWithLength(bytes.NewBuffer(bytes.Clone(body)), &packed); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tc.k.appendDecompressedBody(nil, packed.Bytes(), 1<<20)
+			got, err := tc.k.AppendDecompressedBody(nil, packed.Bytes(), 1<<20)
 			if err != nil || !bytes.Equal(got, body) {
 				t.Errorf("%d: gateway reads back %d of %d bytes: %v", tc.k, len(got), len(body), err)
 			}
 		}
 		// A body announcing more than the frame size limit is refused
 		// before anything is allocated for it.
-		big := tc.k.appendCompressedBody(nil, make([]byte, 5000))
-		if _, err := tc.k.appendDecompressedBody(nil, big, 4999); err == nil {
+		big := tc.k.AppendCompressedBody(nil, make([]byte, 5000))
+		if _, err := tc.k.AppendDecompressedBody(nil, big, 4999); err == nil {
 			t.Errorf("%d: body beyond the limit accepted", tc.k)
 		}
 	}
@@ -280,9 +281,9 @@ func FuzzSegmentReader(f *testing.F) {
 		Payload: &segment.Payload{UncompressedData: bytes.Repeat([]byte("frame"), 40)}}, &seg)
 	f.Add(seg.Bytes(), true)
 	f.Fuzz(func(t *testing.T, data []byte, lz4 bool) {
-		r := segmentReader{br: bufio.NewReader(bytes.NewReader(data)), lz4: lz4}
+		r := cqlwire.SegmentReader{Br: bufio.NewReader(bytes.NewReader(data)), Lz4: lz4}
 		for {
-			if _, _, err := r.next(); err != nil {
+			if _, _, err := r.Next(); err != nil {
 				return
 			}
 		}
@@ -290,14 +291,14 @@ func FuzzSegmentReader(f *testing.F) {
 }
 
 func FuzzDecompressBody(f *testing.F) {
-	f.Add(compressLZ4.appendCompressedBody(nil, []byte("a body, a body")), true)
-	f.Add(compressSnappy.appendCompressedBody(nil, []byte("a body, a body")), false)
+	f.Add(cqlwire.CompressLZ4.AppendCompressedBody(nil, []byte("a body, a body")), true)
+	f.Add(cqlwire.CompressSnappy.AppendCompressedBody(nil, []byte("a body, a body")), false)
 	f.Fuzz(func(t *testing.T, data []byte, lz4 bool) {
-		k := compressSnappy
+		k := cqlwire.CompressSnappy
 		if lz4 {
-			k = compressLZ4
+			k = cqlwire.CompressLZ4
 		}
-		k.appendDecompressedBody(nil, data, 1<<20)
+		k.AppendDecompressedBody(nil, data, 1<<20)
 	})
 }
 
@@ -312,23 +313,23 @@ func BenchmarkFraming(b *testing.B) {
 			name += "-lz4"
 		}
 		b.Run(name, func(b *testing.B) {
-			w := segmentWriter{bw: bufio.NewWriter(io.Discard), lz4: compressed}
+			w := cqlwire.SegmentWriter{Bw: bufio.NewWriter(io.Discard), Lz4: compressed}
 			b.ReportAllocs()
 			for b.Loop() {
-				buf := getBuffer(0)
+				buf := cqlwire.GetBuffer(0)
 				*buf = append(*buf, f...)
-				w.add(buf)
-				w.flush()
+				w.Add(buf)
+				w.Flush()
 			}
 		})
 	}
-	for _, k := range []compression{compressLZ4, compressSnappy} {
-		b.Run([]string{compressLZ4: "frame-lz4", compressSnappy: "frame-snappy"}[k], func(b *testing.B) {
+	for _, k := range []cqlwire.Compression{cqlwire.CompressLZ4, cqlwire.CompressSnappy} {
+		b.Run([]string{cqlwire.CompressLZ4: "frame-lz4", cqlwire.CompressSnappy: "frame-snappy"}[k], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				buf := getBuffer(0)
+				buf := cqlwire.GetBuffer(0)
 				*buf = append(*buf, f...)
-				putBuffer(k.compressFrame(buf))
+				cqlwire.PutBuffer(k.CompressFrame(buf))
 			}
 		})
 	}

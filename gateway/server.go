@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -391,10 +392,10 @@ func (s *Server) broadcastSchemaChange(change, target, keyspace, name string) {
 		if c.events.Load()&eventSchema == 0 {
 			continue
 		}
-		b := getBuffer(0)
-		*b = appendHeader((*b)[:0], c.version, -1, opEvent)
-		*b = appendSchemaChange(appendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name)
-		finishFrame(*b)
+		b := cqlwire.GetBuffer(0)
+		*b = cqlwire.AppendHeader((*b)[:0], c.version, -1, cqlwire.OpEvent)
+		*b = cqlwire.AppendSchemaChange(cqlwire.AppendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name)
+		cqlwire.FinishFrame(*b)
 		c.sendEvent(b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -146,7 +147,7 @@ func (e *execution) localRow() virtualRow {
 		"host_id":                 uuidValue(s.hostID),
 		"listen_address":          inetValue(ip),
 		"listen_port":             intValue(7000),
-		"native_protocol_version": textValue(strconv.Itoa(maxVersion)),
+		"native_protocol_version": textValue(strconv.Itoa(cqlwire.MaxVersion)),
 		"partitioner":             textValue(partitioner),
 		"rack":                    textValue(s.cfg.Rack),
 		"release_version":         textValue(releaseVersion),

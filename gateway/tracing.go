@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -57,7 +58,7 @@ type traceStore struct {
 // run statements, as in Cassandra.
 func traceable(opcode byte) bool {
 	switch opcode {
-	case opQuery, opPrepare, opExecute, opBatch:
+	case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
 		return true
 	}
 	return false
@@ -66,16 +67,16 @@ func traceable(opcode byte) bool {
 // traceRequests names each traceable request as Cassandra's trace
 // sessions do.
 var traceRequests = map[byte]string{
-	opQuery:   "Execute CQL3 query",
-	opPrepare: "Preparing CQL3 query",
-	opExecute: "Execute CQL3 prepared query",
-	opBatch:   "Execute batch of CQL3 queries",
+	cqlwire.OpQuery:   "Execute CQL3 query",
+	cqlwire.OpPrepare: "Preparing CQL3 query",
+	cqlwire.OpExecute: "Execute CQL3 prepared query",
+	cqlwire.OpBatch:   "Execute batch of CQL3 queries",
 }
 
 // beginTrace starts the trace session of a request.
-func (c *conn) beginTrace(h header, body []byte) *traceSession {
+func (c *conn) beginTrace(h cqlwire.Header, body []byte) *traceSession {
 	now := time.Now()
-	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.opcode], started: now,
+	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.Opcode], started: now,
 		client: addrIP(c.nc.RemoteAddr()), coordinator: addrIP(c.nc.LocalAddr()),
 		parameters: c.traceParameters(h, body)}
 	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
@@ -104,44 +105,44 @@ func (tr *traceSession) event(now time.Time, activity string) {
 // traceParameters decodes what a session row shows of a request: the
 // query, its consistency levels and page size. The body is decoded anew,
 // as tracing is rare and the handlers decode without keeping anything.
-func (c *conn) traceParameters(h header, body []byte) map[string]string {
-	d := decoder{b: body}
-	if h.flags&flagCustomPayload != 0 {
-		d.skipBytesMap()
+func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string {
+	d := cqlwire.Decoder{B: body}
+	if h.Flags&cqlwire.FlagCustomPayload != 0 {
+		d.SkipBytesMap()
 	}
 	params := map[string]string{}
-	var q queryParams
-	switch h.opcode {
-	case opQuery:
-		params["query"] = string(d.longString())
-		d.queryParams(&q, c.version)
-	case opPrepare:
-		params["query"] = string(d.longString())
+	var q cqlwire.QueryParams
+	switch h.Opcode {
+	case cqlwire.OpQuery:
+		params["query"] = string(d.LongString())
+		d.QueryParams(&q, c.version)
+	case cqlwire.OpPrepare:
+		params["query"] = string(d.LongString())
 		return params
-	case opExecute:
-		id := d.shortBytes()
+	case cqlwire.OpExecute:
+		id := d.ShortBytes()
 		if c.version >= 5 {
-			d.shortBytes()
+			d.ShortBytes()
 		}
-		d.queryParams(&q, c.version)
+		d.QueryParams(&q, c.version)
 		if st := c.srv.cache.find(id); st != nil {
 			params["query"] = st.query
 		}
-	case opBatch:
-		var b batchParams
-		d.batch(&b, c.version)
-		q = b.queryParams
-		q.pageSize = -1
+	case cqlwire.OpBatch:
+		var b cqlwire.BatchParams
+		d.Batch(&b, c.version)
+		q = b.QueryParams
+		q.PageSize = -1
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return params
 	}
-	params["consistency_level"] = sharding.Consistency(q.consistency).String()
-	if q.serialConsistency != 0 {
-		params["serial_consistency_level"] = sharding.Consistency(q.serialConsistency).String()
+	params["consistency_level"] = sharding.Consistency(q.Consistency).String()
+	if q.SerialConsistency != 0 {
+		params["serial_consistency_level"] = sharding.Consistency(q.SerialConsistency).String()
 	}
-	if q.pageSize > 0 {
-		params["page_size"] = strconv.Itoa(int(q.pageSize))
+	if q.PageSize > 0 {
+		params["page_size"] = strconv.Itoa(int(q.PageSize))
 	}
 	return params
 }

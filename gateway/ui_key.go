@@ -14,6 +14,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/pgschema/cqltext"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -354,7 +355,7 @@ func (s *Server) replicaRows(ctx context.Context, role, cql string, key [][]byte
 	if err != nil {
 		return nil, err
 	}
-	q := &queryParams{consistency: uint16(sharding.One), values: key}
+	q := &cqlwire.QueryParams{Consistency: uint16(sharding.One), Values: key}
 	e, err := c.newExecution(time.Now(), st, q, fromQuery)
 	if err != nil {
 		return nil, err

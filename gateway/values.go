@@ -6,6 +6,8 @@ import (
 	"net"
 	"sort"
 	"time"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
 // CQL serializations of Go values, for the rows of the system tables the
@@ -44,7 +46,7 @@ func inetValue(ip net.IP) []byte {
 func collectionValue(elems [][]byte) []byte {
 	b := binary.BigEndian.AppendUint32(nil, uint32(len(elems)))
 	for _, e := range elems {
-		b = appendBytes(b, e)
+		b = cqlwire.AppendBytes(b, e)
 	}
 	return b
 }
@@ -75,7 +77,7 @@ func textMapValue(m map[string]string) []byte {
 	sort.Strings(keys)
 	b := binary.BigEndian.AppendUint32(nil, uint32(len(keys)))
 	for _, k := range keys {
-		b = appendBytes(appendBytes(b, []byte(k)), []byte(m[k]))
+		b = cqlwire.AppendBytes(cqlwire.AppendBytes(b, []byte(k)), []byte(m[k]))
 	}
 	return b
 }

@@ -1,4 +1,4 @@
-package gateway
+package cqlwire
 
 import (
 	"encoding/binary"
@@ -9,33 +9,33 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// compression is a frame compression algorithm STARTUP can negotiate. On
+// Compression is a frame compression algorithm STARTUP can negotiate. On
 // v3 and v4 it compresses each frame's body; on v5 it compresses segments,
 // and only LZ4 is allowed there.
-type compression uint32
+type Compression uint32
 
 const (
-	compressNone compression = iota
-	compressLZ4
-	compressSnappy
+	CompressNone Compression = iota
+	CompressLZ4
+	CompressSnappy
 )
 
-// compressionNames are the algorithms SUPPORTED offers, in Cassandra's
+// CompressionNames are the algorithms SUPPORTED offers, in Cassandra's
 // order.
-var compressionNames = []string{"snappy", "lz4"}
+var CompressionNames = []string{"snappy", "lz4"}
 
 // errCorruptBody is a compressed body or segment that does not decompress.
 var errCorruptBody = errors.New("corrupt compressed data")
 
-// appendCompressedBody compresses a v3/v4 frame body onto dst. Cassandra's
+// AppendCompressedBody compresses a v3/v4 frame body onto dst. Cassandra's
 // LZ4 body is the uncompressed length, a big-endian int, followed by the
 // LZ4 block; Snappy's is a plain Snappy block, which holds its length.
-func (k compression) appendCompressedBody(dst, src []byte) []byte {
+func (k Compression) AppendCompressedBody(dst, src []byte) []byte {
 	switch k {
-	case compressLZ4:
-		dst = appendInt(dst, int32(len(src)))
+	case CompressLZ4:
+		dst = AppendInt(dst, int32(len(src)))
 		return appendLZ4Block(dst, src)
-	case compressSnappy:
+	case CompressSnappy:
 		start := len(dst)
 		dst = grow(dst, snappy.MaxEncodedLen(len(src)))
 		n := len(snappy.Encode(dst[start:cap(dst)], src))
@@ -58,12 +58,12 @@ func appendLZ4Block(dst, src []byte) []byte {
 	return dst[:start+n]
 }
 
-// appendDecompressedBody decompresses a v3/v4 frame body onto dst,
+// AppendDecompressedBody decompresses a v3/v4 frame body onto dst,
 // refusing bodies that would decompress to more than limit bytes before
 // allocating for them.
-func (k compression) appendDecompressedBody(dst, src []byte, limit int64) ([]byte, error) {
+func (k Compression) AppendDecompressedBody(dst, src []byte, limit int64) ([]byte, error) {
 	switch k {
-	case compressLZ4:
+	case CompressLZ4:
 		if len(src) < 4 {
 			return nil, errCorruptBody
 		}
@@ -72,7 +72,7 @@ func (k compression) appendDecompressedBody(dst, src []byte, limit int64) ([]byt
 			return nil, fmt.Errorf("decompressed length %d exceeds maximum allowed length %d", n, limit)
 		}
 		return appendLZ4Decoded(dst, src[4:], int(n))
-	case compressSnappy:
+	case CompressSnappy:
 		n, err := snappy.DecodedLen(src)
 		if err != nil {
 			return nil, errCorruptBody
@@ -116,35 +116,18 @@ func grow(b []byte, n int) []byte {
 	return b
 }
 
-// compressFrame replaces a complete v3/v4 response frame by its compressed
+// CompressFrame replaces a complete v3/v4 response frame by its compressed
 // form, with the compression flag set. Empty bodies stay as they are: the
 // protocol lets a sender leave any frame uncompressed.
-func (k compression) compressFrame(frame *[]byte) *[]byte {
-	if len(*frame) <= headerSize {
+func (k Compression) CompressFrame(frame *[]byte) *[]byte {
+	if len(*frame) <= HeaderSize {
 		return frame
 	}
-	out := getBuffer(0)
-	*out = append((*out)[:0], (*frame)[:headerSize]...)
-	*out = k.appendCompressedBody(*out, (*frame)[headerSize:])
-	(*out)[1] |= flagCompression
-	finishFrame(*out)
-	putBuffer(frame)
+	out := GetBuffer(0)
+	*out = append((*out)[:0], (*frame)[:HeaderSize]...)
+	*out = k.AppendCompressedBody(*out, (*frame)[HeaderSize:])
+	(*out)[1] |= FlagCompression
+	FinishFrame(*out)
+	PutBuffer(frame)
 	return out
-}
-
-// decompressBody replaces a compressed request body by its plain form.
-func (c *conn) decompressBody(body *[]byte) (*[]byte, error) {
-	k := compression(c.compression.Load())
-	if k == compressNone {
-		return nil, &protocolError{msg: "Received a compressed frame, but no compression was negotiated"}
-	}
-	out := getBuffer(0)
-	b, err := k.appendDecompressedBody((*out)[:0], *body, c.srv.cfg.MaxFrameSize)
-	if err != nil {
-		putBuffer(out)
-		return nil, &protocolError{msg: "Invalid compressed frame: " + err.Error()}
-	}
-	*out = b
-	putBuffer(body)
-	return out, nil
 }

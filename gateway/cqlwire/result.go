@@ -1,4 +1,4 @@
-package gateway
+package cqlwire
 
 import (
 	"crypto/md5"
@@ -11,18 +11,18 @@ import (
 
 // RESULT kinds.
 const (
-	resultVoid         int32 = 0x0001
-	resultRows         int32 = 0x0002
-	resultSetKeyspace  int32 = 0x0003
+	ResultVoid         int32 = 0x0001
+	ResultRows         int32 = 0x0002
+	ResultSetKeyspace  int32 = 0x0003
 	resultPrepared     int32 = 0x0004
-	resultSchemaChange int32 = 0x0005
+	ResultSchemaChange int32 = 0x0005
 )
 
 // Rows metadata flags.
 const (
 	rowsGlobalTableSpec int32 = 0x0001
-	rowsHasMorePages    int32 = 0x0002
-	rowsNoMetadata      int32 = 0x0004
+	RowsHasMorePages    int32 = 0x0002
+	RowsNoMetadata      int32 = 0x0004
 	rowsMetadataChanged int32 = 0x0008
 )
 
@@ -41,27 +41,27 @@ var marshalClasses = map[pgschema.Kind]string{
 func appendType(b []byte, t *pgschema.Type) []byte {
 	switch t.Kind {
 	case pgschema.List, pgschema.Set:
-		return appendType(appendShort(b, uint16(t.Kind)), t.Elem[0])
+		return appendType(AppendShort(b, uint16(t.Kind)), t.Elem[0])
 	case pgschema.Map:
-		return appendType(appendType(appendShort(b, uint16(t.Kind)), t.Elem[0]), t.Elem[1])
+		return appendType(appendType(AppendShort(b, uint16(t.Kind)), t.Elem[0]), t.Elem[1])
 	case pgschema.Tuple:
-		b = appendShort(appendShort(b, uint16(t.Kind)), uint16(len(t.Elem)))
+		b = AppendShort(AppendShort(b, uint16(t.Kind)), uint16(len(t.Elem)))
 		for _, e := range t.Elem {
 			b = appendType(b, e)
 		}
 		return b
 	case pgschema.UDT:
-		b = appendString(appendString(appendShort(b, uint16(t.Kind)), t.Keyspace), t.Name)
-		b = appendShort(b, uint16(len(t.Fields)))
+		b = AppendString(AppendString(AppendShort(b, uint16(t.Kind)), t.Keyspace), t.Name)
+		b = AppendShort(b, uint16(len(t.Fields)))
 		for i, f := range t.Fields {
-			b = appendType(appendString(b, f), t.Elem[i])
+			b = appendType(AppendString(b, f), t.Elem[i])
 		}
 		return b
 	case pgschema.Vector:
 		class := vectorClass + "(" + marshalClasses[t.Elem[0].Kind] + ", " + itoa(t.Dim) + ")"
-		return appendString(appendShort(b, uint16(pgschema.Custom)), class)
+		return AppendString(AppendShort(b, uint16(pgschema.Custom)), class)
 	}
-	return appendShort(b, uint16(t.Kind))
+	return AppendShort(b, uint16(t.Kind))
 }
 
 func itoa(n int) string {
@@ -88,52 +88,52 @@ func sameTable(specs []translate.ColumnSpec) bool {
 	return true
 }
 
-// appendColumnSpecs writes a global table spec when possible and then the
+// AppendColumnSpecs writes a global table spec when possible and then the
 // column specifications.
-func appendColumnSpecs(b []byte, specs []translate.ColumnSpec, global bool) []byte {
+func AppendColumnSpecs(b []byte, specs []translate.ColumnSpec, global bool) []byte {
 	if global {
-		b = appendString(appendString(b, specs[0].Keyspace), specs[0].Table)
+		b = AppendString(AppendString(b, specs[0].Keyspace), specs[0].Table)
 	}
 	for _, s := range specs {
 		if !global {
-			b = appendString(appendString(b, s.Keyspace), s.Table)
+			b = AppendString(AppendString(b, s.Keyspace), s.Table)
 		}
-		b = appendType(appendString(b, s.Name), s.Type)
+		b = appendType(AppendString(b, s.Name), s.Type)
 	}
 	return b
 }
 
-// appendRowsMetadata writes <metadata> of a Rows result. With noMetadata
+// AppendRowsMetadata writes <metadata> of a Rows result. With noMetadata
 // only the flags, column count and paging state are written, as clients
 // that asked for skip_metadata expect.
-func appendRowsMetadata(b []byte, specs []translate.ColumnSpec, noMetadata bool, pagingState []byte) []byte {
+func AppendRowsMetadata(b []byte, specs []translate.ColumnSpec, noMetadata bool, pagingState []byte) []byte {
 	var flags int32
 	global := len(specs) > 0 && sameTable(specs)
 	switch {
 	case noMetadata:
-		flags |= rowsNoMetadata
+		flags |= RowsNoMetadata
 	case global:
 		flags |= rowsGlobalTableSpec
 	}
 	if pagingState != nil {
-		flags |= rowsHasMorePages
+		flags |= RowsHasMorePages
 	}
-	b = appendInt(appendInt(b, flags), int32(len(specs)))
+	b = AppendInt(AppendInt(b, flags), int32(len(specs)))
 	if pagingState != nil {
-		b = appendBytes(b, pagingState)
+		b = AppendBytes(b, pagingState)
 	}
 	if noMetadata {
 		return b
 	}
-	return appendColumnSpecs(b, specs, global)
+	return AppendColumnSpecs(b, specs, global)
 }
 
-// appendPrepared writes a Prepared result for protocol version v; from
+// AppendPrepared writes a Prepared result for protocol version v; from
 // v5 it carries the result metadata id.
-func appendPrepared(b []byte, v byte, id, resultID []byte, md *translate.Metadata) []byte {
-	b = appendShortBytes(appendInt(b, resultPrepared), id)
+func AppendPrepared(b []byte, v byte, id, resultID []byte, md *translate.Metadata) []byte {
+	b = AppendShortBytes(AppendInt(b, resultPrepared), id)
 	if v >= 5 {
-		b = appendShortBytes(b, resultID)
+		b = AppendShortBytes(b, resultID)
 	}
 	vars := md.Variables
 	global := len(vars) > 0 && sameTable(vars)
@@ -141,79 +141,79 @@ func appendPrepared(b []byte, v byte, id, resultID []byte, md *translate.Metadat
 	if global {
 		flags = rowsGlobalTableSpec
 	}
-	b = appendInt(appendInt(b, flags), int32(len(vars)))
+	b = AppendInt(AppendInt(b, flags), int32(len(vars)))
 	if v >= 4 {
-		b = appendInt(b, int32(len(md.PKIndexes)))
+		b = AppendInt(b, int32(len(md.PKIndexes)))
 		for _, i := range md.PKIndexes {
-			b = appendShort(b, i)
+			b = AppendShort(b, i)
 		}
 	}
-	b = appendColumnSpecs(b, vars, global)
+	b = AppendColumnSpecs(b, vars, global)
 	if len(md.Result) == 0 {
-		return appendInt(appendInt(b, rowsNoMetadata), 0)
+		return AppendInt(AppendInt(b, RowsNoMetadata), 0)
 	}
-	return appendRowsMetadata(b, md.Result, false, nil)
+	return AppendRowsMetadata(b, md.Result, false, nil)
 }
 
-// resultMetadataID digests a statement's result metadata: v5 clients
+// ResultMetadataID digests a statement's result metadata: v5 clients
 // send it back with EXECUTE, and learn from a different one in the Rows
 // result that the metadata changed. It covers what the client decodes rows
 // with: each column's table, name and type.
-func resultMetadataID(specs []translate.ColumnSpec) [16]byte {
+func ResultMetadataID(specs []translate.ColumnSpec) [16]byte {
 	var id [16]byte
 	h := md5.New()
-	h.Write(appendColumnSpecs(nil, specs, false))
+	h.Write(AppendColumnSpecs(nil, specs, false))
 	h.Sum(id[:0])
 	return id
 }
 
-// markMetadataChanged turns the Rows result written at resp[start:] with
+// MarkMetadataChanged turns the Rows result written at resp[start:] with
 // full metadata into one that says the metadata changed: the flag, then
 // the new id after the paging state. Other results are left as they are.
-func markMetadataChanged(resp *[]byte, start int, id []byte) {
+func MarkMetadataChanged(resp *[]byte, start int, id []byte) {
 	b := *resp
-	if len(b) < start+12 || int32(binary.BigEndian.Uint32(b[start:])) != resultRows {
+	if len(b) < start+12 || int32(binary.BigEndian.Uint32(b[start:])) != ResultRows {
 		return
 	}
 	flags := int32(binary.BigEndian.Uint32(b[start+4:]))
 	binary.BigEndian.PutUint32(b[start+4:], uint32(flags|rowsMetadataChanged))
 	at := start + 12
-	if flags&rowsHasMorePages != 0 {
-		d := decoder{b: b[at:]}
-		state, _ := d.value()
+	if flags&RowsHasMorePages != 0 {
+		d := Decoder{B: b[at:]}
+		state, _ := d.Value()
 		at += 4 + len(state)
 	}
-	*resp = slices.Insert(b, at, appendShortBytes(nil, id)...)
+	*resp = slices.Insert(b, at, AppendShortBytes(nil, id)...)
 }
 
-// addWarnings puts warnings into a response (v4 and later): the flag, and
+// AddWarnings puts warnings into a response (v4 and later): the flag, and
 // the list after the header and the tracing id, where the protocol puts
 // them. A response carries warnings rarely, so moving its body is cheap
 // enough.
-func addWarnings(resp *[]byte, v byte, warnings []string) {
+func AddWarnings(resp *[]byte, v byte, warnings []string) {
 	if v < 4 || len(warnings) == 0 {
 		return
 	}
-	at := headerSize
-	if (*resp)[1]&flagTracing != 0 {
+	at := HeaderSize
+	if (*resp)[1]&FlagTracing != 0 {
 		at += 16
 	}
-	list := appendShort(nil, uint16(len(warnings)))
+	list := AppendShort(nil, uint16(len(warnings)))
 	for _, w := range warnings {
-		list = appendString(list, w)
+		list = AppendString(list, w)
 	}
 	*resp = slices.Insert(*resp, at, list...)
 	(*resp)[1] |= flagWarning
 }
 
-// appendSchemaChange writes a Schema_change result or event body:
+// AppendSchemaChange writes a Schema_change result or event body:
 // change type (CREATED, UPDATED, DROPPED), target (KEYSPACE, TABLE) and
 // the names.
-func appendSchemaChange(b []byte, change, target, keyspace, name string) []byte {
-	b = appendString(appendString(b, change), target)
-	b = appendString(b, keyspace)
+func AppendSchemaChange(b []byte, change, target, keyspace, name string) []byte {
+	b = AppendString(AppendString(b, change), target)
+	b = AppendString(b, keyspace)
 	if target != "KEYSPACE" {
-		b = appendString(b, name)
+		b = AppendString(b, name)
 	}
 	return b
 }
