@@ -9,6 +9,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -71,7 +72,7 @@ func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []
 	for i, op := range ops {
 		if err := op.Wait(ctx); err != nil {
 			errs = append(errs, err)
-			s.log.Warn("cannot write a batch log copy", "batch", uuidString(e.id),
+			s.log.Warn("cannot write a batch log copy", "batch", pgschema.UUIDText(e.id[:]),
 				"shard", topo.Shards[e.copies[i]].Info.Name, "err", err)
 		}
 	}
@@ -148,7 +149,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 			n = len(batches)
 			for _, b := range batches {
 				if s.replay(ctx, &b) {
-					done = append(done, uuidString(b.id))
+					done = append(done, pgschema.UUIDText(b.id[:]))
 				}
 			}
 			if len(done) == 0 {
@@ -182,7 +183,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 // and logged; a shard that cannot be reached keeps the record for the
 // next replay.
 func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
-	log := s.log.With("batch", uuidString(b.id), "writer", uuidString(b.gateway), "written_at", b.writtenAt)
+	log := s.log.With("batch", pgschema.UUIDText(b.id[:]), "writer", pgschema.UUIDText(b.gateway[:]), "written_at", b.writtenAt)
 	if b.expired {
 		log.Error("batch log record is older than its tables' gc_grace_seconds; dropped without replay")
 		s.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
@@ -200,7 +201,7 @@ func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
 		shard := shardOf(topo, p.shard)
 		if shard < 0 {
 			log.Error("batch log record writes to a shard that left the cluster; its writes there are dropped",
-				"host_id", uuidString(p.shard))
+				"host_id", pgschema.UUIDText(p.shard[:]))
 			continue
 		}
 		parts = append(parts, shardPart{shard: shard, steps: p.steps})
@@ -228,11 +229,6 @@ func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
 	log.Info("replayed a logged batch", "shards", len(parts), "age", time.Since(b.writtenAt).Round(time.Millisecond))
 	s.metrics.batchlogReplays.WithLabelValues("applied").Inc()
 	return true
-}
-
-// uuidString formats a uuid as its canonical text.
-func uuidString(u [16]byte) string {
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
 
 // shardOf returns the index of the shard with a host id, or -1.

@@ -220,7 +220,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 		// The batch log holds the batch: replaying it will finish the
 		// parts that did not apply.
 		srv.log.Warn("logged batch applied on some shards only; the batch log will replay it",
-			"batch", uuidString(entry.id), "applied", len(applied), "shards", len(parts), "err", firstError(errs))
+			"batch", pgschema.UUIDText(entry.id[:]), "applied", len(applied), "shards", len(parts), "err", firstError(errs))
 	} else {
 		c.hintParts(m, parts, errs, kind == translate.CounterBatch)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -134,7 +135,7 @@ func (s *Server) startGateways(ctx context.Context) {
 	s.gateways = r
 	r.beat(ctx, true)
 	s.log.Info("registered with the other gateways", "address", netip.AddrPortFrom(r.self.addr, uint16(port)).String(),
-		"host_id", uuidString(s.hostID), "gateways", len(r.current().all))
+		"host_id", pgschema.UUIDText(s.hostID[:]), "gateways", len(r.current().all))
 	loop, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.wg.Go(func() { r.run(loop) })
@@ -333,14 +334,14 @@ func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	})
 	b.Queue(forgetSQL, forgetAfter.Seconds())
 	if announce {
-		b.Queue(notifySQL, gatewaysChannel, uuidString(r.self.hostID))
+		b.Queue(notifySQL, gatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
 	}
 	if err := pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("gateway heartbeat: %w", err)
 	}
 	if prev != nil && *prev != r.instance && r.registered[i] {
 		r.log.Warn("another gateway registers with this gateway's host id; give each gateway its own listen address",
-			"host_id", uuidString(r.self.hostID), "shard", i)
+			"host_id", pgschema.UUIDText(r.self.hostID[:]), "shard", i)
 	}
 	r.registered[i] = true
 	return list, nil
@@ -378,12 +379,12 @@ func (r *registry) update(alive map[[16]byte]registration) {
 			delete(gone, ap)
 			continue
 		}
-		r.log.Info("gateway joined", "address", ap.String(), "host_id", uuidString(g.hostID))
+		r.log.Info("gateway joined", "address", ap.String(), "host_id", pgschema.UUIDText(g.hostID[:]))
 		r.srv.broadcastTopologyChange("NEW_NODE", ap)
 		r.broadcastStatus("UP", ap)
 	}
 	for ap, g := range gone {
-		r.log.Info("gateway left", "address", ap.String(), "host_id", uuidString(g.hostID))
+		r.log.Info("gateway left", "address", ap.String(), "host_id", pgschema.UUIDText(g.hostID[:]))
 		r.srv.broadcastTopologyChange("REMOVED_NODE", ap)
 		r.broadcastStatus("DOWN", ap)
 	}
@@ -435,7 +436,7 @@ func (r *registry) stop() {
 	nctx, ncancel := context.WithTimeout(context.Background(), time.Second)
 	defer ncancel()
 	for _, pool := range control {
-		wg.Go(func() { pool.Exec(nctx, notifySQL, gatewaysChannel, uuidString(r.self.hostID)) })
+		wg.Go(func() { pool.Exec(nctx, notifySQL, gatewaysChannel, pgschema.UUIDText(r.self.hostID[:])) })
 	}
 	wg.Wait()
 }

@@ -48,7 +48,7 @@ func (c *cluster) notifySchema(ctx context.Context, version [16]byte) {
 	var wg sync.WaitGroup
 	for i, pool := range c.control {
 		wg.Go(func() {
-			if _, err := pool.Exec(ctx, notifySQL, schemaChannel, uuidString(version)); err != nil {
+			if _, err := pool.Exec(ctx, notifySQL, schemaChannel, pgschema.UUIDText(version[:])); err != nil {
 				c.log.Warn("cannot notify the other gateways of a schema change; they see it at their next version check",
 					"shard", i, "err", err)
 			}
@@ -148,7 +148,7 @@ func (r *registry) notified(ctx context.Context, n *pgconn.Notification) {
 		}
 		r.srv.followSchema(ctx)
 	case gatewaysChannel:
-		if n.Payload != uuidString(r.self.hostID) {
+		if n.Payload != pgschema.UUIDText(r.self.hostID[:]) {
 			r.kick()
 		}
 	}
@@ -193,7 +193,7 @@ func (s *Server) followSchema(ctx context.Context) {
 		return
 	}
 	events := schemaEvents(old, cur)
-	s.log.Debug("followed a schema change", "version", uuidString(cur.Version), "events", len(events))
+	s.log.Debug("followed a schema change", "version", pgschema.UUIDText(cur.Version[:]), "events", len(events))
 	for _, ev := range events {
 		s.broadcastSchemaChange(ev.change, ev.target, ev.keyspace, ev.name)
 	}

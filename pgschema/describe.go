@@ -306,7 +306,7 @@ func (t *Table) Describe(internals bool) string {
 
 	var with []string
 	if internals {
-		with = append(with, "ID = "+describeUUID(t.ID))
+		with = append(with, "ID = "+UUIDText(t.ID[:]))
 	}
 	if len(t.Clustering) > 0 {
 		order := make([]string, len(t.Clustering))
@@ -396,9 +396,4 @@ func columnList(cols []*Column) string {
 		names[i] = QuoteIdentifier(c.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-// describeUUID writes a UUID in its 8-4-4-4-12 hexadecimal form.
-func describeUUID(u [16]byte) string {
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }

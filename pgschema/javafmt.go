@@ -307,18 +307,22 @@ func hexVal(c byte) (byte, bool) {
 	return 0, false
 }
 
-// uuidText formats 16 bytes as a lower-case canonical uuid.
-func uuidText(u []byte) string {
+// AppendUUID appends the 16 bytes u as a lower-case canonical uuid, the
+// 8-4-4-4-12 hexadecimal form java.util.UUID.toString writes.
+func AppendUUID(dst, u []byte) []byte {
 	const hexdigits = "0123456789abcdef"
-	b := make([]byte, 0, 36)
 	for i, c := range u {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b = append(b, '-')
+			dst = append(dst, '-')
 		}
-		b = append(b, hexdigits[c>>4], hexdigits[c&0xf])
+		dst = append(dst, hexdigits[c>>4], hexdigits[c&0xf])
 	}
-	return string(b)
+	return dst
 }
+
+// UUIDText returns the 16 bytes u as a lower-case canonical uuid (see
+// AppendUUID). A [16]byte array u is passed as u[:].
+func UUIDText(u []byte) string { return string(AppendUUID(make([]byte, 0, 36), u)) }
 
 // parseHexBytes reads hex digits in any case, as Cassandra's
 // Hex.hexToBytes does (an even number of them).

@@ -171,7 +171,7 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 		}
 		return append(dst, JavaFloat(f, bits)...), nil
 	case UUID, Timeuuid:
-		return appendJSONString(dst, uuidText(v)), nil
+		return appendJSONString(dst, UUIDText(v)), nil
 	case Timestamp:
 		ms := int64(binary.BigEndian.Uint64(v))
 		if lossless && ms < minADMillis {

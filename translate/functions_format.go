@@ -2,7 +2,6 @@ package translate
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/big"
@@ -44,7 +43,7 @@ func cqlLiteralText(t *pgschema.Type, b []byte) (string, error) {
 		if len(b) != 16 {
 			return "", fmt.Errorf("expected 16 bytes for a uuid, got %d", len(b))
 		}
-		return uuidString(b), nil
+		return pgschema.UUIDText(b), nil
 	case pgschema.Timestamp:
 		if len(b) != 8 {
 			return "", fmt.Errorf("expected 8 bytes for a timestamp, got %d", len(b))
@@ -64,12 +63,6 @@ func cqlLiteralText(t *pgschema.Type, b []byte) (string, error) {
 		return string(b), nil
 	}
 	return "", fmt.Errorf("no text form for type %s", t)
-}
-
-// uuidString is java.util.UUID.toString.
-func uuidString(b []byte) string {
-	h := hex.EncodeToString(b)
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // inetString is InetAddress.getHostAddress: dotted quads for IPv4 and for

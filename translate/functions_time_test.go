@@ -156,10 +156,10 @@ func TestMinMaxTimeuuid(t *testing.T) {
 			t.Errorf("min %x is not below max %x", gotMin, gotMax)
 		}
 	}
-	if got := uuidString(mustEval(t, nil, "mintimeuuid", tsK, enc64(0))); got != "13814000-1dd2-11b2-8080-808080808080" {
+	if got := pgschema.UUIDText(mustEval(t, nil, "mintimeuuid", tsK, enc64(0))); got != "13814000-1dd2-11b2-8080-808080808080" {
 		t.Errorf("minTimeuuid(0) = %s", got)
 	}
-	if got := uuidString(mustEval(t, nil, "maxtimeuuid", tsK, enc64(0))); got != "1381670f-1dd2-11b2-7f7f-7f7f7f7f7f7f" {
+	if got := pgschema.UUIDText(mustEval(t, nil, "maxtimeuuid", tsK, enc64(0))); got != "1381670f-1dd2-11b2-7f7f-7f7f7f7f7f7f" {
 		t.Errorf("maxTimeuuid(0) = %s", got)
 	}
 	if got := mustEval(t, nil, "mintimeuuid", tsK, nil); got != nil {
@@ -371,6 +371,6 @@ func TestTemporalTextForms(t *testing.T) {
 func ExampleFunction_Eval() {
 	f, _ := ResolveFunction("mintimeuuid", []FuncArg{{Literal: &Literal{Kind: LitString, Text: "2013-01-01"}}}, nil)
 	b, _ := f.Eval(nil, [][]byte{enc64(1356998400000)})
-	fmt.Println(uuidString(b))
+	fmt.Println(pgschema.UUIDText(b))
 	// Output: 2f6ec000-53a6-11e2-8080-808080808080
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -45,7 +46,7 @@ func printRing(out io.Writer, r *sharding.Ring) {
 	fmt.Fprintln(w, "Shard\tHost ID\tDatacenter\tRack\tTokens\tOwns")
 	shards, owns := r.Shards(), r.Ownership()
 	for i, s := range shards {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.2f%%\n", s.Name, formatUUID(s.HostID), s.DC, s.Rack, len(s.Tokens), owns[i]*100)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%.2f%%\n", s.Name, pgschema.UUIDText(s.HostID[:]), s.DC, s.Rack, len(s.Tokens), owns[i]*100)
 	}
 	w.Flush()
 	fmt.Fprintln(out)
@@ -61,10 +62,4 @@ func printRing(out io.Writer, r *sharding.Ring) {
 		fmt.Fprintf(w, "%d\t%s\t%.2f%%\t\n", t, shards[r.Owner(i)].Name, share*100)
 	}
 	w.Flush()
-}
-
-// formatUUID writes a UUID in its usual form.
-func formatUUID(u [16]byte) string {
-	h := fmt.Sprintf("%x", u[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

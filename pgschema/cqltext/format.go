@@ -90,7 +90,7 @@ func (s Style) appendValue(dst []byte, t *pgschema.Type, v []byte, quote bool) (
 		if len(v) != 16 {
 			return nil, badLength(t, v)
 		}
-		return appendUUID(dst, v), nil
+		return pgschema.AppendUUID(dst, v), nil
 	case pgschema.Timestamp:
 		if len(v) != 8 {
 			return nil, badLength(t, v)
@@ -312,20 +312,6 @@ func appendFloat(dst []byte, f float64, bits, prec int) []byte {
 		out = append(out, ".0"...)
 	}
 	return out
-}
-
-func appendUUID(dst, v []byte) []byte {
-	var b [36]byte
-	hex.Encode(b[0:8], v[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], v[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], v[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], v[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], v[10:])
-	return append(dst, b[:]...)
 }
 
 // formatTimestamp writes milliseconds since the epoch as cqlsh does, or
