@@ -3,41 +3,26 @@ package gateway
 import (
 	"context"
 
-	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
-// Cluster is a gateway's shards opened for an operator's tool (cqlpg
-// repair, cqlpg ring), without a CQL listener or background work: the
-// catalogs migrated, the shards joined to the ring and the schema loaded,
-// exactly as a gateway starting on them would.
-type Cluster struct {
-	c *cluster
-}
-
-// OpenCluster opens the shards of cfg; Listen, HTTP and the background
-// settings are ignored.
-func OpenCluster(ctx context.Context, cfg Config) (*Cluster, error) {
+// OpenCluster opens the shards of cfg for a tool, such as repair or the
+// bulk loader; Listen, HTTP and the background settings are ignored.
+func OpenCluster(ctx context.Context, cfg Config) (*cluster.Cluster, error) {
 	cfg.setDefaults()
-	c, err := openCluster(ctx, cfg, cfg.Log, func(string, bool) {})
-	if err != nil {
-		return nil, err
-	}
-	return &Cluster{c: c}, nil
+	return cluster.Open(ctx, cfg.clusterConfig(), cfg.Log, func(string, bool) {})
 }
 
-// Close closes the connections to the shards.
-func (c *Cluster) Close() { c.c.close() }
-
-// Ring returns the token ring of the shards, indexed in the order the
-// configuration gave them.
-func (c *Cluster) Ring() *sharding.Ring { return c.c.topology().Ring }
-
-// Repair is Server.Repair for a tool.
-func (c *Cluster) Repair(ctx context.Context, opts RepairOptions) (RepairResult, error) {
-	return c.c.repair(ctx, opts)
+// Repair runs anti-entropy repair on the gateway's shards (repair.Run),
+// following it in the gateway's metrics.
+func (s *Server) Repair(ctx context.Context, opts repair.Options) (repair.Result, error) {
+	opts.Status = &s.metrics.repair
+	return repair.Run(ctx, s.cluster, opts)
 }
 
-// RepairPartition is Server.RepairPartition for a tool.
-func (c *Cluster) RepairPartition(ctx context.Context, keyspace, table string, key ...[]byte) (RepairResult, error) {
-	return c.c.repairKey(ctx, keyspace, table, key)
+// RepairPartition repairs one partition of a table, given its partition
+// key's components, across its replicas (repair.Partition).
+func (s *Server) RepairPartition(ctx context.Context, keyspace, table string, key ...[]byte) (repair.Result, error) {
+	return repair.Partition(ctx, s.cluster, keyspace, table, key)
 }

@@ -135,7 +135,7 @@ func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
 	if _, err := rand.Read(a.macKey[:]); err != nil {
 		return nil, err
 	}
-	for i, pool := range s.cluster.control {
+	for i, pool := range s.cluster.Control() {
 		if err := pgschema.AuthReady(ctx, pool); err != nil {
 			return nil, fmt.Errorf("authentication on shard %d: %w", i, err)
 		}
@@ -152,7 +152,7 @@ func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
 // of several gateways starting at once, the one whose role lands there
 // copies its hash to the others and is the one that logs the password.
 func (a *authenticator) createSuperuser(ctx context.Context) error {
-	control := a.srv.cluster.control
+	control := a.srv.cluster.Control()
 	password, generated := a.cfg.SuperuserPassword, false
 	exists, err := pgschema.HasRoles(ctx, control[0])
 	if err != nil {
@@ -444,7 +444,7 @@ func (a *authenticator) roleOf(c *conn) string {
 // read runs f on the first shard that answers, as schema reads do: every
 // shard holds the roles.
 func (a *authenticator) read(ctx context.Context, f func(q pgschema.Querier) error) error {
-	return a.srv.cluster.readCatalog(ctx, f)
+	return a.srv.cluster.ReadCatalog(ctx, f)
 }
 
 // apply runs a role or permission change on every shard, each in a
@@ -452,7 +452,7 @@ func (a *authenticator) read(ctx context.Context, f func(q pgschema.Querier) err
 // gateway cached of roles.
 func (a *authenticator) apply(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
 	defer a.changed()
-	return a.srv.cluster.onEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	return a.srv.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := pgschema.LockRoles(ctx, tx); err != nil {
 			return err
 		}

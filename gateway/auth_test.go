@@ -20,6 +20,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -42,7 +43,7 @@ func startAuthGateway(tb testing.TB, change func(*gateway.AuthConfig)) *gateway.
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(),
 		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: authSuperuserPassword}}
 	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	if change != nil {
 		change(&cfg.Auth)
@@ -561,7 +562,7 @@ func TestAuthDefaultSuperuser(t *testing.T) {
 		t.Helper()
 		var log lockedBuffer
 		cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(&log, nil)),
-			Shards: []gateway.ShardConfig{{URL: clusters[0].URL()}},
+			Shards: []cluster.ShardConfig{{URL: clusters[0].URL()}},
 			Auth:   gateway.AuthConfig{Enabled: true, SuperuserPassword: password}}
 		s, err := gateway.New(ctx, cfg)
 		if err != nil {

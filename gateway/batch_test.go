@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // batchPartitions is how many partitions the multi-partition batches
@@ -27,7 +28,7 @@ func startGatewayWith(t *testing.T, change func(*gateway.Config)) *gateway.Serve
 	t.Helper()
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger()}
 	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	change(&cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -9,6 +9,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -52,7 +53,7 @@ type logEntry struct {
 // succeeds when at least one copy is durable.
 func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []shardPart, gcGrace int64,
 	consistency sharding.Consistency) (*logEntry, error) {
-	e := &logEntry{id: newUUID(4)}
+	e := &logEntry{id: cluster.NewUUID(4)}
 	rec := &batchRecord{parts: make([]batchPart, len(parts))}
 	for i, p := range parts {
 		rec.parts[i] = batchPart{shard: topo.Shards[p.shard].Info.HostID, steps: p.steps}
@@ -103,9 +104,9 @@ func (s *Server) replayBatchlog(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.BatchlogInterval)
 	defer tick.Stop()
 	for {
-		for i := range s.cluster.control {
+		for i := range s.cluster.Control() {
 			if err := s.replayShard(ctx, i); err != nil && ctx.Err() == nil {
-				s.log.Warn("cannot replay the batch log", "shard", s.cluster.topology().Shards[i].Info.Name, "err", err)
+				s.log.Warn("cannot replay the batch log", "shard", s.cluster.Topology().Shards[i].Info.Name, "err", err)
 			}
 		}
 		select {
@@ -134,7 +135,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 	for {
 		var done []string
 		n := 0
-		err := pgx.BeginFunc(ctx, s.cluster.control[shard], func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, s.cluster.Control()[shard], func(tx pgx.Tx) error {
 			rows, _ := tx.Query(ctx, "SELECT id, gateway, written_at, replay_until < now(), mutations FROM cqlpg.batchlog "+
 				"WHERE written_at < now() - $1 * interval '1 millisecond' ORDER BY written_at LIMIT $2 FOR UPDATE SKIP LOCKED",
 				s.cfg.BatchlogTimeout.Milliseconds(), replayLimit)
@@ -161,7 +162,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 		if err != nil {
 			return err
 		}
-		for i, pool := range s.cluster.control {
+		for i, pool := range s.cluster.Control() {
 			if i != shard && len(done) > 0 {
 				// A copy that another gateway is replaying is left to it.
 				if _, err := pool.Exec(ctx, "DELETE FROM cqlpg.batchlog WHERE id IN "+
@@ -195,7 +196,7 @@ func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
 		s.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
 		return true
 	}
-	topo := s.cluster.topology()
+	topo := s.cluster.Topology()
 	var parts []shardPart
 	for _, p := range rec.parts {
 		shard := shardOf(topo, p.shard)

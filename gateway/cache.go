@@ -207,7 +207,7 @@ func (c *stmtCache) len() int {
 // planning it unless a plan for the current schema is cached.
 func (s *Server) prepare(keyspace string, query []byte) (*statement, error) {
 	text := statementID(keyspace, query)
-	schema := s.cluster.schema()
+	schema := s.cluster.Schema()
 	if st := s.cache.get(text); st != nil && st.version == schema.Version {
 		return st, nil
 	}
@@ -251,7 +251,7 @@ func (s *Server) replan(st *statement) (*statement, error) {
 // the statement itself while its schema holds, else the latest plan
 // cached for its text, planned if none is.
 func (s *Server) latest(st *statement) (*statement, error) {
-	schema := s.cluster.schema()
+	schema := s.cluster.Schema()
 	if st.version == schema.Version {
 		return st, nil
 	}
@@ -281,13 +281,13 @@ func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bo
 	// from: look again for a while.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	for wait := time.Duration(0); s.cluster.schema().Version == st.version; wait = 20 * time.Millisecond {
+	for wait := time.Duration(0); s.cluster.Schema().Version == st.version; wait = 20 * time.Millisecond {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-time.After(wait):
 		}
-		s.cluster.reload(ctx)
+		s.cluster.Reload(ctx)
 	}
 	return true
 }

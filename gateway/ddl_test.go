@@ -5,9 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cqlpg/cqlpg/gateway"
 )
 
 // pgQuery runs SQL on the first shard and returns the first column of
@@ -159,7 +158,7 @@ func TestRenamePartitionKey(t *testing.T) {
 	wantRows(t, sess.Query("SELECT id, c, s, v FROM rename_ks.t WHERE id IN (1, 2)"), "", "2 | 1 | 3 | 3")
 	// The replicas were written at ALL: the repair reads every range of
 	// the table, deletions records included, and finds them agreeing.
-	res, err := gw.Repair(context.Background(), gateway.RepairOptions{Keyspace: "rename_ks"})
+	res, err := gw.Repair(context.Background(), repair.Options{Keyspace: "rename_ks"})
 	if err != nil || res.Tables != 1 || res.Ranges == 0 || res.RangesRepaired != 0 {
 		t.Errorf("repair after the rename: %+v, %v; want the one table's ranges, all agreeing", res, err)
 	}

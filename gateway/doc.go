@@ -39,7 +39,7 @@
 // answers UNPREPARED; SQL a shard refuses as stale after a change is
 // planned again, or answered UNPREPARED, unless it cannot land twice the
 // same way (schemaChanged). A schema change takes its locks briefly,
-// retrying, so that it applies on every shard (cluster.applySchema).
+// retrying, so that it applies on every shard (cluster.Cluster.ApplySchema).
 //
 // Invariants: errorMessage is the only place an error becomes a CQL error
 // message; a panic in a request is answered as a server error and never

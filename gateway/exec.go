@@ -149,7 +149,7 @@ func (c *conn) newExecution(now time.Time, st *statement, q *cqlwire.QueryParams
 func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.QueryParams, from request) error {
 	md := st.plan.Meta()
 	e.refs.Store(1)
-	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.topology(), c.srv.cluster.schema(), st
+	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.Topology(), c.srv.cluster.Schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.HasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by

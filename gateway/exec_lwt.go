@@ -147,7 +147,7 @@ func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 			return nil, nil, err
 		}
 	}
-	conn, err := e.c.srv.cluster.control[replicas[0]].Acquire(ctx)
+	conn, err := e.c.srv.cluster.Control()[replicas[0]].Acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -21,8 +22,8 @@ import (
 func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
 	now := e.now
 	creator := e.c.srv.auth.roleOf(e.c)
-	version := newUUID(4)
-	applied, err := e.c.srv.cluster.applySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
+	version := cluster.NewUUID(4)
+	applied, err := e.c.srv.cluster.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
 		ok, err := applyChange(ctx, tx, p, now)
 		if err != nil || !ok {
 			return ok, err
@@ -83,7 +84,7 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 		return pgschema.AlterKeyspace(ctx, tx, p.NewKeyspace, s.IfExists)
 	case *translate.CreateTableStmt:
 		table := *p.NewTable
-		table.ID = newUUID(1)
+		table.ID = cluster.NewUUID(1)
 		return pgschema.CreateTable(ctx, tx, &table, s.IfNotExists)
 	case *translate.AlterTableStmt:
 		switch s.Op {
@@ -122,7 +123,7 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 // truncate empties a table on every shard; Cassandra needs every replica
 // for it too.
 func (e *execution) truncate(ctx context.Context, p *translate.Truncate, resp *[]byte) error {
-	err := e.c.srv.cluster.onEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err := e.c.srv.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		return pgschema.Truncate(ctx, tx, p.Table)
 	})
 	if err != nil {

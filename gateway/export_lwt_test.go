@@ -10,11 +10,11 @@ import (
 // configuration, holding a partition of a table, its first replica first,
 // and the key of the partition's lightweight transaction lock there.
 func (s *Server) PartitionReplicas(keyspace, table string, partition ...[]byte) ([]int, int64, error) {
-	schema := s.cluster.schema()
+	schema := s.cluster.Schema()
 	t := schema.Table(keyspace, table)
 	if t == nil {
 		return nil, 0, fmt.Errorf("no table %s.%s", keyspace, table)
 	}
-	placement := s.cluster.topology().Placement(schema.Keyspace(keyspace).Replication)
+	placement := s.cluster.Topology().Placement(schema.Keyspace(keyspace).Replication)
 	return placement.Replicas(sharding.KeyToken(partition)), lockKey(t, partition), nil
 }

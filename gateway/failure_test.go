@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -51,7 +53,7 @@ func startFailureClusterWith(t *testing.T, change func(*gateway.Config)) *failur
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), RequestTimeout: 4 * time.Second,
 		WriteTimeout: time.Second, ReadTimeout: time.Second, RangeTimeout: 2 * time.Second}
 	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 	}
 	if change != nil {
 		change(&cfg)
@@ -211,7 +213,7 @@ func TestFailureShardKilledUnderQuorum(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	hinted := time.Since(restarted)
-	if _, err := fc.gw.Repair(ctx, gateway.RepairOptions{Keyspace: "fk", Table: "t"}); err != nil {
+	if _, err := fc.gw.Repair(ctx, repair.Options{Keyspace: "fk", Table: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	agreed := time.Since(restarted)

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -123,8 +124,8 @@ type registry struct {
 // gateways, and starts the heartbeat and the schema follower. Failing to
 // reach shards is not fatal: the heartbeat retries.
 func (s *Server) startGateways(ctx context.Context) {
-	r := &registry{srv: s, cfg: s.cfg.Gateways, log: s.log, instance: newUUID(4), started: s.started,
-		wake: make(chan struct{}, 1), registered: make([]bool, len(s.cluster.control))}
+	r := &registry{srv: s, cfg: s.cfg.Gateways, log: s.log, instance: cluster.NewUUID(4), started: s.started,
+		wake: make(chan struct{}, 1), registered: make([]bool, len(s.cluster.Control()))}
 	port := 0
 	if a, ok := s.listener.Addr().(*net.TCPAddr); ok {
 		port = a.Port
@@ -168,7 +169,7 @@ func (r *registry) address(ctx context.Context) netip.Addr {
 	if listen.IsValid() && !listen.IsUnspecified() {
 		return listen
 	}
-	for _, pool := range r.srv.cluster.control {
+	for _, pool := range r.srv.cluster.Control() {
 		if ip := localAddrTo(ctx, pool); ip.IsValid() && !ip.IsLoopback() {
 			return ip
 		}
@@ -224,7 +225,7 @@ func (r *registry) run(ctx context.Context) {
 			return
 		case <-t.C:
 		case <-r.wake:
-		case <-r.srv.cluster.changed:
+		case <-r.srv.cluster.Changed():
 			announce = true
 		}
 		r.beat(ctx, announce)
@@ -262,7 +263,6 @@ RETURNING (SELECT instance FROM prev)`
 FROM cqlpg.gateways WHERE heartbeat > now() - make_interval(secs => $1) AND host_id <> $2`
 	forgetSQL     = `DELETE FROM cqlpg.gateways WHERE heartbeat < now() - make_interval(secs => $1)`
 	deregisterSQL = `DELETE FROM cqlpg.gateways WHERE host_id = $1 AND instance = $2`
-	notifySQL     = `SELECT pg_notify($1, $2)`
 )
 
 // beat renews the gateway's registration on every shard and reads the
@@ -272,8 +272,8 @@ FROM cqlpg.gateways WHERE heartbeat > now() - make_interval(secs => $1) AND host
 func (r *registry) beat(parent context.Context, announce bool) {
 	ctx, cancel := context.WithTimeout(parent, r.cfg.Heartbeat+time.Second)
 	defer cancel()
-	version := r.srv.cluster.schema().Version
-	control := r.srv.cluster.control
+	version := r.srv.cluster.Schema().Version
+	control := r.srv.cluster.Control()
 	lists := make([][]registration, len(control))
 	errs := make([]error, len(control))
 	var wg sync.WaitGroup
@@ -334,7 +334,7 @@ func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	})
 	b.Queue(forgetSQL, forgetAfter.Seconds())
 	if announce {
-		b.Queue(notifySQL, gatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
+		b.Queue(cluster.NotifySQL, cluster.GatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
 	}
 	if err := pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("gateway heartbeat: %w", err)
@@ -419,7 +419,7 @@ func (r *registry) awaitSchema(ctx context.Context, v [16]byte, limit time.Durat
 func (r *registry) stop() {
 	r.cancel()
 	r.wg.Wait()
-	control := r.srv.cluster.control
+	control := r.srv.cluster.Control()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -436,7 +436,9 @@ func (r *registry) stop() {
 	nctx, ncancel := context.WithTimeout(context.Background(), time.Second)
 	defer ncancel()
 	for _, pool := range control {
-		wg.Go(func() { pool.Exec(nctx, notifySQL, gatewaysChannel, pgschema.UUIDText(r.self.hostID[:])) })
+		wg.Go(func() {
+			pool.Exec(nctx, cluster.NotifySQL, cluster.GatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
+		})
 	}
 	wg.Wait()
 }

@@ -83,7 +83,7 @@ type hintCounts map[[16]byte]map[[16]byte]int64
 // of what every holder was last found to hold for it. A holder that is
 // down keeps the count it had.
 func (s *Server) publishPending(pending hintCounts) {
-	for _, sh := range s.cluster.topology().Shards {
+	for _, sh := range s.cluster.Topology().Shards {
 		var n int64
 		for _, held := range pending {
 			n += held[sh.Info.HostID]
@@ -95,7 +95,7 @@ func (s *Server) publishPending(pending hintCounts) {
 // replayAllHints replays every hint held by a shard that is up for a
 // replica that is up, counting in pending the hints each holder keeps.
 func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
-	topo := s.cluster.topology()
+	topo := s.cluster.Topology()
 	for holder, sh := range topo.Shards {
 		if !sh.Pool.Alive() || ctx.Err() != nil {
 			continue
@@ -106,7 +106,7 @@ func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
 			n      int64
 		}
 		var targets []held
-		rows, err := s.cluster.control[holder].Query(hctx, "SELECT target, count(*) FROM cqlpg.hints GROUP BY target")
+		rows, err := s.cluster.Control()[holder].Query(hctx, "SELECT target, count(*) FROM cqlpg.hints GROUP BY target")
 		if err == nil {
 			targets, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (held, error) {
 				var h held
@@ -152,7 +152,7 @@ type storedHint struct {
 // how many it read, and deleted.
 func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
 	n, deleted := 0, 0
-	err := pgx.BeginFunc(ctx, s.cluster.control[holder], func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.cluster.Control()[holder], func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, "SELECT id, replay_until < now(), mutation FROM cqlpg.hints "+
 			"WHERE target = $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED", topo.Shards[target].Info.HostID, hintReplayLimit)
 		hints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storedHint, error) {

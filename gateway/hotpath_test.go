@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -140,9 +141,7 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 			Replication: sharding.Replication{Class: sharding.SimpleStrategyClass, Factor: rf},
 			Tables:      map[string]*pgschema.Table{"t": t}, Types: map[string]*pgschema.Type{}}
 	}
-	s.cluster = &cluster{log: s.log}
-	s.cluster.topo.Store(sharding.NewTopology(ring, shards))
-	s.cluster.current.Store(pgschema.NewSchema([16]byte{1},
+	s.cluster = cluster.NewStatic(s.log, sharding.NewTopology(ring, shards), pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
 	return s
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -595,7 +596,7 @@ func startLWTCluster(t *testing.T) *lwtCluster {
 	t.Cleanup(stop)
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), RequestTimeout: 2 * time.Second}
 	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 	}
 	s, err := gateway.New(ctx, cfg)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -60,7 +61,7 @@ func run(m *testing.M) int {
 func startGateway(ctx context.Context) (*gateway.Server, error) {
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger()}
 	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	s, err := gateway.New(ctx, cfg)
 	if err != nil {

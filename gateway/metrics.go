@@ -8,7 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -45,11 +47,11 @@ type metrics struct {
 	// hintsPending counts hints waiting on the shards, by target shard, as
 	// the hint replayer last found them.
 	hintsPending *prometheus.GaugeVec
-	// repair is the progress of the current or last repair (repair.go).
-	repair repairStatus
+	// repair is the progress of the current or last repair.
+	repair repair.Status
 	// cluster is the gateway's shards, once open, for the shard pools'
 	// metrics.
-	cluster atomic.Pointer[cluster]
+	cluster atomic.Pointer[cluster.Cluster]
 }
 
 func newMetrics(s *Server) *metrics {
@@ -94,10 +96,10 @@ func newMetrics(s *Server) *metrics {
 			Help: "Catalog objects (keyspaces, types, tables) the last schema load left out; the log and /readyz name them."},
 			func() float64 {
 				c := m.cluster.Load()
-				if c == nil || c.schema() == nil {
+				if c == nil || c.Schema() == nil {
 					return 0
 				}
-				return float64(len(c.schema().Unloadable()))
+				return float64(len(c.Schema().Unloadable()))
 			}))
 	// Known label values start at zero, so that their rates exist before
 	// the first event.

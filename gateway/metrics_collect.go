@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"sync"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -96,7 +94,7 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 	if cl == nil {
 		return // the gateway is still opening its shards
 	}
-	for _, sh := range cl.topology().Shards {
+	for _, sh := range cl.Topology().Shards {
 		s, name := sh.Pool.Stats(), sh.Info.Name
 		gauge := func(d *prometheus.Desc, v int) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), name)
@@ -111,57 +109,8 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// repairStatus is the progress of the repair that started last in the
-// process, which repairs report to as they go (cluster.repair).
-type repairStatus struct {
-	mu sync.Mutex
-	// gen names the repair that started last, and counts the repairs
-	// started: an earlier one still running reports no more.
-	gen      uint64
-	running  bool
-	started  time.Time
-	progress RepairProgress
-}
-
-// begin records the start of a repair of ranges token ranges and returns
-// its generation.
-func (r *repairStatus) begin(ranges int) uint64 {
-	if r == nil {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.gen++
-	r.running, r.started, r.progress = true, time.Now(), RepairProgress{RangesTotal: ranges}
-	return r.gen
-}
-
-// update records the progress of repair gen.
-func (r *repairStatus) update(gen uint64, p RepairProgress) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gen == gen {
-		r.progress = p
-	}
-}
-
-// end records the end of repair gen.
-func (r *repairStatus) end(gen uint64) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.gen == gen {
-		r.running = false
-	}
-}
-
 // repairCollector reads the repair status.
-type repairCollector struct{ r *repairStatus }
+type repairCollector struct{ r *repair.Status }
 
 func (c repairCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRepairRunning, descRepairs, descRepairStarted, descRepairRanges,
@@ -171,10 +120,7 @@ func (c repairCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c repairCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.mu.Lock()
-	runs, running, started, p := r.gen, r.running, r.started, r.progress
-	r.mu.Unlock()
+	runs, running, started, p := c.r.Snapshot()
 	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
 	if running {
 		gauge(descRepairRunning, 1)

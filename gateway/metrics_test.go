@@ -16,6 +16,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
 // The tests of the gateway's metrics drive a gateway of their own with
@@ -115,7 +116,7 @@ func TestMetrics(t *testing.T) {
 	if err := sess.Query("SELECT v FROM metrics.nosuch WHERE k = ?", 1).Exec(); err == nil {
 		t.Fatal("SELECT from a table that does not exist succeeded")
 	}
-	if _, err := s.Repair(context.Background(), gateway.RepairOptions{Keyspace: "metrics"}); err != nil {
+	if _, err := s.Repair(context.Background(), repair.Options{Keyspace: "metrics"}); err != nil {
 		t.Fatal(err)
 	}
 

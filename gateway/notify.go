@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -25,37 +25,9 @@ import (
 // listener also compares the shard's schema version with its own every
 // versionCheck, and on every (re)connection.
 
-// Channels the gateways notify on.
-const (
-	// schemaChannel carries the new schema version, as a uuid's text.
-	schemaChannel = "cqlpg_schema"
-	// gatewaysChannel carries the host id of a gateway that registered,
-	// left, or now serves another schema version.
-	gatewaysChannel = "cqlpg_gateways"
-)
-
 // versionCheck is how often a gateway compares its schema version with its
 // listening shard's, in case a notification was lost.
 const versionCheck = 5 * time.Second
-
-// notifySchema tells the other gateways, through every shard, that the
-// schema is now at version. It runs after the change has committed
-// everywhere, so that a gateway that hears of it finds the change on
-// every shard; one that misses it finds it at its next version check.
-func (c *cluster) notifySchema(ctx context.Context, version [16]byte) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	var wg sync.WaitGroup
-	for i, pool := range c.control {
-		wg.Go(func() {
-			if _, err := pool.Exec(ctx, notifySQL, schemaChannel, pgschema.UUIDText(version[:])); err != nil {
-				c.log.Warn("cannot notify the other gateways of a schema change; they see it at their next version check",
-					"shard", i, "err", err)
-			}
-		})
-	}
-	wg.Wait()
-}
 
 // follow keeps one connection listening for the other gateways'
 // notifications, on the first shard that accepts it, until ctx ends; it
@@ -86,11 +58,11 @@ func (r *registry) follow(ctx context.Context) {
 // the gateways' channels there.
 func (r *registry) dialListener(ctx context.Context) (*pgx.Conn, int, error) {
 	var errs []error
-	for i, sh := range r.srv.cluster.topology().Shards {
+	for i, sh := range r.srv.cluster.Topology().Shards {
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		conn, err := pgx.Connect(dctx, sh.URL)
 		if err == nil {
-			for _, ch := range []string{schemaChannel, gatewaysChannel} {
+			for _, ch := range []string{cluster.SchemaChannel, cluster.GatewaysChannel} {
 				if _, err = conn.Exec(dctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 					conn.Close(context.Background())
 					break
@@ -137,7 +109,7 @@ func (r *registry) listen(ctx context.Context, conn *pgx.Conn) error {
 // notified acts on one notification.
 func (r *registry) notified(ctx context.Context, n *pgconn.Notification) {
 	switch n.Channel {
-	case schemaChannel:
+	case cluster.SchemaChannel:
 		version, err := parseUUID(n.Payload)
 		if err != nil {
 			r.log.Warn("malformed schema notification", "payload", n.Payload)
@@ -147,7 +119,7 @@ func (r *registry) notified(ctx context.Context, n *pgconn.Notification) {
 			return
 		}
 		r.srv.followSchema(ctx)
-	case gatewaysChannel:
+	case cluster.GatewaysChannel:
 		if n.Payload != pgschema.UUIDText(r.self.hostID[:]) {
 			r.kick()
 		}
@@ -157,10 +129,10 @@ func (r *registry) notified(ctx context.Context, n *pgconn.Notification) {
 // knows reports whether version is the schema the gateway serves or one
 // it is applying itself: then there is nothing to follow.
 func (r *registry) knows(version [16]byte) bool {
-	if r.srv.cluster.schema().Version == version {
+	if r.srv.cluster.Schema().Version == version {
 		return true
 	}
-	_, applying := r.srv.cluster.applying.Load(version)
+	applying := r.srv.cluster.Applying(version)
 	return applying
 }
 
@@ -184,7 +156,7 @@ func (r *registry) checkVersion(ctx context.Context, conn *pgx.Conn) error {
 func (s *Server) followSchema(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
-	old, cur, err := s.cluster.swapSchema(ctx)
+	old, cur, err := s.cluster.SwapSchema(ctx)
 	if err != nil {
 		s.log.Warn("cannot reload the schema another gateway changed", "err", err)
 		return

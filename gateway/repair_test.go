@@ -19,6 +19,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -181,10 +183,10 @@ func TestRepair(t *testing.T) {
 		// Newer cells in a few rows of the large partition.
 		fmt.Sprintf(`UPDATE rep.ord SET v = 'newer', "v$wt" = %d WHERE k = 1 AND v IN ('v10', 'v1000', 'v2000')`, later))
 
-	var reports []gateway.RepairProgress
+	var reports []repair.Progress
 	var mu sync.Mutex
 	ctx := context.Background()
-	res, err := gw.Repair(ctx, gateway.RepairOptions{Keyspace: "rep", Progress: func(p gateway.RepairProgress) {
+	res, err := gw.Repair(ctx, repair.Options{Keyspace: "rep", Progress: func(p repair.Progress) {
 		mu.Lock()
 		reports = append(reports, p)
 		mu.Unlock()
@@ -242,7 +244,7 @@ func TestRepair(t *testing.T) {
 	}
 
 	// Nothing left to do.
-	again, err := gw.Repair(ctx, gateway.RepairOptions{Keyspace: "rep", Parallel: 4})
+	again, err := gw.Repair(ctx, repair.Options{Keyspace: "rep", Parallel: 4})
 	if err != nil || again.RangesRepaired != 0 || again.RowsMoved != 0 || again.Ranges != res.Ranges {
 		t.Errorf("second repair: %+v %v", again, err)
 	}
@@ -259,23 +261,23 @@ func TestRepairOptions(t *testing.T) {
 	ctx := context.Background()
 	ranges := len(gw.Ring().Tokens())
 	for _, tc := range []struct {
-		opts           gateway.RepairOptions
+		opts           repair.Options
 		tables, ranges int
 		skipped        int
 	}{
-		{gateway.RepairOptions{Keyspace: "repopt", Table: "a"}, 1, ranges, 0},
-		{gateway.RepairOptions{Keyspace: "repopt"}, 2, 2 * ranges, 1},
+		{repair.Options{Keyspace: "repopt", Table: "a"}, 1, ranges, 0},
+		{repair.Options{Keyspace: "repopt"}, 2, 2 * ranges, 1},
 	} {
 		res, err := gw.Repair(ctx, tc.opts)
 		if err != nil || res.Tables != tc.tables || res.Ranges != tc.ranges || len(res.Skipped) != tc.skipped {
 			t.Errorf("%+v: %+v %v", tc.opts, res, err)
 		}
 	}
-	res, err := gw.Repair(ctx, gateway.RepairOptions{})
+	res, err := gw.Repair(ctx, repair.Options{})
 	if err != nil || res.Tables < 2 {
 		t.Errorf("everything: %+v %v", res, err)
 	}
-	for _, opts := range []gateway.RepairOptions{{Keyspace: "nope"}, {Keyspace: "repopt", Table: "nope"},
+	for _, opts := range []repair.Options{{Keyspace: "nope"}, {Keyspace: "repopt", Table: "nope"},
 		{Table: "a"}, {Keyspace: "system"}} {
 		if _, err := gw.Repair(ctx, opts); err == nil {
 			t.Errorf("%+v: no error", opts)
@@ -440,21 +442,21 @@ func TestRepairReplicaDown(t *testing.T) {
 
 	ctx := context.Background()
 	f, proxied := newFreezer(t, shardURLs[2])
-	cfg := gateway.Config{Log: testLogger(), Shards: []gateway.ShardConfig{{URL: shardURLs[0]}, {URL: shardURLs[1]}, {URL: proxied}}}
+	cfg := gateway.Config{Log: testLogger(), Shards: []cluster.ShardConfig{{URL: shardURLs[0]}, {URL: shardURLs[1]}, {URL: proxied}}}
 	c, err := gateway.OpenCluster(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if got, want := c.Ring().Tokens(), gw.Ring().Tokens(); !slices.Equal(got, want) {
+	if got, want := c.Topology().Ring.Tokens(), gw.Ring().Tokens(); !slices.Equal(got, want) {
 		t.Fatalf("the tool's ring differs from the gateway's")
 	}
 
 	f.frozen.Store(true)
 	var failures []error
 	began := time.Now()
-	res, err := c.Repair(ctx, gateway.RepairOptions{Keyspace: "down", Timeout: 500 * time.Millisecond,
-		Progress: func(p gateway.RepairProgress) {
+	res, err := repair.Run(ctx, c, repair.Options{Keyspace: "down", Timeout: 500 * time.Millisecond,
+		Progress: func(p repair.Progress) {
 			if p.Err != nil {
 				failures = append(failures, p.Err)
 			}
@@ -476,7 +478,7 @@ func TestRepairReplicaDown(t *testing.T) {
 	f.frozen.Store(false)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		res, err = c.Repair(ctx, gateway.RepairOptions{Keyspace: "down"})
+		res, err = repair.Run(ctx, c, repair.Options{Keyspace: "down"})
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -522,7 +524,7 @@ func TestRepairWhileWriting(t *testing.T) {
 	}()
 	repairs := 0
 	for ctx.Err() == nil {
-		if _, err := gw.Repair(context.Background(), gateway.RepairOptions{Keyspace: "busy"}); err != nil {
+		if _, err := gw.Repair(context.Background(), repair.Options{Keyspace: "busy"}); err != nil {
 			t.Fatal(err)
 		}
 		repairs++
@@ -598,7 +600,7 @@ func BenchmarkRepair(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	opts := gateway.RepairOptions{Keyspace: "repbench", Parallel: 2}
+	opts := repair.Options{Keyspace: "repbench", Parallel: 2}
 	run := func(b *testing.B, diverge string) {
 		var moved int64
 		var took time.Duration

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -157,9 +158,9 @@ type readRepair struct {
 // run reconciles what the read covers on replicas.
 func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
 	if r.scan {
-		return s.repairRange(ctx, r.table, r.start, r.end, replicas)
+		return repair.RangeOn(ctx, s.cluster.Topology(), r.table, r.start, r.end, replicas)
 	}
-	return s.repairPartition(ctx, r.table, r.start, replicas)
+	return repair.PartitionOn(ctx, s.cluster.Topology(), r.table, r.start, replicas)
 }
 
 // readReplicas runs a read on the replicas its level needs and sends the
@@ -167,7 +168,7 @@ func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
 // is buffered for w; repair reconciles what the read covers. rs is the
 // read's scratch, nil for a new one; args may live in it.
 func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, args [][]byte, replicas []int,
-	sink sharding.RowSink, w *rowWriter, timeout time.Duration, repair readRepair, rs *readScratch) error {
+	sink sharding.RowSink, w *rowWriter, timeout time.Duration, fix readRepair, rs *readScratch) error {
 	level := sharding.Consistency(e.params.Consistency)
 	started := e.now // the request's arrival: the clock is read once per request
 	expire := deadlines.after(started, timeout)
@@ -272,8 +273,8 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 		rctx, cancel := context.WithDeadline(ctx, started.Add(timeout))
 		defer cancel()
-		err := repair.run(rctx, e.c.srv, asked)
-		if errors.Is(err, errCounterRepair) {
+		err := fix.run(rctx, e.c.srv, asked)
+		if errors.Is(err, repair.ErrCounter) {
 			// Counter replicas hold totals, which cannot be reconciled:
 			// the data replica's stands.
 			return deliver(data, sink)

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -75,7 +76,7 @@ func TestSecurityShardErrors(t *testing.T) {
 	url := fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", localpg.Superuser, password, pg.Port(), pg.Database())
 
 	s, logs := startLoggedGateway(t, func(c *gateway.Config) {
-		c.Shards = []gateway.ShardConfig{{URL: url}}
+		c.Shards = []cluster.ShardConfig{{URL: url}}
 		c.RequestTimeout, c.WriteTimeout, c.ReadTimeout = 3*time.Second, time.Second, time.Second
 	})
 	sess := sessionOn(t, s, "")

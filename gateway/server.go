@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -28,7 +29,7 @@ type Config struct {
 	// (TLSConfig builds it from files).
 	TLS *tls.Config
 	// Shards are the PostgreSQL servers, in ring-joining order.
-	Shards []ShardConfig
+	Shards []cluster.ShardConfig
 	// ClusterName, Datacenter and Rack are what system.local reports.
 	ClusterName string
 	Datacenter  string
@@ -86,6 +87,12 @@ type Config struct {
 	// warning level.
 	SlowQuery time.Duration
 	Log       *slog.Logger
+}
+
+// clusterConfig is what the cluster needs of the configuration.
+func (c *Config) clusterConfig() cluster.Config {
+	return cluster.Config{Shards: c.Shards, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
+		RequestTimeout: c.RequestTimeout, NullData: c.NullData}
 }
 
 func (c *Config) setDefaults() {
@@ -162,7 +169,7 @@ func (c *Config) setDefaults() {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	cluster *cluster
+	cluster *cluster.Cluster
 	cache   *stmtCache
 	metrics *metrics
 	sweeper *sweeper
@@ -223,23 +230,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	var err error
-	if s.cluster, err = openCluster(ctx, cfg, s.log, s.shardChanged); err != nil {
+	if s.cluster, err = cluster.Open(ctx, cfg.clusterConfig(), s.log, s.shardChanged); err != nil {
 		s.closeHTTP()
 		return nil, err
 	}
 	s.metrics.cluster.Store(s.cluster)
-	for _, sh := range s.cluster.topology().Shards {
+	for _, sh := range s.cluster.Topology().Shards {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
 	}
 	if cfg.Auth.Enabled {
 		if s.auth, err = newAuthenticator(ctx, s); err != nil {
-			s.cluster.close()
+			s.cluster.Close()
 			s.closeHTTP()
 			return nil, err
 		}
 	}
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
-		s.cluster.close()
+		s.cluster.Close()
 		s.closeHTTP()
 		return nil, err
 	}
@@ -281,7 +288,7 @@ func (s *Server) shardChanged(name string, up bool) {
 // got, and the host's name for a wildcard address, which every host has.
 func (s *Server) identity() [16]byte {
 	h := sha256.New()
-	for _, sh := range s.cluster.topology().Shards {
+	for _, sh := range s.cluster.Topology().Shards {
 		h.Write(sh.Info.HostID[:])
 	}
 	addr := s.listener.Addr()
@@ -378,7 +385,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopReplay()
 	<-s.replayDone
 	s.sweeper.stop()
-	s.cluster.close()
+	s.cluster.Close()
 	s.closeHTTP()
 	return err
 }
@@ -407,14 +414,14 @@ func (s *Server) startHTTP() error {
 			http.Error(w, "not ready: the CQL listener is not accepting clients yet\n", http.StatusServiceUnavailable)
 			return
 		}
-		if err := s.cluster.ping(r.Context()); err != nil {
+		if err := s.cluster.Ping(r.Context()); err != nil {
 			http.Error(w, "not ready: "+err.Error()+"\n", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
 		// Objects the catalog could not load do not stop the gateway
 		// serving everything else; they are named for the operator.
-		for _, u := range s.cluster.schema().Unloadable() {
+		for _, u := range s.cluster.Schema().Unloadable() {
 			fmt.Fprintf(w, "unloadable %s\n", u.Error())
 		}
 	})

@@ -126,7 +126,7 @@ func newSweeper(s *Server) *sweeper {
 	cfg := s.cfg.Sweep
 	cfg.setDefaults()
 	w := &sweeper{srv: s, cfg: cfg, log: s.log}
-	for _, sh := range s.cluster.topology().Shards {
+	for _, sh := range s.cluster.Topology().Shards {
 		w.shards = append(w.shards, &shardSweep{name: sh.Info.Name, url: sh.URL, cursors: map[partKey]int64{}})
 	}
 	if cfg.Interval > 0 {
@@ -181,7 +181,7 @@ func (w *sweeper) pass(ctx context.Context) []SweepStats {
 		return stats
 	}
 	now := time.Now()
-	parts := partsOf(w.srv.cluster.schema())
+	parts := partsOf(w.srv.cluster.Schema())
 	var wg sync.WaitGroup
 	for i, sh := range w.shards {
 		wg.Go(func() {

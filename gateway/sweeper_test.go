@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // sweepGateway starts a gateway of its own on the shared shards, whose
@@ -25,7 +26,7 @@ func sweepGateway(t testing.TB, sc gateway.SweepConfig, httpAddr string) *gatewa
 	t.Helper()
 	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: httpAddr, Log: testLogger(), Sweep: sc}
 	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	s, err := gateway.New(context.Background(), cfg)
 	if err != nil {

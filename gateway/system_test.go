@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 func schemaVersion(t *testing.T, sess *gocql.Session) gocql.UUID {
@@ -166,7 +167,7 @@ func TestHTTP(t *testing.T) {
 	defer cancel()
 	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger()}
 	for _, u := range shardURLs {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	s, err := gateway.New(ctx, cfg)
 	if err != nil {

@@ -23,7 +23,7 @@ func (e *execution) authRows(table string) ([]virtualRow, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.c.srv.cfg.ReadTimeout)
 	defer cancel()
 	var rows []virtualRow
-	err := e.c.srv.cluster.readCatalog(ctx, func(q pgschema.Querier) error {
+	err := e.c.srv.cluster.ReadCatalog(ctx, func(q pgschema.Querier) error {
 		rows = rows[:0]
 		var role, other string
 		var login, super bool

@@ -19,6 +19,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // testPKI is a certificate authority with a server and a client
@@ -85,7 +86,7 @@ func TestTLS(t *testing.T) {
 		}
 		cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), TLS: tlsCfg}
 		for _, u := range shardURLs {
-			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 		}
 		s, err := gateway.New(ctx, cfg)
 		if err != nil {

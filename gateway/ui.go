@@ -104,7 +104,7 @@ func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, erro
 			return
 		}
 		start := time.Now()
-		req := &uiRequest{s: s, r: r, role: role, schema: s.cluster.schema()}
+		req := &uiRequest{s: s, r: r, role: role, schema: s.cluster.Schema()}
 		view, err := build(req)
 		if err != nil {
 			var bad *uiBadRequest

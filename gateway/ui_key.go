@@ -170,7 +170,7 @@ func (q *uiRequest) keyView() (any, error) {
 
 // placeKey fills in where key lives and what each of its replicas holds.
 func (q *uiRequest) placeKey(page *keyPage, t *pgschema.Table, key [][]byte) {
-	topo := q.s.cluster.topology()
+	topo := q.s.cluster.Topology()
 	k := q.schema.Keyspace(t.Keyspace)
 	placement := topo.Placement(k.Replication)
 	token := sharding.KeyToken(key)

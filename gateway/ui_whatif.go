@@ -75,7 +75,7 @@ const maxLostShown = 50
 
 // whatIfView builds the simulator page.
 func (q *uiRequest) whatIfView() (any, error) {
-	topo := q.s.cluster.topology()
+	topo := q.s.cluster.Topology()
 	page, err := q.newWhatIfPage(topo.Ring)
 	if err != nil {
 		return nil, err

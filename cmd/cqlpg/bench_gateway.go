@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // benchGateway is the child side of bench compare --gateway-process: it
@@ -51,7 +52,7 @@ func benchGateway(args []string) int {
 func serveGateway(ctx context.Context, urls []string, conns int, null bool) (*gateway.Server, error) {
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: quietLog(), ShardConns: conns, NullData: null}
 	for _, url := range urls {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: url})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: url})
 	}
 	gw, err := gateway.New(ctx, cfg)
 	if err != nil {

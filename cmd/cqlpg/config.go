@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // printConfig is cqlpg config: given the flags, environment and file
@@ -38,7 +39,7 @@ func printConfig(args []string) int {
 type config struct {
 	Listen              string
 	HTTP                string
-	Shards              []gateway.ShardConfig
+	Shards              []cluster.ShardConfig
 	LocalShards         int
 	DataDir             string
 	Datacenter          string
@@ -84,7 +85,7 @@ type setting struct {
 	secret bool
 	// field points into a config at the setting's value: a *string,
 	// *bool, *int, *int64 (a size in bytes), *time.Duration or
-	// *[]gateway.ShardConfig.
+	// *[]cluster.ShardConfig.
 	field func(*config) any
 }
 
@@ -250,7 +251,7 @@ func parseValue(p any, text string) error {
 			return fmt.Errorf("%q is not a duration such as 500ms, 5s or 1m30s", text)
 		}
 		*p = d
-	case *[]gateway.ShardConfig:
+	case *[]cluster.ShardConfig:
 		*p = nil
 		for spec := range strings.SplitSeq(text, shardSep) {
 			if spec = strings.TrimSpace(spec); spec != "" {
@@ -277,7 +278,7 @@ func formatValue(p any) string {
 		return formatSize(*p)
 	case *time.Duration:
 		return p.String()
-	case *[]gateway.ShardConfig:
+	case *[]cluster.ShardConfig:
 		specs := make([]string, len(*p))
 		for i, s := range *p {
 			specs[i] = s.URL
@@ -334,7 +335,7 @@ func (v *flagValue) String() string {
 
 // Set reads one use of the flag; --shard adds a shard at each use.
 func (v *flagValue) Set(text string) error {
-	if shards, ok := v.p.(*[]gateway.ShardConfig); ok {
+	if shards, ok := v.p.(*[]cluster.ShardConfig); ok {
 		*shards = append(*shards, parseShard(text))
 		return nil
 	}
@@ -515,7 +516,7 @@ func (c *config) validate(from origins) error {
 func (c *config) gateway() gateway.Config {
 	return gateway.Config{
 		Listen: c.Listen, HTTP: c.HTTP,
-		Shards:     append([]gateway.ShardConfig(nil), c.Shards...),
+		Shards:     append([]cluster.ShardConfig(nil), c.Shards...),
 		Datacenter: c.Datacenter, Rack: c.Rack, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
 		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,

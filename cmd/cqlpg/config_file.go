@@ -7,9 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/cqlpg/cqlpg/gateway"
 )
 
 // shardKeys are the keys of a shard in the file's list of shards.
@@ -88,7 +87,7 @@ func (f *fileLoader) mapping(prefix string, n *yaml.Node) error {
 // setting reads the value of s.
 func (f *fileLoader) setting(s *setting, v *yaml.Node) error {
 	p := s.field(f.c)
-	if shards, ok := p.(*[]gateway.ShardConfig); ok {
+	if shards, ok := p.(*[]cluster.ShardConfig); ok {
 		return f.shards(s.key, v, shards)
 	}
 	text, err := f.scalar(s.key, v)
@@ -117,7 +116,7 @@ func (f *fileLoader) scalar(key string, v *yaml.Node) (string, error) {
 
 // shards reads the list of shards, each a mapping of url, datacenter and
 // rack.
-func (f *fileLoader) shards(key string, v *yaml.Node, shards *[]gateway.ShardConfig) error {
+func (f *fileLoader) shards(key string, v *yaml.Node, shards *[]cluster.ShardConfig) error {
 	*shards = nil
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return nil
@@ -130,7 +129,7 @@ func (f *fileLoader) shards(key string, v *yaml.Node, shards *[]gateway.ShardCon
 		if item.Kind != yaml.MappingNode {
 			return f.errorf(item, "%s: want a mapping with url, datacenter and rack", at)
 		}
-		var shard gateway.ShardConfig
+		var shard cluster.ShardConfig
 		fields := map[string]*string{"url": &shard.URL, "datacenter": &shard.Datacenter, "rack": &shard.Rack}
 		seen := map[string]bool{}
 		for j := 0; j+1 < len(item.Content); j += 2 {
@@ -202,7 +201,7 @@ func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!
 // valueNode is the printed value of setting s, which p points to.
 func valueNode(s *setting, p any) *yaml.Node {
 	switch p := p.(type) {
-	case *[]gateway.ShardConfig:
+	case *[]cluster.ShardConfig:
 		list := &yaml.Node{Kind: yaml.SequenceNode}
 		if len(*p) == 0 {
 			list.Style = yaml.FlowStyle

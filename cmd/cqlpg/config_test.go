@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // env is an environment for loadConfig.
@@ -79,7 +80,7 @@ shutdown_grace: 1m
 `
 	fromFile := func(c *config) {
 		c.Listen = "0.0.0.0:9042"
-		c.Shards = []gateway.ShardConfig{
+		c.Shards = []cluster.ShardConfig{
 			{URL: "postgres://cqlpg@pg1/cqlpg", Datacenter: "east", Rack: "r1"},
 			{URL: "host=pg2 dbname=cqlpg", Datacenter: "east", Rack: "r2"},
 		}
@@ -113,7 +114,7 @@ shutdown_grace: 1m
 			want: func(c *config) {
 				fromFile(c)
 				c.Datacenter = "west"
-				c.Shards = []gateway.ShardConfig{
+				c.Shards = []cluster.ShardConfig{
 					{URL: "postgres://a/db", Datacenter: "west", Rack: "r9"},
 					{URL: "host=b dbname=c", Datacenter: "west", Rack: "r2"},
 				}
@@ -124,7 +125,7 @@ shutdown_grace: 1m
 			want: func(c *config) {
 				fromFile(c)
 				c.ReadTimeout, c.Auth = 6*time.Second, false
-				c.Shards = []gateway.ShardConfig{
+				c.Shards = []cluster.ShardConfig{
 					{URL: "postgres://x/db", Datacenter: "east", Rack: "r2"},
 					{URL: "postgres://y/db", Datacenter: "dc9", Rack: "r9"},
 				}
@@ -191,7 +192,7 @@ log: {slow_query: 100ms}
 	got := c.gateway()
 	want := gateway.Config{
 		Listen: "127.0.0.1:9042", HTTP: "127.0.0.1:9180",
-		Shards: []gateway.ShardConfig{
+		Shards: []cluster.ShardConfig{
 			{URL: "postgres://pg1/db", Datacenter: "dc1", Rack: "ra"},
 			{URL: "postgres://pg2/db", Datacenter: "dc2", Rack: "rb"},
 			{URL: "postgres://pg3/db", Datacenter: "dc1", Rack: "rc"},
@@ -243,7 +244,7 @@ func TestConfigRedact(t *testing.T) {
 	// shards'.
 	c := defaults()
 	c.Auth, c.SuperuserPassword = true, "topsecret"
-	c.Shards = []gateway.ShardConfig{
+	c.Shards = []cluster.ShardConfig{
 		{URL: "postgres://u:topsecret@h/db", Datacenter: "d", Rack: "r"},
 		{URL: "host=h password=topsecret", Datacenter: "d", Rack: "r"},
 	}

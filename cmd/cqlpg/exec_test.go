@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // The seed documents' examples, with the output cqlsh prints for them.
@@ -187,7 +188,7 @@ func TestExecAuth(t *testing.T) {
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: "cassandra"}}
 	for _, u := range e.urls {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	srv, err := gateway.New(ctx, cfg)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/bulk"
-	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 const loadUsage = `Usage: cqlpg load [flags] KEYSPACE.TABLE FILE.csv
@@ -76,8 +76,8 @@ func load(args []string) int {
 // withBulk runs fn on the shards as bulk.Cluster, with a context that ends
 // on SIGINT or SIGTERM.
 func (f *shardFlags) withBulk(command string, fn func(ctx context.Context, c *bulk.Cluster) int) int {
-	return f.with(command, func(ctx context.Context, gc *gateway.Cluster, urls []string) int {
-		c, err := bulk.Open(ctx, gc.Ring(), urls)
+	return f.with(command, func(ctx context.Context, gc *cluster.Cluster, urls []string) int {
+		c, err := bulk.Open(ctx, gc.Topology().Ring, urls)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, command+":", err)
 			return 1

@@ -25,6 +25,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/bulk"
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/pgschema/cqltext"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
@@ -66,7 +67,7 @@ func startBulkEnv() (*bulkEnv, error) {
 	e := &bulkEnv{}
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		e.urls = append(e.urls, c.URL())
 		e.args = append(e.args, "--shard", c.URL())
 	}
@@ -97,14 +98,14 @@ func (e *bulkEnv) reopen(t testing.TB) *bulk.Cluster {
 	ctx := context.Background()
 	cfg := gateway.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, u := range e.urls {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	gc, err := gateway.OpenCluster(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gc.Close()
-	c, err := bulk.Open(ctx, gc.Ring(), e.urls)
+	c, err := bulk.Open(ctx, gc.Topology().Ring, e.urls)
 	if err != nil {
 		t.Fatal(err)
 	}

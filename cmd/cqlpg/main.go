@@ -44,7 +44,7 @@ func main() {
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
 	case "repair":
-		os.Exit(repair(os.Args[2:]))
+		os.Exit(repairCommand(os.Args[2:]))
 	case "ring":
 		os.Exit(ring(os.Args[2:]))
 	case "load":

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -53,7 +55,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // with runs fn on the shards, with a context that ends on SIGINT or
 // SIGTERM, and gives it their connection strings in ring order; a failure
 // to open them is reported under command's name.
-func (f *shardFlags) with(command string, fn func(ctx context.Context, c *gateway.Cluster, urls []string) int) int {
+func (f *shardFlags) with(command string, fn func(ctx context.Context, c *cluster.Cluster, urls []string) int) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	c, urls, closeShards, err := f.open(ctx)
@@ -69,7 +71,7 @@ func (f *shardFlags) with(command string, fn func(ctx context.Context, c *gatewa
 // the managed local ones, started if they are not running (and stopped
 // again by the returned function). urls are their connection strings,
 // in ring order.
-func (f *shardFlags) open(ctx context.Context) (c *gateway.Cluster, urls []string, closeShards func(), err error) {
+func (f *shardFlags) open(ctx context.Context) (c *cluster.Cluster, urls []string, closeShards func(), err error) {
 	cfg := gateway.Config{Log: slog.New(slog.DiscardHandler)}
 	for _, spec := range f.shards {
 		cfg.Shards = append(cfg.Shards, parseShard(spec))
@@ -82,7 +84,7 @@ func (f *shardFlags) open(ctx context.Context) (c *gateway.Cluster, urls []strin
 		}
 		stop = func() { stopLocalShards(started, slog.New(slog.DiscardHandler)) }
 		for _, c := range clusters {
-			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		}
 	}
 	if c, err = gateway.OpenCluster(ctx, cfg); err != nil {
@@ -137,7 +139,7 @@ not answer is left out and reported; the exit status is then 1.
 Flags:
 `
 
-func repair(args []string) int {
+func repairCommand(args []string) int {
 	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), repairUsage); fs.PrintDefaults() }
 	shards := addShardFlags(fs)
@@ -147,7 +149,7 @@ func repair(args []string) int {
 	if err != nil {
 		return 2
 	}
-	opts := gateway.RepairOptions{Timeout: *timeout, Parallel: *parallel}
+	opts := repair.Options{Timeout: *timeout, Parallel: *parallel}
 	switch len(positional) {
 	case 0:
 	case 1:
@@ -159,16 +161,16 @@ func repair(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	return shards.with("cqlpg repair", func(ctx context.Context, c *gateway.Cluster, _ []string) int {
+	return shards.with("cqlpg repair", func(ctx context.Context, c *cluster.Cluster, _ []string) int {
 		return runRepair(ctx, c, opts)
 	})
 }
 
 // runRepair runs cqlpg repair on the shards of c.
-func runRepair(ctx context.Context, c *gateway.Cluster, opts gateway.RepairOptions) int {
+func runRepair(ctx context.Context, c *cluster.Cluster, opts repair.Options) int {
 	bar := newProgressBar(os.Stderr)
 	opts.Progress = bar.update
-	res, err := c.Repair(ctx, opts)
+	res, err := repair.Run(ctx, c, opts)
 	bar.finish()
 	what := "everything"
 	if opts.Keyspace != "" {
@@ -251,7 +253,7 @@ type progressBar struct {
 	lastPct  int
 	drawn    bool
 	reported bool // a failure was printed
-	p        gateway.RepairProgress
+	p        repair.Progress
 }
 
 func newProgressBar(f *os.File) *progressBar {
@@ -264,7 +266,7 @@ func newProgressBar(f *os.File) *progressBar {
 
 const barWidth = 30
 
-func (b *progressBar) update(p gateway.RepairProgress) {
+func (b *progressBar) update(p repair.Progress) {
 	b.p = p
 	if p.Err != nil {
 		b.clear()

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -36,7 +37,7 @@ func TestRepairAndRingCommands(t *testing.T) {
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	var args []string
 	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		args = append(args, "--shard", c.URL())
 	}
 	srv, err := gateway.New(ctx, cfg)

@@ -8,7 +8,7 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -34,8 +34,8 @@ func ring(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	return shards.with("cqlpg ring", func(_ context.Context, c *gateway.Cluster, _ []string) int {
-		printRing(os.Stdout, c.Ring())
+	return shards.with("cqlpg ring", func(_ context.Context, c *cluster.Cluster, _ []string) int {
+		printRing(os.Stdout, c.Topology().Ring)
 		return 0
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -21,11 +22,11 @@ var placed = regexp.MustCompile(`^([A-Za-z0-9_.-]+):([A-Za-z0-9_.-]+)=(.+)$`)
 
 // parseShard reads a --shard value: a PostgreSQL URL or keyword/value
 // connection string, optionally prefixed by DC:RACK=.
-func parseShard(spec string) gateway.ShardConfig {
+func parseShard(spec string) cluster.ShardConfig {
 	if m := placed.FindStringSubmatch(spec); m != nil {
-		return gateway.ShardConfig{Datacenter: m[1], Rack: m[2], URL: m[3]}
+		return cluster.ShardConfig{Datacenter: m[1], Rack: m[2], URL: m[3]}
 	}
-	return gateway.ShardConfig{URL: spec}
+	return cluster.ShardConfig{URL: spec}
 }
 
 // stringList is a repeatable flag.
@@ -64,7 +65,7 @@ func serve(args []string) int {
 		}
 		defer stopLocalShards(clusters, log)
 		for _, cl := range clusters {
-			cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: cl.URL()})
+			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: cl.URL()})
 		}
 	}
 

@@ -3,11 +3,11 @@ package main
 import (
 	"testing"
 
-	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 func TestParseShard(t *testing.T) {
-	for spec, want := range map[string]gateway.ShardConfig{
+	for spec, want := range map[string]cluster.ShardConfig{
 		"postgres://u@h:5432/db":             {URL: "postgres://u@h:5432/db"},
 		"host=/tmp port=5432 dbname=x":       {URL: "host=/tmp port=5432 dbname=x"},
 		"dc2:r1=postgres://u@h/db":           {Datacenter: "dc2", Rack: "r1", URL: "postgres://u@h/db"},

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/pgschema/cqltext"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
@@ -43,7 +44,7 @@ func startShards(t *testing.T) *shardEnv {
 	e := &shardEnv{}
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, c := range clusters {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: c.URL()})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		e.urls = append(e.urls, c.URL())
 	}
 	srv, err := gateway.New(ctx, cfg)
@@ -79,14 +80,14 @@ func (e *shardEnv) cluster(t *testing.T) *Cluster {
 	ctx := context.Background()
 	cfg := gateway.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, u := range e.urls {
-		cfg.Shards = append(cfg.Shards, gateway.ShardConfig{URL: u})
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
 	}
 	gc, err := gateway.OpenCluster(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gc.Close()
-	c, err := Open(ctx, gc.Ring(), e.urls)
+	c, err := Open(ctx, gc.Topology().Ring, e.urls)
 	if err != nil {
 		t.Fatal(err)
 	}

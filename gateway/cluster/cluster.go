@@ -1,0 +1,417 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/migrations"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// ShardConfig names one shard and its place in the topology.
+type ShardConfig struct {
+	URL        string
+	Datacenter string
+	Rack       string
+}
+
+// Cluster is the gateway's view of its shards: a control pool on each for
+// the catalog and schema changes, the data pools, the ring and the schema,
+// the last two as snapshots swapped atomically.
+type Cluster struct {
+	log      *slog.Logger
+	control  []*pgxpool.Pool
+	topo     atomic.Pointer[sharding.Topology]
+	current  atomic.Pointer[pgschema.Schema]
+	reloadMu sync.Mutex
+	// changed is signalled when a reload changes the schema version, for
+	// the gateway to publish the version it serves (gateways.go).
+	changed chan struct{}
+	// applying holds the versions of this gateway's schema changes in
+	// progress: notifications of them are no news to it (Applying).
+	applying sync.Map
+}
+
+// Config is what Open needs of the gateway's configuration.
+type Config struct {
+	Shards []ShardConfig
+	// NumTokens is how many vnodes a joining shard takes.
+	NumTokens int
+	// ShardConns is the number of data connections per shard.
+	ShardConns int
+	// RequestTimeout bounds every statement a data pool runs.
+	RequestTimeout time.Duration
+	// NullData answers data statements from memory (sharding.PoolConfig).
+	NullData bool
+}
+
+// Topology returns the current ring and shards.
+func (c *Cluster) Topology() *sharding.Topology { return c.topo.Load() }
+
+// Schema returns the current schema snapshot.
+func (c *Cluster) Schema() *pgschema.Schema { return c.current.Load() }
+
+// Control returns the control pools, one per shard in topology order,
+// for the catalog and the gateways' own tables.
+func (c *Cluster) Control() []*pgxpool.Pool { return c.control }
+
+// Changed is signalled when a reload changes the schema version, for the
+// gateway to publish the version it serves.
+func (c *Cluster) Changed() <-chan struct{} { return c.changed }
+
+// Applying reports whether version is one of this gateway's schema
+// changes in progress: notifications of it are no news.
+func (c *Cluster) Applying(version [16]byte) bool {
+	_, ok := c.applying.Load(version)
+	return ok
+}
+
+// NewStatic returns a cluster with a fixed topology and schema and no
+// control pools, for benchmarks that run without shards.
+func NewStatic(log *slog.Logger, topo *sharding.Topology, schema *pgschema.Schema) *Cluster {
+	c := &Cluster{log: log, changed: make(chan struct{}, 1)}
+	c.topo.Store(topo)
+	c.current.Store(schema)
+	return c
+}
+
+// Open migrates every shard's catalog, joins new shards to the ring in the
+// order given, and loads the schema; onChange hears of a data pool going
+// down or up.
+func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard string, up bool)) (*Cluster, error) {
+	if len(cfg.Shards) == 0 {
+		return nil, errors.New("no shards configured")
+	}
+	c := &Cluster{log: log, control: make([]*pgxpool.Pool, len(cfg.Shards)), changed: make(chan struct{}, 1)}
+	errs := make([]error, len(cfg.Shards))
+	var wg sync.WaitGroup
+	for i, sc := range cfg.Shards {
+		wg.Go(func() {
+			if err := migrations.Up(ctx, sc.URL); err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+				return
+			}
+			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(sc.URL))
+			if err == nil {
+				pc.MaxConns = 4
+				c.control[i], err = pgxpool.NewWithConfig(ctx, pc)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.Close()
+		return nil, err
+	}
+	infos, err := c.join(ctx, cfg)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	ring, err := sharding.NewRing(infos)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	shards := make([]*sharding.Shard, len(cfg.Shards))
+	for i, sc := range cfg.Shards {
+		name := infos[i].Name
+		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(sc.URL),
+			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log, Null: cfg.NullData,
+			OnChange: func(up bool) { onChange(name, up) }})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		shards[i] = &sharding.Shard{Info: infos[i], URL: pgschema.GatewayConnString(sc.URL), Pool: pool}
+	}
+	c.topo.Store(sharding.NewTopology(ring, shards))
+	if err := c.Reload(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error { return pgschema.SyncSQLWrites(ctx, tx) }); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("triggers for SQL writes: %w", err)
+	}
+	return c, nil
+}
+
+// join reads each shard's identity, giving new shards tokens that
+// balance the ring with the shards before them.
+func (c *Cluster) join(ctx context.Context, cfg Config) ([]sharding.ShardInfo, error) {
+	var infos []sharding.ShardInfo
+	var existing [][]sharding.Token
+	for i, sc := range cfg.Shards {
+		node, err := pgschema.LoadNode(ctx, c.control[i])
+		if err != nil {
+			return nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		if node == nil {
+			tokens := sharding.AllocateTokens(existing, cfg.NumTokens, time.Now().UnixNano())
+			n := &pgschema.Node{HostID: NewUUID(4), Name: fmt.Sprintf("shard%d", i),
+				Datacenter: sc.Datacenter, Rack: sc.Rack}
+			for _, t := range tokens {
+				n.Tokens = append(n.Tokens, int64(t))
+			}
+			if node, err = pgschema.ClaimNode(ctx, c.control[i], n); err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+			c.log.Info("shard joined the ring", "shard", node.Name, "tokens", len(node.Tokens))
+		}
+		info := sharding.ShardInfo{HostID: node.HostID, Name: node.Name, DC: node.Datacenter, Rack: node.Rack}
+		for _, t := range node.Tokens {
+			info.Tokens = append(info.Tokens, sharding.Token(t))
+		}
+		infos = append(infos, info)
+		existing = append(existing, info.Tokens)
+	}
+	return infos, nil
+}
+
+// Reload reads the schema from the first shard that answers and makes it
+// the current snapshot.
+func (c *Cluster) Reload(ctx context.Context) error {
+	_, _, err := c.SwapSchema(ctx)
+	return err
+}
+
+// SwapSchema reloads the schema and returns the snapshots before and
+// after, which reloads made one at a time make consecutive.
+func (c *Cluster) SwapSchema(ctx context.Context) (old, cur *pgschema.Schema, err error) {
+	c.reloadMu.Lock()
+	defer c.reloadMu.Unlock()
+	old = c.current.Load()
+	var errs []error
+	for i, pool := range c.control {
+		s, err := pgschema.Load(ctx, pool)
+		if err == nil {
+			c.current.Store(s)
+			if old == nil || old.Version != s.Version {
+				for _, u := range s.Unloadable() {
+					c.log.Error("catalog object left out of the schema; statements that touch it fail",
+						"kind", u.Kind, "object", u.Object(), "err", u.Err)
+				}
+			}
+			if old != nil && old.Version != s.Version {
+				select {
+				case c.changed <- struct{}{}:
+				default:
+				}
+			}
+			return old, s, nil
+		}
+		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
+	}
+	return nil, nil, fmt.Errorf("cannot read the schema from any shard: %w", errors.Join(errs...))
+}
+
+// ReadCatalog runs f on the first shard whose catalog answers, as schema
+// reads do: every shard holds the whole catalog.
+func (c *Cluster) ReadCatalog(ctx context.Context, f func(q pgschema.Querier) error) error {
+	var errs []error
+	for i, pool := range c.control {
+		err := f(pool)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		errs = append(errs, fmt.Errorf("shard %d: %w", i, err))
+	}
+	return errors.Join(errs...)
+}
+
+// ApplySchema runs a schema change on every shard, each in a transaction
+// holding the shard's schema lock, and records version as the new schema
+// version where it applied. It reports whether the change applied. Once
+// the change has applied everywhere, the other gateways are notified.
+func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
+	change func(ctx context.Context, tx pgx.Tx) (bool, error)) (bool, error) {
+	c.applying.Store(version, struct{}{})
+	defer c.applying.Delete(version)
+	applied := make([]bool, len(c.control))
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			ok := false
+			errs[i] = retryLocks(ctx, func() error {
+				return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+					if err := pgschema.Lock(ctx, tx); err != nil {
+						return err
+					}
+					// The change's table locks are tried for a short while
+					// only: a DDL statement waiting for one holds up every
+					// request queued behind it on that table. The guard
+					// against DDL run outside cqlpg lets this change pass
+					// and records the layout it leaves (migration 0012).
+					if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '100ms'; SET LOCAL cqlpg.ddl = 'on'"); err != nil {
+						return err
+					}
+					var err error
+					if ok, err = change(ctx, tx); err != nil || !ok {
+						return err
+					}
+					return pgschema.SetVersion(ctx, tx, version)
+				})
+			})
+			applied[i] = ok && errs[i] == nil
+		})
+	}
+	wg.Wait()
+	any := false
+	for i := range applied {
+		any = any || applied[i]
+	}
+	if err := firstError(errs); err != nil {
+		if any {
+			c.log.Error("schema change applied on some shards only", "err", err)
+		}
+		return any, err
+	}
+	if any {
+		err := c.Reload(ctx)
+		c.notifySchema(ctx, version)
+		return true, err
+	}
+	return false, nil
+}
+
+// retryLocks runs f, a transaction, again while it fails for a lock it
+// could not take in time or a deadlock with requests in flight, with a
+// growing pause, until ctx ends: a schema change must apply on every
+// shard, and each try holds up requests only briefly.
+func retryLocks(ctx context.Context, f func() error) error {
+	pause := 10 * time.Millisecond
+	for {
+		err := f()
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || (pgErr.Code != "55P03" && pgErr.Code != "40P01" && pgErr.Code != "40001") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+}
+
+// OnEveryShard runs f in a transaction on every shard, in parallel, and
+// returns the first error.
+func (c *Cluster) OnEveryShard(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			errs[i] = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return f(ctx, tx) })
+		})
+	}
+	wg.Wait()
+	return firstError(errs)
+}
+
+// Ping checks that every shard answers, in parallel, within two seconds.
+func (c *Cluster) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	errs := make([]error, len(c.control))
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			if err := pool.Ping(ctx); err != nil {
+				errs[i] = fmt.Errorf("shard %d is unreachable", i)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases every pool.
+func (c *Cluster) Close() {
+	if t := c.Topology(); t != nil {
+		for _, s := range t.Shards {
+			s.Pool.Close()
+		}
+	}
+	for _, p := range c.control {
+		if p != nil {
+			p.Close()
+		}
+	}
+}
+
+// NewUUID returns a random UUID of the given version (4, or 1 for the time
+// based ids Cassandra gives tables, with a random node).
+func NewUUID(version byte) [16]byte {
+	var u [16]byte
+	rand.Read(u[:])
+	if version == 1 {
+		// 100ns intervals since 1582-10-15.
+		ts := uint64(time.Now().UnixNano()/100) + 0x01b21dd213814000
+		u[0], u[1], u[2], u[3] = byte(ts>>24), byte(ts>>16), byte(ts>>8), byte(ts)
+		u[4], u[5] = byte(ts>>40), byte(ts>>32)
+		u[6], u[7] = byte(ts>>56)&0x0f, byte(ts>>48)
+	}
+	u[6] = u[6]&0x0f | version<<4
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+// Channels the gateways notify on (NOTIFY on every shard, LISTEN on one).
+const (
+	// SchemaChannel carries the new schema version, as a uuid's text.
+	SchemaChannel = "cqlpg_schema"
+	// GatewaysChannel carries the host id of a gateway that registered,
+	// left, or now serves another schema version.
+	GatewaysChannel = "cqlpg_gateways"
+)
+
+// NotifySQL sends a notification: the channel, then the payload.
+const NotifySQL = `SELECT pg_notify($1, $2)`
+
+// notifySchema tells the other gateways, through every shard, that the
+// schema is now at version. It runs after the change has committed
+// everywhere, so that a gateway that hears of it finds the change on
+// every shard; one that misses it finds it at its next version check.
+func (c *Cluster) notifySchema(ctx context.Context, version [16]byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, pool := range c.control {
+		wg.Go(func() {
+			if _, err := pool.Exec(ctx, NotifySQL, SchemaChannel, pgschema.UUIDText(version[:])); err != nil {
+				c.log.Warn("cannot notify the other gateways of a schema change; they see it at their next version check",
+					"shard", i, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,15 @@
+// Package cluster is the gateway's view of its shards: their control
+// pools for the catalog and schema changes, their data pools, the token
+// ring and the schema, the last two as snapshots swapped atomically.
+//
+// Open migrates each shard's catalog, joins new shards to the ring and
+// loads the schema. ApplySchema runs a schema change on every shard under
+// the shard's schema lock and notifies the other gateways once it has
+// committed everywhere (SchemaChannel); Reload and SwapSchema replace the
+// schema snapshot from the first shard that answers.
+//
+// It imports pgschema, sharding and migrations, never the gateway or its
+// other packages; the gateway, repair and the tools import it. Readers
+// take Topology and Schema once per request and keep what they took: a
+// snapshot never changes once published.
+package cluster
