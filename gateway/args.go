@@ -8,18 +8,6 @@ import (
 	"github.com/cqlpg/cqlpg/translate"
 )
 
-// Postgres OIDs of the parameters the executor fills in itself.
-const (
-	oidBool       = 16
-	oidInt4       = 23
-	oidInt8       = 20
-	oidText       = 25
-	oidTextArray  = 1009
-	oidBytea      = 17
-	oidByteaArray = 1001
-	oidJSONB      = 3802
-)
-
 // paramOIDs returns the Postgres types of a plan's parameters, which are
 // declared when shards prepare the statement.
 func paramOIDs(params []translate.Param) []uint32 {
@@ -27,17 +15,17 @@ func paramOIDs(params []translate.Param) []uint32 {
 	for i, p := range params {
 		switch p.Kind {
 		case translate.ParamNow, translate.ParamExpiry:
-			oids[i] = oidInt4
+			oids[i] = pgschema.OIDInt4
 		case translate.ParamEmptyFlag:
-			oids[i] = oidBool
+			oids[i] = pgschema.OIDBool
 		case translate.ParamToken, translate.ParamRangeStart, translate.ParamRangeEnd,
 			translate.ParamLimit, translate.ParamWritetime:
-			oids[i] = oidInt8
+			oids[i] = pgschema.OIDInt8
 		case translate.ParamKey, translate.ParamValue, translate.ParamAfter:
 			oids[i] = valueOID(p)
 		case translate.ParamList:
 			if p.Form == translate.FormOrderKey {
-				oids[i] = oidByteaArray
+				oids[i] = pgschema.OIDByteaArray
 				continue
 			}
 			st, _ := pgschema.StorageOf(elementType(p))
@@ -51,13 +39,13 @@ func paramOIDs(params []translate.Param) []uint32 {
 func valueOID(p translate.Param) uint32 {
 	switch p.Form {
 	case translate.FormJSON:
-		return oidJSONB
+		return pgschema.OIDJSONB
 	case translate.FormJSONKey:
-		return oidText
+		return pgschema.OIDText
 	case translate.FormJSONKeys:
-		return oidTextArray
+		return pgschema.OIDTextArray
 	case translate.FormOrderKey, translate.FormExact:
-		return oidBytea
+		return pgschema.OIDBytea
 	}
 	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
 	return st.OID
@@ -247,7 +235,7 @@ func (a *argBuffer) addJSONKeys(t *pgschema.Type, v []byte) error {
 	start := len(a.arena)
 	a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(min(len(elems), 1)))
 	a.arena = binary.BigEndian.AppendUint32(a.arena, 0)
-	a.arena = binary.BigEndian.AppendUint32(a.arena, oidText)
+	a.arena = binary.BigEndian.AppendUint32(a.arena, pgschema.OIDText)
 	if len(elems) > 0 {
 		a.arena = binary.BigEndian.AppendUint32(a.arena, uint32(len(elems)))
 		a.arena = binary.BigEndian.AppendUint32(a.arena, 1)
@@ -419,7 +407,7 @@ func (a *argBuffer) addList(e *execution, p translate.Param) error {
 	}
 	elemOID := st.OID
 	if p.Form == translate.FormOrderKey {
-		elemOID = oidBytea
+		elemOID = pgschema.OIDBytea
 	}
 	// Header: dimensions, has-nulls flag, element type, then the length
 	// and lower bound of the one dimension.

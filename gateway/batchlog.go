@@ -23,9 +23,6 @@ import (
 // that repeats writes already applied changes nothing; counter batches,
 // whose writes are not idempotent, are never logged, as in Cassandra.
 
-// oidUUID is Postgres's uuid type.
-const oidUUID = 2950
-
 // logCopies is how many shards hold each record, as Cassandra writes each
 // batch log entry to two nodes.
 const logCopies = 2
@@ -35,11 +32,11 @@ var (
 	// to be durable, whatever the shard's synchronous_commit setting.
 	stmtLogDurable = sharding.NewStatement("SELECT set_config('synchronous_commit', 'on', true)", nil)
 	stmtLogInsert  = sharding.NewStatement("INSERT INTO cqlpg.batchlog (id, gateway, replay_until, mutations) "+
-		"VALUES ($1, $2, now() + $3 * interval '1 second', $4)", []uint32{oidUUID, oidUUID, oidInt8, oidBytea})
+		"VALUES ($1, $2, now() + $3 * interval '1 second', $4)", []uint32{pgschema.OIDUUID, pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
 	// stmtLogDelete leaves a record that a replay holds: the replay
 	// deletes it, and deleting never waits for the replay to end.
 	stmtLogDelete = sharding.NewStatement("DELETE FROM cqlpg.batchlog WHERE id = "+
-		"(SELECT id FROM cqlpg.batchlog WHERE id = $1 FOR UPDATE SKIP LOCKED)", []uint32{oidUUID})
+		"(SELECT id FROM cqlpg.batchlog WHERE id = $1 FOR UPDATE SKIP LOCKED)", []uint32{pgschema.OIDUUID})
 )
 
 // logEntry is a batch written to the batch log, and the shards holding it.

@@ -7,12 +7,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
 func sampleRecord() *batchRecord {
-	ins := sharding.NewStatement("INSERT INTO t VALUES ($1, $2)", []uint32{oidInt8, oidBytea})
-	del := sharding.NewStatement("DELETE FROM t WHERE k = $1", []uint32{oidInt8})
+	ins := sharding.NewStatement("INSERT INTO t VALUES ($1, $2)", []uint32{pgschema.OIDInt8, pgschema.OIDBytea})
+	del := sharding.NewStatement("DELETE FROM t WHERE k = $1", []uint32{pgschema.OIDInt8})
 	now := sharding.NewStatement("SELECT 1", nil)
 	return &batchRecord{parts: []batchPart{
 		{shard: [16]byte{1, 2, 3}, steps: []sharding.Step{

@@ -157,10 +157,10 @@ func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 	tx := &casTx{conn: conn, timeout: e.c.srv.cfg.RequestTimeout}
 	pl := conn.Conn().PgConn().StartPipeline(ctx)
 	pl.SendQueryParams("BEGIN", nil, nil, nil, nil)
-	pl.SendQueryParams(lockSQL, [][]byte{int8Value(lock)}, []uint32{oidInt8}, binaryParams, nil)
+	pl.SendQueryParams(lockSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, nil)
 	head := 2
 	if ballot {
-		pl.SendQueryParams(ballotSQL, [][]byte{int8Value(lock)}, []uint32{oidInt8}, binaryParams, binaryParams)
+		pl.SendQueryParams(ballotSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, binaryParams)
 		head++
 	}
 	for i, rd := range reads {

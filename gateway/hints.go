@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -22,7 +23,7 @@ import (
 
 var (
 	stmtHintInsert = sharding.NewStatement("INSERT INTO cqlpg.hints (target, replay_until, mutation) "+
-		"VALUES ($1, now() + $2 * interval '1 second', $3)", []uint32{oidUUID, oidInt8, oidBytea})
+		"VALUES ($1, now() + $2 * interval '1 second', $3)", []uint32{pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
 )
 
 // hintStep returns the statement that stores a hint of steps for the

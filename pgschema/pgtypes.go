@@ -39,36 +39,39 @@ type Storage struct {
 	placeholder func(dst, v []byte) ([]byte, bool)
 }
 
-// Postgres type OIDs used by the storage model.
+// Postgres type OIDs (pg_type.oid), with which statements declare their
+// parameters: the types the storage model keeps values in, each followed
+// by its array type, and json for repair's row sets.
 const (
-	oidBool         = 16
-	oidBytea        = 17
-	oidInt8         = 20
-	oidInt2         = 21
-	oidInt4         = 23
-	oidText         = 25
-	oidFloat4       = 700
-	oidFloat8       = 701
-	oidInet         = 869
-	oidBoolArray    = 1000
-	oidByteaArray   = 1001
-	oidInt2Array    = 1005
-	oidInt4Array    = 1007
-	oidTextArray    = 1009
-	oidInt8Array    = 1016
-	oidFloat4Array  = 1021
-	oidFloat8Array  = 1022
-	oidInetArray    = 1041
-	oidDate         = 1082
-	oidDateArray    = 1182
-	oidTimestamptz  = 1184
-	oidTstzArray    = 1185
-	oidNumericArray = 1231
-	oidNumeric      = 1700
-	oidUUID         = 2950
-	oidUUIDArray    = 2951
-	oidJSONB        = 3802
-	oidJSONBArray   = 3807
+	OIDBool             = 16
+	OIDBoolArray        = 1000
+	OIDBytea            = 17
+	OIDByteaArray       = 1001
+	OIDInt2             = 21
+	OIDInt2Array        = 1005
+	OIDInt4             = 23
+	OIDInt4Array        = 1007
+	OIDInt8             = 20
+	OIDInt8Array        = 1016
+	OIDText             = 25
+	OIDTextArray        = 1009
+	OIDFloat4           = 700
+	OIDFloat4Array      = 1021
+	OIDFloat8           = 701
+	OIDFloat8Array      = 1022
+	OIDInet             = 869
+	OIDInetArray        = 1041
+	OIDDate             = 1082
+	OIDDateArray        = 1182
+	OIDTimestamptz      = 1184
+	OIDTimestamptzArray = 1185
+	OIDNumeric          = 1700
+	OIDNumericArray     = 1231
+	OIDUUID             = 2950
+	OIDUUIDArray        = 2951
+	OIDJSON             = 114
+	OIDJSONB            = 3802
+	OIDJSONBArray       = 3807
 )
 
 const textC = `text COLLATE "C"`
@@ -134,46 +137,46 @@ const varintSortKey = `(SELECT decode(string_agg(lpad(to_hex(mod(div(c.m, 256::n
 	`FROM (SELECT trunc(%s) AS n) AS a) AS b) AS c, generate_series(1, c.l) AS i)`
 
 var storages = kindTable[*Storage]{
-	Ascii: {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)",
+	Ascii: {SQL: textC, OID: OIDText, ArrayOID: OIDTextArray, SortKey: "textsend(%s)",
 		ToPG: escapeText, FromPG: unescapeText},
-	Text: {SQL: textC, OID: oidText, ArrayOID: oidTextArray, SortKey: "textsend(%s)",
+	Text: {SQL: textC, OID: OIDText, ArrayOID: OIDTextArray, SortKey: "textsend(%s)",
 		ToPG: escapeText, FromPG: unescapeText},
-	Bigint:   {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
-	Counter:  {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
-	Int:      {SQL: "integer", OID: oidInt4, ArrayOID: oidInt4Array, SortKey: "int4send(%s)"},
-	Smallint: {SQL: "smallint", OID: oidInt2, ArrayOID: oidInt2Array, SortKey: "int2send(%s)"},
-	Tinyint: {SQL: "smallint", OID: oidInt2, ArrayOID: oidInt2Array, SortKey: "substr(int2send(%s), 2)",
+	Bigint:   {SQL: "bigint", OID: OIDInt8, ArrayOID: OIDInt8Array, SortKey: "int8send(%s)"},
+	Counter:  {SQL: "bigint", OID: OIDInt8, ArrayOID: OIDInt8Array, SortKey: "int8send(%s)"},
+	Int:      {SQL: "integer", OID: OIDInt4, ArrayOID: OIDInt4Array, SortKey: "int4send(%s)"},
+	Smallint: {SQL: "smallint", OID: OIDInt2, ArrayOID: OIDInt2Array, SortKey: "int2send(%s)"},
+	Tinyint: {SQL: "smallint", OID: OIDInt2, ArrayOID: OIDInt2Array, SortKey: "substr(int2send(%s), 2)",
 		ToPG: tinyintToPG, FromPG: tinyintFromPG},
-	Boolean:  {SQL: "boolean", OID: oidBool, ArrayOID: oidBoolArray, SortKey: "boolsend(%s)"},
-	Float:    {SQL: "real", OID: oidFloat4, ArrayOID: oidFloat4Array, SortKey: "float4send(%s)"},
-	Double:   {SQL: "double precision", OID: oidFloat8, ArrayOID: oidFloat8Array, SortKey: "float8send(%s)"},
-	Blob:     {SQL: "bytea", OID: oidBytea, ArrayOID: oidByteaArray, SortKey: "%s"},
-	UUID:     {SQL: "uuid", OID: oidUUID, ArrayOID: oidUUIDArray, SortKey: "uuid_send(%s)"},
-	Timeuuid: {SQL: "uuid", OID: oidUUID, ArrayOID: oidUUIDArray, SortKey: "uuid_send(%s)"},
-	Timestamp: {SQL: "timestamptz", OID: oidTimestamptz, ArrayOID: oidTstzArray,
+	Boolean:  {SQL: "boolean", OID: OIDBool, ArrayOID: OIDBoolArray, SortKey: "boolsend(%s)"},
+	Float:    {SQL: "real", OID: OIDFloat4, ArrayOID: OIDFloat4Array, SortKey: "float4send(%s)"},
+	Double:   {SQL: "double precision", OID: OIDFloat8, ArrayOID: OIDFloat8Array, SortKey: "float8send(%s)"},
+	Blob:     {SQL: "bytea", OID: OIDBytea, ArrayOID: OIDByteaArray, SortKey: "%s"},
+	UUID:     {SQL: "uuid", OID: OIDUUID, ArrayOID: OIDUUIDArray, SortKey: "uuid_send(%s)"},
+	Timeuuid: {SQL: "uuid", OID: OIDUUID, ArrayOID: OIDUUIDArray, SortKey: "uuid_send(%s)"},
+	Timestamp: {SQL: "timestamptz", OID: OIDTimestamptz, ArrayOID: OIDTimestamptzArray,
 		SortKey: "int8send(floor(extract(epoch from %s) * 1000)::bigint)",
 		ToPG:    timestampToPG, FromPG: timestampFromPG},
-	Date: {SQL: "date", OID: oidDate, ArrayOID: oidDateArray,
+	Date: {SQL: "date", OID: OIDDate, ArrayOID: OIDDateArray,
 		SortKey: "substr(int8send((%s - date '1970-01-01') + 2147483648), 5)",
 		ToPG:    dateToPG, FromPG: dateFromPG, placeholder: datePlaceholder},
 	// time is nanoseconds since midnight: Postgres's time keeps only
 	// microseconds, a bigint keeps them all, and its binary form is CQL's.
-	Time: {SQL: "bigint", OID: oidInt8, ArrayOID: oidInt8Array, SortKey: "int8send(%s)"},
+	Time: {SQL: "bigint", OID: OIDInt8, ArrayOID: OIDInt8Array, SortKey: "int8send(%s)"},
 	// decimal and varint are numeric, which holds any size and keeps a
 	// decimal's scale; see numeric.go.
-	Decimal: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray,
+	Decimal: {SQL: "numeric", OID: OIDNumeric, ArrayOID: OIDNumericArray,
 		SortKey: "(SELECT int4send(scale(x.v)) || " + fmtOnce(varintSortKey, "x.v * 10::numeric ^ scale(x.v)") +
 			" FROM (SELECT %s AS v) AS x)",
 		ToPG: decimalToPG, FromPG: decimalFromPG, placeholder: decimalPlaceholder},
-	Varint: {SQL: "numeric", OID: oidNumeric, ArrayOID: oidNumericArray, SortKey: varintSortKey,
+	Varint: {SQL: "numeric", OID: OIDNumeric, ArrayOID: OIDNumericArray, SortKey: varintSortKey,
 		ToPG: varintToPG, FromPG: varintFromPG},
-	Inet: {SQL: "inet", OID: oidInet, ArrayOID: oidInetArray, SortKey: "substr(inet_send(%s), 5)",
+	Inet: {SQL: "inet", OID: OIDInet, ArrayOID: OIDInetArray, SortKey: "substr(inet_send(%s), 5)",
 		ToPG: inetToPG, FromPG: inetFromPG},
 	// duration is {months, days, nanoseconds}: interval keeps only
 	// microseconds, and composite types have a different OID in every
 	// database. The sort key zigzag-encodes each part as the vints of the
 	// CQL form do, which orders the same.
-	Duration: {SQL: "bigint[]", OID: oidInt8Array,
+	Duration: {SQL: "bigint[]", OID: OIDInt8Array,
 		SortKey: "(SELECT int8send((d.v[1] << 1) # (d.v[1] >> 63)) || int8send((d.v[2] << 1) # (d.v[2] >> 63)) || " +
 			"int8send((d.v[3] << 1) # (d.v[3] >> 63)) FROM (SELECT %s AS v) AS d)",
 		ToPG: durationToPG, FromPG: durationFromPG},
@@ -366,7 +369,7 @@ func durationToPG(dst, src []byte) ([]byte, error) {
 	if n != len(src) {
 		return dst, fmt.Errorf("duration value has %d unexpected bytes after its three vints", len(src)-n)
 	}
-	dst = appendArrayHeader(dst, oidInt8, 3)
+	dst = appendArrayHeader(dst, OIDInt8, 3)
 	for _, v := range [3]int64{d.months, d.days, d.nanos} {
 		dst = binary.BigEndian.AppendUint32(dst, 8)
 		dst = binary.BigEndian.AppendUint64(dst, uint64(v))

@@ -44,7 +44,7 @@ func compositeStorage(t *Type) (*Storage, error) {
 			ToPG: c.toPG, FromPG: c.fromPG}, nil
 	}
 	c := jsonbCodec{t: t}
-	return &Storage{SQL: "jsonb", OID: oidJSONB, ArrayOID: oidJSONBArray, SortKey: "jsonb_send(%s)",
+	return &Storage{SQL: "jsonb", OID: OIDJSONB, ArrayOID: OIDJSONBArray, SortKey: "jsonb_send(%s)",
 		ToPG: c.toPG, FromPG: c.fromPG}, nil
 }
 

@@ -383,10 +383,10 @@ func plainStorageArm(ctx context.Context, pool *pgxpool.Pool) (*storageArm, erro
 	return &storageArm{
 		name: "plain",
 		write: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
-			return execParams(ctx, conn.Conn().PgConn(), upsert, rowValues(k, c), []uint32{23, 23, 23, 25})
+			return execParams(ctx, conn.Conn().PgConn(), upsert, rowValues(k, c), []uint32{pgschema.OIDInt4, pgschema.OIDInt4, pgschema.OIDInt4, pgschema.OIDText})
 		},
 		read: func(ctx context.Context, conn *pgxpool.Conn, k, c int32) error {
-			return execParams(ctx, conn.Conn().PgConn(), point, [][]byte{int4(k), int4(c)}, []uint32{23, 23})
+			return execParams(ctx, conn.Conn().PgConn(), point, [][]byte{int4(k), int4(c)}, []uint32{pgschema.OIDInt4, pgschema.OIDInt4})
 		},
 		tables: []string{"bench_plain.kv"},
 	}, nil

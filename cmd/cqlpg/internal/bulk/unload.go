@@ -240,7 +240,7 @@ func stored(alias string, c *pgschema.Column) string {
 	return pgschema.ExactSelect(c.Type, alias+"."+quote(c.ExactColumn()), st.Send(v))
 }
 
-var unloadOIDs = []uint32{20, 20, 23}
+var unloadOIDs = []uint32{pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt4}
 var binaryFormat = []int16{1}
 
 // readRange writes the rows of the token range (start, end] to out and
