@@ -21,9 +21,6 @@ import (
 // the repair's timeout per statement.
 
 const (
-	oidJSON       = 114
-	oidInt8Array  = 1016
-	oidInt8       = 20
 	repairBuckets = 16
 	// repairLeafRows bounds the rows of each part a bucket may hold on a
 	// replica to be read whole and compared row by row.
@@ -71,9 +68,9 @@ func statementsFor(t *pgschema.Table) *repairStmts {
 		repairCache.m = map[*pgschema.Table]*repairStmts{}
 	}
 	s := &repairStmts{table: t,
-		digest: sharding.NewStatement(t.DigestSQL(), []uint32{oidInt8, oidInt8, oidInt8Array}),
-		read:   sharding.NewStatement(t.ReadRepairSQL(), []uint32{oidInt8, oidInt8, oidInt8}),
-		merge:  sharding.NewStatement(t.MergeSQL(), []uint32{oidJSON, oidJSON, oidJSON}),
+		digest: sharding.NewStatement(t.DigestSQL(), []uint32{pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8Array}),
+		read:   sharding.NewStatement(t.ReadRepairSQL(), []uint32{pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8}),
+		merge:  sharding.NewStatement(t.MergeSQL(), []uint32{pgschema.OIDJSON, pgschema.OIDJSON, pgschema.OIDJSON}),
 	}
 	for p := range pgschema.RepairPart(pgschema.NumRepairParts) {
 		if !t.HasPart(p) {
@@ -81,9 +78,9 @@ func statementsFor(t *pgschema.Table) *repairStmts {
 		}
 		s.parts = append(s.parts, p)
 		s.key[p] = t.RepairKey(p)
-		oids := []uint32{oidInt8, oidInt8, oidInt8}
+		oids := []uint32{pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8}
 		if p == pgschema.RepairRows {
-			oids = append(oids, oidJSON)
+			oids = append(oids, pgschema.OIDJSON)
 		}
 		s.page[p] = sharding.NewStatement(t.PageRepairSQL(p), oids)
 	}
