@@ -261,17 +261,15 @@ func (e *execution) readDone(op *sharding.Op) {
 }
 
 // startWrite starts a write of one row without conditions to its
-// replicas, answered once the level's acknowledgements are in.
+// replicas, answered once the level's acknowledgements are in. It builds
+// the write as a waiting one does (prepareWrite); what it cannot start
+// goes to the handler, which gives the errors.
 func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, body *[]byte) bool {
-	if p.Conditions != nil || p.Counter || p.InPlace {
+	if p.Conditions != nil || p.Counter || p.InPlace || e.mutations != nil {
 		return false
 	}
-	r := rowArgs{}
-	var err error
-	if r.timestamp, err = e.timestamp(p.Timestamp, nil); err != nil {
-		return false
-	}
-	if r.expiry, err = e.expiry(p); err != nil {
+	r, err := e.writeTimes(p, nil)
+	if err != nil {
 		return false
 	}
 	keys, ok, err := e.singleKey(p.Keys)
@@ -282,16 +280,8 @@ func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, 
 	if err != nil {
 		return false
 	}
-	r.key = keys[0]
-	token := sharding.KeyToken(r.key[:len(p.Table.PartitionKey)])
-	r.token = int64(token)
-	replicas := placement.Replicas(token)
-	if len(replicas) == 0 || e.args.build(e, p.Params, &r) != nil {
-		return false
-	}
-	w := e.newReplicaWrites(false, false)
-	w.order = rowOrder(p.Table, r.key)
-	if w.add(replicas, sharding.Step{Stmt: st.write, Args: e.args.args, Formats: binaryParams}, tableGCGrace(p.Table)) != nil {
+	w, err := e.prepareWrite(st.write, p, r, keys, placement)
+	if err != nil {
 		return false
 	}
 	gen := e.begin(asyncWrite, stream, body, e.newAnswer(stream))

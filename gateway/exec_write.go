@@ -19,15 +19,12 @@ import (
 // maxTTL is Cassandra's largest TTL: 20 years in seconds.
 const maxTTL = 630720000
 
-// write applies a write to every replica of each row or range it names.
-// batchTS is the timestamp of the batch the write belongs to, if any.
+// write applies a write to every replica of each row or range it names,
+// and waits for the consistency level's acknowledgements. batchTS is the
+// timestamp of the batch the write belongs to, if any.
 func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64, resp *[]byte) error {
-	r := rowArgs{}
-	var err error
-	if r.timestamp, err = e.timestamp(p.Timestamp, batchTS); err != nil {
-		return err
-	}
-	if r.expiry, err = e.expiry(p); err != nil {
+	r, err := e.writeTimes(p, batchTS)
+	if err != nil {
 		return err
 	}
 	keys, err := e.keyProduct(p.Keys)
@@ -44,42 +41,9 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 	if err := e.checkWriteConsistency(p.Table.Name, p.Counter); err != nil {
 		return err
 	}
-	npk := len(p.Table.PartitionKey)
-	var w *replicaWrites
-	if e.mutations == nil {
-		w = e.newReplicaWrites(p.Counter, p.InPlace)
-	}
-	gcGrace := tableGCGrace(p.Table)
-	for _, key := range keys {
-		row := r
-		row.key = key
-		token := sharding.KeyToken(key[:npk])
-		row.token = int64(token)
-		replicas := placement.Replicas(token)
-		if len(replicas) == 0 {
-			return &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
-		}
-		// The one row of a single-row write is built in the execution's
-		// buffer; rows of several keep theirs until all are sent.
-		args := &e.args
-		if len(keys) > 1 || e.mutations != nil {
-			args = new(argBuffer)
-		}
-		if err := args.build(e, p.Params, &row); err != nil {
-			return err
-		}
-		if e.mutations != nil {
-			e.mutations.add(p, stmt, args.args, &row, replicas)
-			continue
-		}
-		// Every replica applies the same write; the reconciliation in its
-		// SQL makes the order in which replicas see writes irrelevant.
-		if err := w.add(replicas, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
-			return err
-		}
-	}
-	if w == nil {
-		return nil
+	w, err := e.prepareWrite(stmt, p, r, keys, placement)
+	if err != nil || w == nil {
+		return err
 	}
 	w.send()
 	timeout, writeType := e.c.srv.cfg.WriteTimeout, primitive.WriteTypeSimple
@@ -93,6 +57,65 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	}
 	return nil
+}
+
+// writeTimes returns the write time and expiry of a write's cells.
+func (e *execution) writeTimes(p *translate.Write, batchTS *int64) (rowArgs, error) {
+	var r rowArgs
+	var err error
+	if r.timestamp, err = e.timestamp(p.Timestamp, batchTS); err != nil {
+		return r, err
+	}
+	r.expiry, err = e.expiry(p)
+	return r, err
+}
+
+// prepareWrite builds a write without conditions: for each row, its key,
+// token and arguments, added for its replicas to the replica writes it
+// returns, or to the batch's mutations (then it returns none). r holds
+// the cells' write time and expiry. Both ways of running a write use it:
+// waiting for the replicas (write) and answering from the pools'
+// goroutines (startWrite); only the completion differs.
+func (e *execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r rowArgs, keys [][][]byte,
+	placement *sharding.Placement) (*replicaWrites, error) {
+	npk := len(p.Table.PartitionKey)
+	var w *replicaWrites
+	if e.mutations == nil {
+		w = e.newReplicaWrites(p.Counter, p.InPlace)
+		if len(keys) == 1 {
+			w.order = rowOrder(p.Table, keys[0])
+		}
+	}
+	gcGrace := tableGCGrace(p.Table)
+	for _, key := range keys {
+		row := r
+		row.key = key
+		token := sharding.KeyToken(key[:npk])
+		row.token = int64(token)
+		replicas := placement.Replicas(token)
+		if len(replicas) == 0 {
+			return nil, &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
+		}
+		// The one row of a single-row write is built in the execution's
+		// buffer; rows of several keep theirs until all are sent.
+		args := &e.args
+		if len(keys) > 1 || e.mutations != nil {
+			args = new(argBuffer)
+		}
+		if err := args.build(e, p.Params, &row); err != nil {
+			return nil, err
+		}
+		if e.mutations != nil {
+			e.mutations.add(p, stmt, args.args, &row, replicas)
+			continue
+		}
+		// Every replica applies the same write; the reconciliation in its
+		// SQL makes the order in which replicas see writes irrelevant.
+		if err := w.add(replicas, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 // tableGCGrace returns a table's gc_grace_seconds.
