@@ -236,7 +236,7 @@ func (e *execution) run(ctx context.Context, st *statement, resp *[]byte) error 
 	case *translate.Write:
 		return e.write(ctx, st.write, p, nil, resp)
 	case *translate.Batch:
-		if conditionalBatch(p.Writes) {
+		if isConditionalBatch(p.Writes) {
 			return e.conditionalBatch(ctx, st, p, resp)
 		}
 		return e.batch(ctx, st, p, resp)

@@ -19,9 +19,9 @@ type batchWrite struct {
 	w    *translate.Write
 }
 
-// conditionalBatch reports whether a batch has a conditional write, which
+// isConditionalBatch reports whether a batch has a conditional write, which
 // makes the whole batch one lightweight transaction.
-func conditionalBatch(writes []*translate.Write) bool {
+func isConditionalBatch(writes []*translate.Write) bool {
 	for _, w := range writes {
 		if w.Conditions != nil {
 			return true
@@ -40,10 +40,10 @@ func (e *execution) conditionalBatch(ctx context.Context, st *statement, p *tran
 	if err != nil {
 		return err
 	}
-	return e.c.conditionalBatch(ctx, items, ts, resp)
+	return e.c.casBatch(ctx, items, ts, resp)
 }
 
-// conditionalBatch runs a batch with conditions as one lightweight
+// casBatch runs a batch with conditions as one lightweight
 // transaction (BatchStatement.executeWithConditions): its writes name rows
 // of one partition of one table; under the partition's lock every
 // condition is checked against the partition as it was before the batch,
@@ -51,7 +51,7 @@ func (e *execution) conditionalBatch(ctx context.Context, st *statement, p *tran
 // only when every condition holds. It answers [applied] and, when refused,
 // the rows the conditions read. ts, the batch's timestamp, is unused: a
 // conditional batch writes at its ballot.
-func (c *conn) conditionalBatch(ctx context.Context, items []batchWrite, ts int64, resp *[]byte) error {
+func (c *conn) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *[]byte) error {
 	first := items[0].e
 	if err := first.checkCASConsistency(); err != nil {
 		return err

@@ -68,9 +68,9 @@ func (c *conn) handleBatch(ctx context.Context, d *cqlwire.Decoder, resp *[]byte
 	if err != nil {
 		return err
 	}
-	if conditionalBatch(writes) {
+	if isConditionalBatch(writes) {
 		runs(ctx, kindLWT)
-		return c.conditionalBatch(ctx, items, ts, resp)
+		return c.casBatch(ctx, items, ts, resp)
 	}
 	warnings, err := c.srv.batchWarnings(translate.BatchKind(b.Kind), items)
 	if err != nil {

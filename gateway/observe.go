@@ -68,7 +68,7 @@ func kindOf(parsed translate.Statement, plan translate.Plan) stmtKind {
 		}
 		return kindInsert
 	case *translate.Batch:
-		return batchKind(translate.BatchKind(p.Kind), conditionalBatch(p.Writes))
+		return batchKind(translate.BatchKind(p.Kind), isConditionalBatch(p.Writes))
 	case *translate.Use:
 		return kindUse
 	case *translate.SchemaChange, *translate.Truncate, *translate.Noop:

@@ -55,9 +55,9 @@ type Op struct {
 	Args [][]byte
 	// Formats gives each argument's format (1 = binary); nil means text.
 	Formats []int16
-	// Then are statements run after Stmt in the same transaction: the op
+	// After are statements run after Stmt in the same transaction: the op
 	// applies all of them, or none when one fails.
-	Then []Step
+	After []Step
 	// Rows receives the result rows of every statement; nil discards them.
 	Rows RowSink
 	// Tag is the caller's, for telling ops apart on a Notify channel.
@@ -123,7 +123,7 @@ func NewNotifyOp(stmt *Statement, args [][]byte, formats []int16, rows RowSink, 
 // NewNotifyTx is NewTx for an op sent to notify once it has run.
 func NewNotifyTx(steps []Step, notify chan<- *Op, tag int) *Op {
 	op := NewNotifyOp(steps[0].Stmt, steps[0].Args, steps[0].Formats, nil, notify, tag)
-	op.Then = steps[1:]
+	op.After = steps[1:]
 	return op
 }
 
@@ -178,7 +178,7 @@ func (op *Op) finish(err error) {
 // transaction.
 func NewTx(steps []Step, rows RowSink) *Op {
 	op := NewOp(steps[0].Stmt, steps[0].Args, steps[0].Formats, rows)
-	op.Then = steps[1:]
+	op.After = steps[1:]
 	return op
 }
 
@@ -187,7 +187,7 @@ func (op *Op) step(j int) (*Statement, [][]byte, []int16) {
 	if j == 0 {
 		return op.Stmt, op.Args, op.Formats
 	}
-	s := &op.Then[j-1]
+	s := &op.After[j-1]
 	return s.Stmt, s.Args, s.Formats
 }
 
@@ -595,7 +595,7 @@ func (w *worker) share() {
 }
 
 // shares reports whether the op may share its pipeline's transaction.
-func (op *Op) shares() bool { return op.Order != 0 && len(op.Then) == 0 && !op.alone }
+func (op *Op) shares() bool { return op.Order != 0 && len(op.After) == 0 && !op.alone }
 
 // run sends the batch as one pipeline and hands each op its result.
 func (w *worker) run() {
@@ -624,7 +624,7 @@ func (w *worker) run() {
 	w.parses, w.parseAt = w.parses[:0], w.parseAt[:0]
 	for i, op := range w.batch {
 		w.parseAt = append(w.parseAt, len(w.parses))
-		for j := range len(op.Then) + 1 {
+		for j := range len(op.After) + 1 {
 			stmt, args, formats := op.step(j)
 			if !w.prepared[stmt.Name] {
 				pl.SendPrepare(stmt.Name, stmt.SQL, stmt.ParamOIDs)
