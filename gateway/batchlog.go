@@ -30,13 +30,12 @@ const logCopies = 2
 var (
 	// stmtLogDurable makes the record's transaction wait for its commit
 	// to be durable, whatever the shard's synchronous_commit setting.
-	stmtLogDurable = sharding.NewStatement("SELECT set_config('synchronous_commit', 'on', true)", nil)
-	stmtLogInsert  = sharding.NewStatement("INSERT INTO cqlpg.batchlog (id, gateway, replay_until, mutations) "+
-		"VALUES ($1, $2, now() + $3 * interval '1 second', $4)", []uint32{pgschema.OIDUUID, pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
+	stmtLogDurable = sharding.NewStatement(pgschema.BatchlogDurableSQL, nil)
+	stmtLogInsert  = sharding.NewStatement(pgschema.BatchlogInsertSQL,
+		[]uint32{pgschema.OIDUUID, pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
 	// stmtLogDelete leaves a record that a replay holds: the replay
 	// deletes it, and deleting never waits for the replay to end.
-	stmtLogDelete = sharding.NewStatement("DELETE FROM cqlpg.batchlog WHERE id = "+
-		"(SELECT id FROM cqlpg.batchlog WHERE id = $1 FOR UPDATE SKIP LOCKED)", []uint32{pgschema.OIDUUID})
+	stmtLogDelete = sharding.NewStatement(pgschema.BatchlogDeleteSQL, []uint32{pgschema.OIDUUID})
 )
 
 // logEntry is a batch written to the batch log, and the shards holding it.
@@ -133,8 +132,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 		var done []string
 		n := 0
 		err := pgx.BeginFunc(ctx, s.cluster.Control()[shard], func(tx pgx.Tx) error {
-			rows, _ := tx.Query(ctx, "SELECT id, gateway, written_at, replay_until < now(), mutations FROM cqlpg.batchlog "+
-				"WHERE written_at < now() - $1 * interval '1 millisecond' ORDER BY written_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+			rows, _ := tx.Query(ctx, pgschema.BatchlogReplaySQL,
 				s.cfg.BatchlogTimeout.Milliseconds(), replayLimit)
 			batches, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (loggedBatch, error) {
 				var b loggedBatch
@@ -153,7 +151,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 			if len(done) == 0 {
 				return nil
 			}
-			_, err = tx.Exec(ctx, "DELETE FROM cqlpg.batchlog WHERE id = ANY($1::uuid[])", done)
+			_, err = tx.Exec(ctx, pgschema.BatchlogDoneSQL, done)
 			return err
 		})
 		if err != nil {
@@ -162,8 +160,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 		for i, pool := range s.cluster.Control() {
 			if i != shard && len(done) > 0 {
 				// A copy that another gateway is replaying is left to it.
-				if _, err := pool.Exec(ctx, "DELETE FROM cqlpg.batchlog WHERE id IN "+
-					"(SELECT id FROM cqlpg.batchlog WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED)", done); err != nil {
+				if _, err := pool.Exec(ctx, pgschema.BatchlogDoneElsewhereSQL, done); err != nil {
 					return err
 				}
 			}

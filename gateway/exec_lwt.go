@@ -34,16 +34,6 @@ import (
 // with an error and leaves the first replica unchanged; replicas it reached
 // keep it.
 
-// lockSQL takes a partition's lock until the transaction ends.
-const lockSQL = "SELECT pg_advisory_xact_lock($1)"
-
-// ballotSQL takes the partition's next write timestamp once the lock is
-// held: the first replica's clock in microseconds, or one more than the
-// last timestamp when the clock is behind it.
-const ballotSQL = "INSERT INTO cqlpg.lwt_ballot AS b (lock_key, ballot) " +
-	"VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) " +
-	"ON CONFLICT (lock_key) DO UPDATE SET ballot = GREATEST(excluded.ballot, b.ballot + 1) RETURNING ballot"
-
 // conditional runs a lightweight transaction on one row and answers with
 // [applied] and, when refused, the values its conditions saw.
 func (e *execution) conditional(ctx context.Context, stmt *sharding.Statement, p *translate.Write, key [][]byte,
@@ -157,10 +147,10 @@ func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 	tx := &casTx{conn: conn, timeout: e.c.srv.cfg.RequestTimeout}
 	pl := conn.Conn().PgConn().StartPipeline(ctx)
 	pl.SendQueryParams("BEGIN", nil, nil, nil, nil)
-	pl.SendQueryParams(lockSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, nil)
+	pl.SendQueryParams(pgschema.LWTLockSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, nil)
 	head := 2
 	if ballot {
-		pl.SendQueryParams(ballotSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, binaryParams)
+		pl.SendQueryParams(pgschema.LWTBallotSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, binaryParams)
 		head++
 	}
 	for i, rd := range reads {

@@ -246,25 +246,6 @@ type registration struct {
 	age float64 // seconds since its last heartbeat, by the shard's clock
 }
 
-// SQL of the registry. The heartbeat upsert reports the instance the row
-// held before, to tell another gateway claiming the same host id.
-const (
-	registerSQL = `WITH prev AS (SELECT instance FROM cqlpg.gateways WHERE host_id = $1)
-INSERT INTO cqlpg.gateways (host_id, instance, rpc_address, rpc_port, datacenter, rack,
-	release_version, schema_version, started_at, heartbeat)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
-ON CONFLICT (host_id) DO UPDATE SET instance = excluded.instance, rpc_address = excluded.rpc_address,
-	rpc_port = excluded.rpc_port, datacenter = excluded.datacenter, rack = excluded.rack,
-	release_version = excluded.release_version, schema_version = excluded.schema_version,
-	started_at = excluded.started_at, heartbeat = now()
-RETURNING (SELECT instance FROM prev)`
-	aliveSQL = `SELECT host_id, rpc_address, rpc_port, datacenter, rack, release_version, schema_version,
-	extract(epoch FROM now() - heartbeat)::float8
-FROM cqlpg.gateways WHERE heartbeat > now() - make_interval(secs => $1) AND host_id <> $2`
-	forgetSQL     = `DELETE FROM cqlpg.gateways WHERE heartbeat < now() - make_interval(secs => $1)`
-	deregisterSQL = `DELETE FROM cqlpg.gateways WHERE host_id = $1 AND instance = $2`
-)
-
 // beat renews the gateway's registration on every shard and reads the
 // alive gateways there; the gateways alive on any shard that answered
 // become the current set. With announce it also tells the other gateways
@@ -317,10 +298,10 @@ func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	announce bool) ([]registration, error) {
 	var b pgx.Batch
 	var prev *[16]byte
-	b.Queue(registerSQL, r.self.hostID, r.instance, r.self.addr, r.self.port, r.self.datacenter, r.self.rack,
+	b.Queue(pgschema.GatewayRegisterSQL, r.self.hostID, r.instance, r.self.addr, r.self.port, r.self.datacenter, r.self.rack,
 		r.self.release, version, r.started).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
 	var list []registration
-	b.Queue(aliveSQL, r.cfg.Timeout.Seconds(), r.self.hostID).Query(func(rows pgx.Rows) error {
+	b.Queue(pgschema.GatewaysAliveSQL, r.cfg.Timeout.Seconds(), r.self.hostID).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var g registration
 			if err := rows.Scan(&g.hostID, &g.addr, &g.port, &g.datacenter, &g.rack, &g.release,
@@ -332,7 +313,7 @@ func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 		}
 		return rows.Err()
 	})
-	b.Queue(forgetSQL, forgetAfter.Seconds())
+	b.Queue(pgschema.GatewaysForgetSQL, forgetAfter.Seconds())
 	if announce {
 		b.Queue(cluster.NotifySQL, cluster.GatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
 	}
@@ -425,7 +406,7 @@ func (r *registry) stop() {
 	defer cancel()
 	for i, pool := range control {
 		wg.Go(func() {
-			if _, err := pool.Exec(ctx, deregisterSQL, r.self.hostID, r.instance); err != nil {
+			if _, err := pool.Exec(ctx, pgschema.GatewayDeregisterSQL, r.self.hostID, r.instance); err != nil {
 				r.log.Warn("cannot remove the gateway's registration; the others drop it once it is old",
 					"shard", i, "err", err)
 			}

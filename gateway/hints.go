@@ -22,8 +22,7 @@ import (
 // be purged, and only a repair can then bring the replica up to date.
 
 var (
-	stmtHintInsert = sharding.NewStatement("INSERT INTO cqlpg.hints (target, replay_until, mutation) "+
-		"VALUES ($1, now() + $2 * interval '1 second', $3)", []uint32{pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
+	stmtHintInsert = sharding.NewStatement(pgschema.HintInsertSQL, []uint32{pgschema.OIDUUID, pgschema.OIDInt8, pgschema.OIDBytea})
 )
 
 // hintStep returns the statement that stores a hint of steps for the
@@ -107,7 +106,7 @@ func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
 			n      int64
 		}
 		var targets []held
-		rows, err := s.cluster.Control()[holder].Query(hctx, "SELECT target, count(*) FROM cqlpg.hints GROUP BY target")
+		rows, err := s.cluster.Control()[holder].Query(hctx, pgschema.HintsPendingSQL)
 		if err == nil {
 			targets, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (held, error) {
 				var h held
@@ -154,8 +153,7 @@ type storedHint struct {
 func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
 	n, deleted := 0, 0
 	err := pgx.BeginFunc(ctx, s.cluster.Control()[holder], func(tx pgx.Tx) error {
-		rows, _ := tx.Query(ctx, "SELECT id, replay_until < now(), mutation FROM cqlpg.hints "+
-			"WHERE target = $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED", topo.Shards[target].Info.HostID, hintReplayLimit)
+		rows, _ := tx.Query(ctx, pgschema.HintReplaySQL, topo.Shards[target].Info.HostID, hintReplayLimit)
 		hints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storedHint, error) {
 			var h storedHint
 			err := row.Scan(&h.id, &h.expired, &h.mutation)
@@ -194,7 +192,7 @@ func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, h
 		if len(done) == 0 {
 			return nil
 		}
-		tag, err := tx.Exec(ctx, "DELETE FROM cqlpg.hints WHERE target = $1 AND id = ANY($2)", topo.Shards[target].Info.HostID, done)
+		tag, err := tx.Exec(ctx, pgschema.HintDoneSQL, topo.Shards[target].Info.HostID, done)
 		deleted = int(tag.RowsAffected())
 		return err
 	})
