@@ -13,10 +13,12 @@ import (
 // zigzag-encoded, then written as an unsigned vint whose first byte has as
 // many leading one bits as bytes follow it (Cassandra's VIntCoding).
 
-// duration is a decoded CQL duration.
-type duration struct {
-	months, days int64
-	nanos        int64
+// DurationValue is a decoded CQL duration: months, days and nanoseconds.
+// DecodeDuration's values hold months and days within an int32 and all
+// three of one sign.
+type DurationValue struct {
+	Months, Days int64
+	Nanos        int64
 }
 
 // readUvint reads one unsigned vint.
@@ -68,8 +70,8 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // parseDurationBytes decodes a serialized duration and reports how many
 // bytes it used.
-func parseDurationBytes(b []byte) (duration, int, error) {
-	var d duration
+func parseDurationBytes(b []byte) (DurationValue, int, error) {
+	var d DurationValue
 	var parts [3]int64
 	off := 0
 	for i := range parts {
@@ -80,36 +82,44 @@ func parseDurationBytes(b []byte) (duration, int, error) {
 		parts[i] = unzigzag(u)
 		off += n
 	}
-	d.months, d.days, d.nanos = parts[0], parts[1], parts[2]
+	d.Months, d.Days, d.Nanos = parts[0], parts[1], parts[2]
 	return d, off, nil
 }
 
 // validateDuration checks a serialized duration as DurationSerializer does.
 func validateDuration(b []byte) error {
+	_, err := DecodeDuration(b)
+	return err
+}
+
+// DecodeDuration reads a serialized duration with DurationSerializer's
+// validation and its messages.
+func DecodeDuration(b []byte) (DurationValue, error) {
 	if len(b) < 3 {
-		return fmt.Errorf("Expected at least 3 bytes for a duration (%d)", len(b))
+		return DurationValue{}, fmt.Errorf("Expected at least 3 bytes for a duration (%d)", len(b))
 	}
 	d, _, err := parseDurationBytes(b)
 	if err != nil {
-		return err
+		return DurationValue{}, err
 	}
-	if int64(int32(d.months)) != d.months {
-		return fmt.Errorf("The duration months must be a 32 bits integer but was: %d", d.months)
+	if int64(int32(d.Months)) != d.Months {
+		return DurationValue{}, fmt.Errorf("The duration months must be a 32 bits integer but was: %d", d.Months)
 	}
-	if int64(int32(d.days)) != d.days {
-		return fmt.Errorf("The duration days must be a 32 bits integer but was: %d", d.days)
+	if int64(int32(d.Days)) != d.Days {
+		return DurationValue{}, fmt.Errorf("The duration days must be a 32 bits integer but was: %d", d.Days)
 	}
-	if !((d.months >= 0 && d.days >= 0 && d.nanos >= 0) || (d.months <= 0 && d.days <= 0 && d.nanos <= 0)) {
-		return fmt.Errorf("The duration months, days and nanoseconds must be all of the same sign (%d, %d, %d)",
-			d.months, d.days, d.nanos)
+	if !((d.Months >= 0 && d.Days >= 0 && d.Nanos >= 0) || (d.Months <= 0 && d.Days <= 0 && d.Nanos <= 0)) {
+		return DurationValue{}, fmt.Errorf("The duration months, days and nanoseconds must be all of the same sign (%d, %d, %d)",
+			d.Months, d.Days, d.Nanos)
 	}
-	return nil
+	return d, nil
 }
 
-func (d duration) append(dst []byte) []byte {
-	dst = appendUvint(dst, zigzag(d.months))
-	dst = appendUvint(dst, zigzag(d.days))
-	return appendUvint(dst, zigzag(d.nanos))
+// Append appends the duration's serialization: three zigzag vints.
+func (d DurationValue) Append(dst []byte) []byte {
+	dst = appendUvint(dst, zigzag(d.Months))
+	dst = appendUvint(dst, zigzag(d.Days))
+	return appendUvint(dst, zigzag(d.Nanos))
 }
 
 // Duration units, as Cassandra's Duration counts them.
@@ -124,9 +134,9 @@ const (
 // String returns the duration as Cassandra's Duration.toString writes it:
 // "1y2mo3d4h5m6s7ms8us9ns" with zero parts left out, so a zero duration is
 // the empty string.
-func (d duration) String() string {
+func (d DurationValue) String() string {
 	var b strings.Builder
-	if d.months < 0 || d.days < 0 || d.nanos < 0 {
+	if d.Months < 0 || d.Days < 0 || d.Nanos < 0 {
 		b.WriteByte('-')
 	}
 	part := func(v, unit uint64, name string) uint64 {
@@ -137,11 +147,11 @@ func (d duration) String() string {
 		b.WriteString(name)
 		return v % unit
 	}
-	rest := part(absU(d.months), 12, "y")
+	rest := part(absU(d.Months), 12, "y")
 	part(rest, 1, "mo")
-	part(absU(d.days), 1, "d")
-	if d.nanos != 0 {
-		rest = part(absU(d.nanos), nanosPerHour, "h")
+	part(absU(d.Days), 1, "d")
+	if d.Nanos != 0 {
+		rest = part(absU(d.Nanos), nanosPerHour, "h")
 		rest = part(rest, nanosPerMinute, "m")
 		rest = part(rest, nanosPerSecond, "s")
 		rest = part(rest, nanosPerMilli, "ms")
@@ -224,18 +234,18 @@ func (b *durationBuilder) add(unit int, n int64) error {
 	return nil
 }
 
-func (b *durationBuilder) build() duration {
+func (b *durationBuilder) build() DurationValue {
 	if b.neg {
-		return duration{-b.months, -b.days, -b.nanos}
+		return DurationValue{-b.months, -b.days, -b.nanos}
 	}
-	return duration{b.months, b.days, b.nanos}
+	return DurationValue{b.months, b.days, b.nanos}
 }
 
 // parseDuration reads a duration as Cassandra's Duration.from does: the
 // compact form (1h30m, 2y3mo, 12µs), ISO 8601 with designators (P1Y2M3DT4H5M6S),
 // the week form (P2W) and the alternative form (P0001-02-03T04:05:06), each
 // optionally negated with a leading '-'.
-func parseDuration(input string) (duration, error) {
+func parseDuration(input string) (DurationValue, error) {
 	b := durationBuilder{neg: strings.HasPrefix(input, "-")}
 	src := input
 	if b.neg {
@@ -255,33 +265,33 @@ func parseDuration(input string) (duration, error) {
 		case strings.HasSuffix(src, "W"):
 			digits := src[1 : len(src)-1]
 			if digits == "" || !allDigits(digits) {
-				return duration{}, bad
+				return DurationValue{}, bad
 			}
 			n, err := num(digits)
 			if err != nil {
-				return duration{}, err
+				return DurationValue{}, err
 			}
 			if err := b.add(3, n); err != nil {
-				return duration{}, err
+				return DurationValue{}, err
 			}
 			return b.build(), nil
 		case strings.Contains(src, "-"):
 			// P[YYYY]-[MM]-[DD]T[hh]:[mm]:[ss]
 			s := src[1:]
 			if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
-				return duration{}, bad
+				return DurationValue{}, bad
 			}
 			fields := []string{s[0:4], s[5:7], s[8:10], s[11:13], s[14:16], s[17:19]}
 			units := []int{1, 2, 4, 5, 6, 7}
 			for _, f := range fields {
 				if !allDigits(f) {
-					return duration{}, bad
+					return DurationValue{}, bad
 				}
 			}
 			for i, f := range fields {
 				n, _ := num(f)
 				if err := b.add(units[i], n); err != nil {
-					return duration{}, err
+					return DurationValue{}, err
 				}
 			}
 			return b.build(), nil
@@ -290,7 +300,7 @@ func parseDuration(input string) (duration, error) {
 	}
 	// The compact form: one or more number-unit pairs covering the string.
 	if src == "" {
-		return duration{}, bad
+		return DurationValue{}, bad
 	}
 	for i := 0; i < len(src); {
 		j := i
@@ -298,18 +308,18 @@ func parseDuration(input string) (duration, error) {
 			j++
 		}
 		if j == i {
-			return duration{}, bad
+			return DurationValue{}, bad
 		}
 		unit, size := durationSymbol(src[j:])
 		if unit == 0 {
-			return duration{}, bad
+			return DurationValue{}, bad
 		}
 		n, err := num(src[i:j])
 		if err != nil {
-			return duration{}, err
+			return DurationValue{}, err
 		}
 		if err := b.add(unit, n); err != nil {
-			return duration{}, err
+			return DurationValue{}, err
 		}
 		i = j + size
 	}
@@ -348,7 +358,7 @@ func durationSymbol(s string) (unit, size int) {
 }
 
 // parseISODuration reads P[nY][nM][nD][T[nH][nM][nS]] (upper case only).
-func parseISODuration(b *durationBuilder, src string, bad error, num func(string) (int64, error)) (duration, error) {
+func parseISODuration(b *durationBuilder, src string, bad error, num func(string) (int64, error)) (DurationValue, error) {
 	s := src[1:]
 	type part struct {
 		unit int
@@ -374,20 +384,20 @@ func parseISODuration(b *durationBuilder, src string, bad error, num func(string
 		return true
 	}
 	if !read("YMD", []int{1, 2, 4}) {
-		return duration{}, bad
+		return DurationValue{}, bad
 	}
 	if strings.HasPrefix(s, "T") {
 		s = s[1:]
 		if !read("HMS", []int{5, 6, 7}) {
-			return duration{}, bad
+			return DurationValue{}, bad
 		}
 	}
 	if s != "" {
-		return duration{}, bad
+		return DurationValue{}, bad
 	}
 	for _, p := range parts {
 		if err := b.add(p.unit, p.n); err != nil {
-			return duration{}, err
+			return DurationValue{}, err
 		}
 	}
 	return b.build(), nil

@@ -142,7 +142,7 @@ func FromString(t *Type, s string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.append(nil), nil
+		return d.Append(nil), nil
 	}
 	return nil, fmt.Errorf("values of type %s have no text form", t)
 }

@@ -154,31 +154,31 @@ func TestDurationText(t *testing.T) {
 	const h, m, s, ms, us = nanosPerHour, nanosPerMinute, nanosPerSecond, nanosPerMilli, nanosPerMicro
 	tests := []struct {
 		in   string
-		want duration
+		want DurationValue
 	}{
-		{"1h30m", duration{0, 0, 90 * m}},
-		{"12h30m", duration{0, 0, 12*h + 30*m}},
-		{"1y2mo3w4d5h6m7s8ms9us10ns", duration{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}},
-		{"1Y2MO3W4D5H6M7S8MS9US10NS", duration{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}},
-		{"12µs", duration{0, 0, 12 * us}},
-		{"1mO", duration{1, 0, 0}},
-		{"-1h", duration{0, 0, -h}},
-		{"-2y3d", duration{-24, -3, 0}},
-		{"P1Y2M3DT4H5M6S", duration{14, 3, 4*h + 5*m + 6*s}},
-		{"P1Y1M2DT10H5M", duration{13, 2, 10*h + 5*m}},
-		{"PT4H", duration{0, 0, 4 * h}},
-		{"P3D", duration{0, 3, 0}},
-		{"P", duration{}},
-		{"PT", duration{}},
-		{"-P1D", duration{0, -1, 0}},
-		{"P2W", duration{0, 14, 0}},
-		{"-P2W", duration{0, -14, 0}},
-		{"P0001-02-03T04:05:06", duration{14, 3, 4*h + 5*m + 6*s}},
-		{"P0000-13-40T25:61:61", duration{13, 40, 25*h + 61*m + 61*s}},
-		{"2147483647mo", duration{math.MaxInt32, 0, 0}},
-		{"178956970y7mo", duration{math.MaxInt32, 0, 0}},
-		{"9223372036854775807ns", duration{0, 0, math.MaxInt64}},
-		{"0s", duration{}},
+		{"1h30m", DurationValue{0, 0, 90 * m}},
+		{"12h30m", DurationValue{0, 0, 12*h + 30*m}},
+		{"1y2mo3w4d5h6m7s8ms9us10ns", DurationValue{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}},
+		{"1Y2MO3W4D5H6M7S8MS9US10NS", DurationValue{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}},
+		{"12µs", DurationValue{0, 0, 12 * us}},
+		{"1mO", DurationValue{1, 0, 0}},
+		{"-1h", DurationValue{0, 0, -h}},
+		{"-2y3d", DurationValue{-24, -3, 0}},
+		{"P1Y2M3DT4H5M6S", DurationValue{14, 3, 4*h + 5*m + 6*s}},
+		{"P1Y1M2DT10H5M", DurationValue{13, 2, 10*h + 5*m}},
+		{"PT4H", DurationValue{0, 0, 4 * h}},
+		{"P3D", DurationValue{0, 3, 0}},
+		{"P", DurationValue{}},
+		{"PT", DurationValue{}},
+		{"-P1D", DurationValue{0, -1, 0}},
+		{"P2W", DurationValue{0, 14, 0}},
+		{"-P2W", DurationValue{0, -14, 0}},
+		{"P0001-02-03T04:05:06", DurationValue{14, 3, 4*h + 5*m + 6*s}},
+		{"P0000-13-40T25:61:61", DurationValue{13, 40, 25*h + 61*m + 61*s}},
+		{"2147483647mo", DurationValue{math.MaxInt32, 0, 0}},
+		{"178956970y7mo", DurationValue{math.MaxInt32, 0, 0}},
+		{"9223372036854775807ns", DurationValue{0, 0, math.MaxInt64}},
+		{"0s", DurationValue{}},
 	}
 	for _, tt := range tests {
 		got, err := parseDuration(tt.in)
@@ -214,15 +214,15 @@ func TestDurationText(t *testing.T) {
 	}
 
 	texts := []struct {
-		d    duration
+		d    DurationValue
 		want string
 	}{
-		{duration{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}, "1y2mo25d5h6m7s8ms9us10ns"},
-		{duration{0, 0, 12 * us}, "12us"},
-		{duration{-13, -1, 0}, "-1y1mo1d"},
-		{duration{0, 0, 0}, ""},
-		{duration{12, 0, 0}, "1y"},
-		{duration{0, 0, 25 * h}, "25h"},
+		{DurationValue{14, 25, 5*h + 6*m + 7*s + 8*ms + 9*us + 10}, "1y2mo25d5h6m7s8ms9us10ns"},
+		{DurationValue{0, 0, 12 * us}, "12us"},
+		{DurationValue{-13, -1, 0}, "-1y1mo1d"},
+		{DurationValue{0, 0, 0}, ""},
+		{DurationValue{12, 0, 0}, "1y"},
+		{DurationValue{0, 0, 25 * h}, "25h"},
 	}
 	for _, tt := range texts {
 		if got := tt.d.String(); got != tt.want {
@@ -237,26 +237,36 @@ func TestDurationText(t *testing.T) {
 
 	// The vint encoding, against Cassandra's VIntCoding.
 	encodings := []struct {
-		d    duration
+		d    DurationValue
 		want string
 	}{
-		{duration{0, 0, 0}, "000000"},
-		{duration{1, 1, 1}, "020202"},
-		{duration{-1, -1, -1}, "010101"},
-		{duration{0, 0, 64}, "00008080"},
-		{duration{0, 0, 1000}, "000087d0"},
-		{duration{0, 0, math.MaxInt64}, "0000fffffffffffffffffe"},
-		{duration{0, 0, math.MinInt64}, "0000ffffffffffffffffff"},
-		{duration{math.MaxInt32, math.MinInt32, 0}, "f0fffffffef0ffffffff00"},
+		{DurationValue{0, 0, 0}, "000000"},
+		{DurationValue{1, 1, 1}, "020202"},
+		{DurationValue{-1, -1, -1}, "010101"},
+		{DurationValue{0, 0, 64}, "00008080"},
+		{DurationValue{0, 0, 1000}, "000087d0"},
+		{DurationValue{0, 0, math.MaxInt64}, "0000fffffffffffffffffe"},
+		{DurationValue{0, 0, math.MinInt64}, "0000ffffffffffffffffff"},
+		{DurationValue{math.MaxInt32, math.MinInt32, 0}, "f0fffffffef0ffffffff00"},
+		// 1 month is zigzag 2, -1 day zigzag 1, and an hour's nanoseconds
+		// zigzag to 0x068c61714000, which takes a first byte with six
+		// leading ones and six more bytes.
+		{DurationValue{1, -1, 3600e9}, "0201fc068c61714000"},
 	}
 	for _, tt := range encodings {
-		got := hex.EncodeToString(tt.d.append(nil))
+		got := hex.EncodeToString(tt.d.Append(nil))
 		if got != tt.want {
 			t.Errorf("%+v encodes as %s, want %s", tt.d, got, tt.want)
 		}
 		back, n, err := parseDurationBytes(unhex(t, tt.want))
 		if err != nil || back != tt.d || n != len(tt.want)/2 {
 			t.Errorf("%s decodes as %+v (%d bytes), %v", tt.want, back, n, err)
+		}
+	}
+	for _, v := range []int64{0, 1, -1, 63, 64, -64, -65, 1 << 20, -(1 << 40), 1<<62 + 5, math.MinInt64, math.MaxInt64} {
+		b := DurationValue{v, v, v}.Append(nil)
+		if back, n, err := parseDurationBytes(b); err != nil || back != (DurationValue{v, v, v}) || n != len(b) {
+			t.Errorf("vints of %d: %x decode as %+v (%d bytes), %v", v, b, back, n, err)
 		}
 	}
 }

@@ -195,15 +195,15 @@ func appendJSON(dst []byte, t *Type, v []byte, lossless bool) ([]byte, error) {
 		d, _, _ := parseDurationBytes(v)
 		s := d.String()
 		if lossless {
-			if d.months == math.MinInt32 || d.days == math.MinInt32 || d.nanos == math.MinInt64 {
+			if d.Months == math.MinInt32 || d.Days == math.MinInt32 || d.Nanos == math.MinInt64 {
 				// No text reads back as these: the magnitude of the
 				// minimum passes the maximum Cassandra's parser takes.
 				dst = append(dst, '[')
-				dst = strconv.AppendInt(dst, d.months, 10)
+				dst = strconv.AppendInt(dst, d.Months, 10)
 				dst = append(dst, ", "...)
-				dst = strconv.AppendInt(dst, d.days, 10)
+				dst = strconv.AppendInt(dst, d.Days, 10)
 				dst = append(dst, ", "...)
-				dst = strconv.AppendInt(dst, d.nanos, 10)
+				dst = strconv.AppendInt(dst, d.Nanos, 10)
 				return append(dst, ']'), nil
 			}
 			if s == "" {

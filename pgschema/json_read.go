@@ -310,8 +310,8 @@ func durationFromJSONArray(n *jsonNode) ([]byte, error) {
 		}
 		parts[i] = v
 	}
-	d := duration{parts[0], parts[1], parts[2]}
-	b := d.append(nil)
+	d := DurationValue{parts[0], parts[1], parts[2]}
+	b := d.Append(nil)
 	if err := validateDuration(b); err != nil {
 		return nil, err
 	}

@@ -370,7 +370,7 @@ func durationToPG(dst, src []byte) ([]byte, error) {
 		return dst, fmt.Errorf("duration value has %d unexpected bytes after its three vints", len(src)-n)
 	}
 	dst = appendArrayHeader(dst, OIDInt8, 3)
-	for _, v := range [3]int64{d.months, d.days, d.nanos} {
+	for _, v := range [3]int64{d.Months, d.Days, d.Nanos} {
 		dst = binary.BigEndian.AppendUint32(dst, 8)
 		dst = binary.BigEndian.AppendUint64(dst, uint64(v))
 	}
@@ -396,5 +396,5 @@ func durationFromPG(dst, src []byte) ([]byte, error) {
 		}
 		parts[i] = int64(binary.BigEndian.Uint64(e))
 	}
-	return duration{parts[0], parts[1], parts[2]}.append(dst), nil
+	return DurationValue{parts[0], parts[1], parts[2]}.Append(dst), nil
 }

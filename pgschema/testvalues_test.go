@@ -70,7 +70,7 @@ func cqlDate(days int64) []byte {
 }
 
 // dur returns a serialized duration.
-func dur(months, days, nanos int64) []byte { return duration{months, days, nanos}.append(nil) }
+func dur(months, days, nanos int64) []byte { return DurationValue{months, days, nanos}.Append(nil) }
 
 func uuidv(s string) []byte {
 	u, ok := parseUUIDString(s)

@@ -119,7 +119,7 @@ func validateValue(t *pgschema.Type, b []byte) error {
 			return fmt.Errorf("Expected 4 or 16 byte inetaddress; got %s", hex.EncodeToString(b))
 		}
 	case pgschema.Duration:
-		_, err := decodeDuration(b)
+		_, err := pgschema.DecodeDuration(b)
 		return err
 	case pgschema.Varint, pgschema.Blob:
 		// every byte string is a varint or a blob
