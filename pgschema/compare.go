@@ -197,8 +197,8 @@ func cmpDecimal(a, b []byte) int {
 		}
 		return c * signA
 	}
-	x := new(big.Int).Abs(varintBig(ua))
-	y := new(big.Int).Abs(varintBig(ub))
+	x := new(big.Int).Abs(VarintValue(ua))
+	y := new(big.Int).Abs(VarintValue(ub))
 	// Compare the decimal exponents first, so that scales far apart
 	// (1E-2000000000 against 1) never build a huge power of ten: log10 of
 	// a magnitude is its bit length times log10(2), less its scale, give

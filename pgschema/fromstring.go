@@ -95,11 +95,11 @@ func FromString(t *Type, s string) ([]byte, error) {
 		}
 		return VarintBytes(n), nil
 	case Decimal:
-		n, scale, ok := parseBigDecimal(s)
+		d, ok := ParseBigDecimal(s)
 		if !ok {
 			return nil, fmt.Errorf("unable to make BigDecimal from '%s'", s)
 		}
-		return DecimalBytes(n, scale), nil
+		return d.Bytes(), nil
 	case Float, Double:
 		bits, name := 64, "double"
 		if t.Kind == Float {

@@ -332,9 +332,9 @@ func TestJavaNumberText(t *testing.T) {
 		if err != nil || got != d.want {
 			t.Errorf("BigDecimal(%s, %d).toString() = %s, %v; want %s", d.unscaled, d.scale, got, err, d.want)
 		}
-		n, scale, ok := parseBigDecimal(d.want)
-		if !ok || !bytes.Equal(DecimalBytes(n, scale), dec(d.unscaled, d.scale)) {
-			t.Errorf("%s reads back as %v, %d, %v", d.want, n, scale, ok)
+		back, ok := ParseBigDecimal(d.want)
+		if !ok || !bytes.Equal(back.Bytes(), dec(d.unscaled, d.scale)) {
+			t.Errorf("%s reads back as %v, %d, %v", d.want, back.Unscaled, back.Scale, ok)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package pgschema
 import (
 	"errors"
 	"math"
-	"math/big"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -164,120 +163,6 @@ func javaNumberSyntax(s string) bool {
 		return false
 	}
 	return (intPart == "" || allDigits(intPart)) && (!dot || frac == "" || allDigits(frac))
-}
-
-// parseBigDecimal reads a number as Java's new BigDecimal(String): an
-// optional sign, digits with an optional point (at least one digit), and
-// an optional exponent; the scale must fit an int.
-func parseBigDecimal(s string) (*big.Int, int32, bool) {
-	return parseDecimalExp(s, 32)
-}
-
-// parseDecimalExp is parseBigDecimal with an exponent of up to expBits
-// bits: Java's 32, or 64 for the text stored in jsonb, where the decimal
-// of scale -2^31 is 1E+2147483648.
-func parseDecimalExp(s string, expBits int) (*big.Int, int32, bool) {
-	body := s
-	neg := false
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	mant, expText := body, ""
-	var exp int64
-	if e := strings.IndexAny(body, "eE"); e >= 0 {
-		mant, expText = body[:e], body[e+1:]
-		digits := strings.TrimLeft(expText, "+-")
-		if len(expText)-len(digits) > 1 || !allDigits(digits) {
-			return nil, 0, false
-		}
-		var err error
-		if exp, err = strconv.ParseInt(expText, 10, expBits); err != nil {
-			return nil, 0, false
-		}
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	if (intPart == "" && frac == "") || (intPart != "" && !allDigits(intPart)) || (frac != "" && !allDigits(frac)) {
-		return nil, 0, false
-	}
-	scale := int64(len(frac)) - exp
-	if scale != int64(int32(scale)) || (exp < 0 && scale < 0) {
-		return nil, 0, false
-	}
-	n, _ := new(big.Int).SetString(intPart+frac, 10)
-	if neg {
-		n.Neg(n)
-	}
-	return n, int32(scale), true
-}
-
-// bigDecimalString formats unscaled × 10^-scale as Java's
-// BigDecimal.toString: plain when the scale is not negative and the
-// adjusted exponent is at least -6, else scientific (1.23E+5, 1E-10).
-func bigDecimalString(digits string, neg bool, scale int64) string {
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	adjusted := -scale + int64(len(digits)-1)
-	if scale >= 0 && adjusted >= -6 {
-		switch {
-		case scale == 0:
-			b.WriteString(digits)
-		case int64(len(digits)) > scale:
-			b.WriteString(digits[:int64(len(digits))-scale])
-			b.WriteByte('.')
-			b.WriteString(digits[int64(len(digits))-scale:])
-		default:
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", int(scale)-len(digits)))
-			b.WriteString(digits)
-		}
-		return b.String()
-	}
-	b.WriteByte(digits[0])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	b.WriteByte('E')
-	if adjusted > 0 {
-		b.WriteByte('+')
-	}
-	b.WriteString(strconv.FormatInt(adjusted, 10))
-	return b.String()
-}
-
-// bigDecimalPlain formats a decimal with a non-negative scale without an
-// exponent, as BigDecimal.toPlainString does.
-func bigDecimalPlain(digits string, neg bool, scale int64) string {
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	switch {
-	case scale == 0:
-		b.WriteString(digits)
-	case int64(len(digits)) > scale:
-		b.WriteString(digits[:int64(len(digits))-scale])
-		b.WriteByte('.')
-		b.WriteString(digits[int64(len(digits))-scale:])
-	default:
-		b.WriteString("0.")
-		b.WriteString(strings.Repeat("0", int(scale)-len(digits)))
-		b.WriteString(digits)
-	}
-	return b.String()
-}
-
-// decimalText formats a serialized decimal as BigDecimal.toString.
-func decimalText(v []byte) (string, error) {
-	scale, unscaled, err := decimalParts(v)
-	if err != nil {
-		return "", err
-	}
-	digits, neg := varintDigits(unscaled)
-	return bigDecimalString(digits, neg && digits != "0", int64(scale)), nil
 }
 
 // parseUUIDString reads the canonical 8-4-4-4-12 hex form, in any case,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -32,8 +33,9 @@ const (
 	pgNumericNinf      = 0xf000
 )
 
-// varintBig decodes a two's complement big-endian integer.
-func varintBig(b []byte) *big.Int {
+// VarintValue decodes CQL's varint serialization, a two's complement
+// big-endian integer; an empty slice is zero, as BigInteger reads it.
+func VarintValue(b []byte) *big.Int {
 	n := new(big.Int).SetBytes(b)
 	if len(b) > 0 && b[0]&0x80 != 0 {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
@@ -97,6 +99,13 @@ func appendVarintInt64(dst []byte, v int64) []byte {
 	return dst
 }
 
+// LowInt64 returns the low 64 bits of n in two's complement, as
+// BigInteger.longValue does.
+func LowInt64(n *big.Int) int64 {
+	m := new(big.Int).And(n, new(big.Int).SetUint64(math.MaxUint64))
+	return int64(m.Uint64())
+}
+
 // VarintBytes returns n in CQL's varint serialization.
 func VarintBytes(n *big.Int) []byte { return appendVarint(nil, n) }
 
@@ -130,7 +139,7 @@ func varintDigits(b []byte) (string, bool) {
 	if len(b) == 0 {
 		return "0", false
 	}
-	n := varintBig(b)
+	n := VarintValue(b)
 	neg := n.Sign() < 0
 	return new(big.Int).Abs(n).Text(10), neg
 }

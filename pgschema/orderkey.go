@@ -109,12 +109,12 @@ func appendOrderKey(dst []byte, t *Type, v []byte) ([]byte, error) {
 		}
 		return binary.BigEndian.AppendUint64(dst, bits), nil
 	case Varint:
-		return appendVarintKey(dst, varintBig(v)), nil
+		return appendVarintKey(dst, VarintValue(v)), nil
 	case Decimal:
 		if len(v) < 4 {
 			return nil, orderKeyError(t, v)
 		}
-		return appendDecimalKey(dst, varintBig(v[4:]), int32(binary.BigEndian.Uint32(v))), nil
+		return appendDecimalKey(dst, VarintValue(v[4:]), int32(binary.BigEndian.Uint32(v))), nil
 	case UUID:
 		if len(v) != 16 {
 			return nil, orderKeyError(t, v)

@@ -188,24 +188,21 @@ func (s *extremeState) Add(args [][]byte) error {
 func (s *extremeState) Result() ([]byte, error) { return s.v, nil }
 
 // compareValues orders two values of type t as Cassandra's comparator for
-// t does: where pgschema.Compare's byte orders differ from it (decimals by
-// value, floating point by Java's Double.compare, which puts -0.0 before
-// 0.0), it compares here.
+// t does, refusing numbers too short for their type; floating point
+// compares by Java's Double.compare, which puts -0.0 before 0.0.
 func compareValues(t *pgschema.Type, a, b []byte) (int, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return pgschema.Compare(t, a, b), nil
 	}
 	switch t.Kind {
 	case pgschema.Decimal:
-		x, err := decodeDecimal(a)
-		if err != nil {
+		if err := decimalLength(a); err != nil {
 			return 0, err
 		}
-		y, err := decodeDecimal(b)
-		if err != nil {
+		if err := decimalLength(b); err != nil {
 			return 0, err
 		}
-		return x.cmp(y), nil
+		return pgschema.Compare(t, a, b), nil // by value, as BigDecimal.compareTo
 	case pgschema.Float, pgschema.Double:
 		x, err := decodeNumber(t.Kind, a)
 		if err != nil {
@@ -283,7 +280,7 @@ func newSum(k pgschema.Kind) AggregateState {
 	case pgschema.Float, pgschema.Double:
 		return &floatSumState{kind: k}
 	case pgschema.Decimal:
-		return &decimalSumState{sum: decFromInt64(0)}
+		return &decimalSumState{sum: pgschema.BigDecimal{Unscaled: new(big.Int)}}
 	case pgschema.Varint:
 		return &varintSumState{sum: new(big.Int)}
 	}
@@ -295,7 +292,7 @@ func newAvg(k pgschema.Kind) AggregateState {
 	case pgschema.Float, pgschema.Double:
 		return &floatAvgState{kind: k}
 	case pgschema.Decimal:
-		return &decimalAvgState{avg: decFromInt64(0)}
+		return &decimalAvgState{avg: pgschema.BigDecimal{Unscaled: new(big.Int)}}
 	case pgschema.Varint:
 		return &varintAvgState{sum: new(big.Int)}
 	}
@@ -358,7 +355,7 @@ func (s *intAvgState) Result() ([]byte, error) {
 	var avg int64
 	switch {
 	case s.big != nil:
-		avg = lowInt64(new(big.Int).Quo(s.big, big.NewInt(int64(s.count))))
+		avg = pgschema.LowInt64(new(big.Int).Quo(s.big, big.NewInt(int64(s.count))))
 	case s.count != 0:
 		avg = s.sum / int64(s.count)
 	}
@@ -414,7 +411,7 @@ type floatAvgState struct {
 	kind  pgschema.Kind
 	k     kahan
 	count int32
-	big   *bigDec
+	big   *pgschema.BigDecimal
 }
 
 func (s *floatAvgState) Add(args [][]byte) error {
@@ -428,26 +425,26 @@ func (s *floatAvgState) Add(args [][]byte) error {
 	s.count++
 	x := n.f
 	if s.big != nil {
-		d, err := decFromFloat(x, 64)
+		d, err := pgschema.BigDecimalOfFloat(x, 64)
 		if err != nil {
 			return err
 		}
-		sum := s.big.add(d)
+		sum := s.big.Add(d)
 		s.big = &sum
 		return nil
 	}
 	prev := s.k.sum
 	s.k.add(x)
 	if math.IsInf(s.k.sum, 0) && !math.IsInf(x, 0) {
-		p, err := decFromFloat(prev, 64)
+		p, err := pgschema.BigDecimalOfFloat(prev, 64)
 		if err != nil {
 			return err
 		}
-		d, err := decFromFloat(x, 64)
+		d, err := pgschema.BigDecimalOfFloat(x, 64)
 		if err != nil {
 			return err
 		}
-		sum := p.add(d)
+		sum := p.Add(d)
 		s.big = &sum
 	}
 	return nil
@@ -458,7 +455,7 @@ func (s *floatAvgState) Result() ([]byte, error) {
 	switch {
 	case s.count == 0:
 	case s.big != nil:
-		avg = s.big.divHalfEven(int64(s.count)).float(64)
+		avg = s.big.DivHalfEven(int64(s.count)).Float(64)
 	default:
 		avg = s.k.result() / float64(s.count)
 	}
@@ -467,7 +464,7 @@ func (s *floatAvgState) Result() ([]byte, error) {
 
 // decimalSumState sums decimals exactly; the result has the largest scale
 // added.
-type decimalSumState struct{ sum bigDec }
+type decimalSumState struct{ sum pgschema.BigDecimal }
 
 func (s *decimalSumState) Add(args [][]byte) error {
 	if args[0] == nil {
@@ -477,17 +474,17 @@ func (s *decimalSumState) Add(args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	s.sum = s.sum.add(n.d)
+	s.sum = s.sum.Add(n.d)
 	return nil
 }
 
-func (s *decimalSumState) Result() ([]byte, error) { return s.sum.bytes(), nil }
+func (s *decimalSumState) Result() ([]byte, error) { return s.sum.Bytes(), nil }
 
 // decimalAvgState keeps a running average, avg += (value - avg) / count,
 // each division rounded half to even at the difference's scale, as
 // Cassandra does; the average of 1 and 2 is therefore 1.
 type decimalAvgState struct {
-	avg   bigDec
+	avg   pgschema.BigDecimal
 	count int32
 }
 
@@ -500,11 +497,11 @@ func (s *decimalAvgState) Add(args [][]byte) error {
 		return err
 	}
 	s.count++
-	s.avg = s.avg.add(n.d.sub(s.avg).divHalfEven(int64(s.count)))
+	s.avg = s.avg.Add(n.d.Sub(s.avg).DivHalfEven(int64(s.count)))
 	return nil
 }
 
-func (s *decimalAvgState) Result() ([]byte, error) { return s.avg.bytes(), nil }
+func (s *decimalAvgState) Result() ([]byte, error) { return s.avg.Bytes(), nil }
 
 // varintSumState sums varints exactly.
 type varintSumState struct{ sum *big.Int }

@@ -152,7 +152,7 @@ func enc32(v int32) []byte    { return binary.BigEndian.AppendUint32(nil, uint32
 func encF32(v float32) []byte { return binary.BigEndian.AppendUint32(nil, math.Float32bits(v)) }
 func encF64(v float64) []byte { return binary.BigEndian.AppendUint64(nil, math.Float64bits(v)) }
 func encDec(unscaled int64, scale int32) []byte {
-	return bigDec{big.NewInt(unscaled), scale}.bytes()
+	return pgschema.DecimalBytes(big.NewInt(unscaled), scale)
 }
 func encVarint(s string) []byte {
 	n, _ := new(big.Int).SetString(s, 10)

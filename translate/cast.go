@@ -122,21 +122,21 @@ func numericCast(in, out pgschema.Kind) *Function {
 		case pgschema.Varint:
 			return varintBytes(big.NewInt(n.longValue())), nil
 		}
-		var d bigDec
+		var d pgschema.BigDecimal
 		switch k {
 		case pgschema.Float:
-			d, err = decFromFloat(n.f, 32)
+			d, err = pgschema.BigDecimalOfFloat(n.f, 32)
 		case pgschema.Double:
-			d, err = decFromFloat(n.f, 64)
+			d, err = pgschema.BigDecimalOfFloat(n.f, 64)
 		case pgschema.Varint:
-			d = bigDec{n.v, 0}
+			d = pgschema.BigDecimal{Unscaled: n.v}
 		default:
-			d = decFromInt64(n.longValue())
+			d = pgschema.BigDecimal{Unscaled: big.NewInt(n.longValue())}
 		}
 		if err != nil {
 			return nil, err
 		}
-		return d.bytes(), nil
+		return d.Bytes(), nil
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 
 // This file holds what the function library needs of Java's number and
 // date formatting: the text forms Cassandra's serializers give values
-// (toCQLLiteral, used by casts to text), BigDecimal arithmetic and Java's
-// narrowing conversions.
+// (toCQLLiteral, used by casts to text), and Java's Number and narrowing
+// conversions.
 
 // cqlLiteralText returns a value's text form as Cassandra's
 // TypeSerializer.toCQLLiteral gives it for the types that can be cast to
@@ -89,213 +89,6 @@ func inetString(b []byte) (string, error) {
 	return "", fmt.Errorf("expected 4 or 16 bytes for an inet, got %d", len(b))
 }
 
-// bigDec is a java.math.BigDecimal: unscaled × 10^-scale.
-type bigDec struct {
-	unscaled *big.Int
-	scale    int32
-}
-
-func decFromInt64(v int64) bigDec { return bigDec{big.NewInt(v), 0} }
-
-// decodeDecimal reads a decimal's serialization: a 4-byte scale, then the
-// unscaled value as a varint.
-func decodeDecimal(b []byte) (bigDec, error) {
-	if len(b) < 4 {
-		return bigDec{}, fmt.Errorf("expected at least 4 bytes for a decimal, got %d", len(b))
-	}
-	return bigDec{varintValue(b[4:]), int32(binary.BigEndian.Uint32(b))}, nil
-}
-
-// bytes serializes the decimal as Cassandra's DecimalSerializer does.
-func (d bigDec) bytes() []byte {
-	out := binary.BigEndian.AppendUint32(nil, uint32(d.scale))
-	return append(out, varintBytes(d.unscaled)...)
-}
-
-// varintValue reads a two's complement big-endian integer; an empty slice is
-// zero, as BigInteger reads it.
-func varintValue(b []byte) *big.Int {
-	n := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(b))*8))
-	}
-	return n
-}
-
-// parseJavaDecimal reads a number as new BigDecimal(String) does:
-// [sign] digits [. digits] [E [sign] digits].
-func parseJavaDecimal(s string) (bigDec, error) {
-	mant, exp := s, int64(0)
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		var err error
-		if exp, err = strconv.ParseInt(s[i+1:], 10, 32); err != nil {
-			return bigDec{}, fmt.Errorf("invalid decimal %q", s)
-		}
-		mant = s[:i]
-	}
-	frac := 0
-	if i := strings.IndexByte(mant, '.'); i >= 0 {
-		frac = len(mant) - i - 1
-		mant = mant[:i] + mant[i+1:]
-	}
-	n, ok := new(big.Int).SetString(mant, 10)
-	if !ok || strings.HasPrefix(mant, "+-") {
-		return bigDec{}, fmt.Errorf("invalid decimal %q", s)
-	}
-	scale := int64(frac) - exp
-	if scale < math.MinInt32 || scale > math.MaxInt32 {
-		return bigDec{}, fmt.Errorf("decimal scale out of range in %q", s)
-	}
-	return bigDec{n, int32(scale)}, nil
-}
-
-// decFromFloat is BigDecimal.valueOf(double), which goes through
-// Double.toString, and new BigDecimal(Float.toString(f)) for bits 32. NaN
-// and the infinities have no decimal (Java throws NumberFormatException).
-func decFromFloat(f float64, bits int) (bigDec, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return bigDec{}, fmt.Errorf("java.lang.NumberFormatException: %s has no decimal value", pgschema.JavaFloat(f, bits))
-	}
-	return parseJavaDecimal(pgschema.JavaFloat(f, bits))
-}
-
-// pow10 returns 10^n.
-func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil) }
-
-// rescale returns d's unscaled value at scale s >= d.scale.
-func (d bigDec) rescale(s int32) *big.Int {
-	if s == d.scale {
-		return d.unscaled
-	}
-	return new(big.Int).Mul(d.unscaled, pow10(int64(s)-int64(d.scale)))
-}
-
-// add is BigDecimal.add: the result has the larger scale.
-func (d bigDec) add(o bigDec) bigDec {
-	s := max(d.scale, o.scale)
-	return bigDec{new(big.Int).Add(d.rescale(s), o.rescale(s)), s}
-}
-
-// sub is BigDecimal.subtract.
-func (d bigDec) sub(o bigDec) bigDec {
-	s := max(d.scale, o.scale)
-	return bigDec{new(big.Int).Sub(d.rescale(s), o.rescale(s)), s}
-}
-
-// divHalfEven is BigDecimal.divide(BigDecimal.valueOf(n), HALF_EVEN): the
-// quotient at d's scale, rounded half to even.
-func (d bigDec) divHalfEven(n int64) bigDec {
-	return bigDec{divRoundHalfEven(d.unscaled, big.NewInt(n)), d.scale}
-}
-
-// divRoundHalfEven divides, rounding to the nearest integer and ties to the
-// even one.
-func divRoundHalfEven(a, b *big.Int) *big.Int {
-	q, r := new(big.Int).QuoRem(a, b, new(big.Int))
-	if r.Sign() == 0 {
-		return q
-	}
-	twice := new(big.Int).Abs(r)
-	twice.Lsh(twice, 1)
-	c := twice.Cmp(new(big.Int).Abs(b))
-	if c > 0 || (c == 0 && q.Bit(0) == 1) {
-		if (a.Sign() < 0) != (b.Sign() < 0) {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	}
-	return q
-}
-
-// cmp compares by value, ignoring scale (BigDecimal.compareTo).
-func (d bigDec) cmp(o bigDec) int {
-	s := max(d.scale, o.scale)
-	return d.rescale(s).Cmp(o.rescale(s))
-}
-
-// truncInt is the integer part, rounded toward zero (toBigInteger).
-func (d bigDec) truncInt() *big.Int {
-	switch {
-	case d.scale == 0:
-		return d.unscaled
-	case d.scale < 0:
-		return new(big.Int).Mul(d.unscaled, pow10(-int64(d.scale)))
-	}
-	return new(big.Int).Quo(d.unscaled, pow10(int64(d.scale)))
-}
-
-// lowBits returns the low 64 bits of the integer part, as
-// BigDecimal.longValue does; intValue keeps the low 32 of those. A scale
-// far from zero makes the integer part 0, or a multiple of 2^64.
-func (d bigDec) lowBits() int64 {
-	digits := int64(len(d.unscaled.String()))
-	if int64(d.scale) >= digits || int64(d.scale) <= -64 {
-		return 0
-	}
-	return lowInt64(d.truncInt())
-}
-
-// lowInt64 returns the low 64 bits of n in two's complement (longValue).
-func lowInt64(n *big.Int) int64 {
-	m := new(big.Int).And(n, new(big.Int).SetUint64(math.MaxUint64))
-	return int64(m.Uint64())
-}
-
-// float returns the nearest float64 (bits 64) or float32 (bits 32) to d, as
-// BigDecimal.doubleValue and floatValue do.
-func (d bigDec) float(bits int) float64 {
-	if d.unscaled.Sign() == 0 {
-		return 0
-	}
-	// Magnitudes that far out of range need no exact arithmetic.
-	mag := int64(len(d.unscaled.String())) - int64(d.scale)
-	if mag > 400 {
-		return math.Inf(d.unscaled.Sign())
-	}
-	if mag < -400 {
-		return math.Copysign(0, float64(d.unscaled.Sign()))
-	}
-	r := new(big.Rat).SetInt(d.unscaled)
-	if d.scale > 0 {
-		r.Quo(r, new(big.Rat).SetInt(pow10(int64(d.scale))))
-	} else if d.scale < 0 {
-		r.Mul(r, new(big.Rat).SetInt(pow10(-int64(d.scale))))
-	}
-	if bits == 32 {
-		f, _ := r.Float32()
-		return float64(f)
-	}
-	f, _ := r.Float64()
-	return f
-}
-
-// plainString is BigDecimal.toPlainString, the decimal serializer's text.
-func (d bigDec) plainString() string {
-	if d.scale == 0 {
-		return d.unscaled.String()
-	}
-	if d.scale < 0 {
-		if d.unscaled.Sign() == 0 {
-			return "0"
-		}
-		return d.unscaled.String() + strings.Repeat("0", int(-d.scale))
-	}
-	sign := ""
-	if d.unscaled.Sign() < 0 {
-		sign = "-"
-	}
-	digits := new(big.Int).Abs(d.unscaled).String()
-	point := len(digits) - int(d.scale)
-	switch {
-	case point > 0:
-		return sign + digits[:point] + "." + digits[point:]
-	case point == 0:
-		return sign + "0." + digits
-	}
-	return sign + "0." + strings.Repeat("0", -point) + digits
-}
-
 // javaF2I is Java's (int) of a floating point value: NaN is 0, values out of
 // range saturate, others truncate toward zero.
 func javaF2I(f float64) int32 {
@@ -326,10 +119,10 @@ func javaF2L(f float64) int64 {
 // javaNumber is a decoded numeric value with Java's Number conversions.
 type javaNumber struct {
 	kind pgschema.Kind
-	i    int64    // tinyint, smallint, int, bigint, counter
-	f    float64  // float (exactly a float32), double
-	v    *big.Int // varint
-	d    bigDec   // decimal
+	i    int64               // tinyint, smallint, int, bigint, counter
+	f    float64             // float (exactly a float32), double
+	v    *big.Int            // varint
+	d    pgschema.BigDecimal // decimal
 }
 
 // decodeNumber reads a numeric value of kind k; an empty value has no
@@ -358,17 +151,24 @@ func decodeNumber(k pgschema.Kind, b []byte) (javaNumber, error) {
 		if len(b) == 0 {
 			return n, fmt.Errorf("empty varint value")
 		}
-		n.v = varintValue(b)
+		n.v = pgschema.VarintValue(b)
 	case pgschema.Decimal:
-		d, err := decodeDecimal(b)
-		if err != nil {
+		if err := decimalLength(b); err != nil {
 			return n, err
 		}
-		n.d = d
+		n.d, _ = pgschema.DecodeBigDecimal(b) // four bytes or more are a decimal
 	default:
 		return n, fmt.Errorf("type %s is not numeric", scalar(k))
 	}
 	return n, nil
+}
+
+// decimalLength refuses a serialized decimal too short to hold its scale.
+func decimalLength(b []byte) error {
+	if len(b) < 4 {
+		return fmt.Errorf("expected at least 4 bytes for a decimal, got %d", len(b))
+	}
+	return nil
 }
 
 // longValue is Number.longValue.
@@ -377,9 +177,9 @@ func (n javaNumber) longValue() int64 {
 	case pgschema.Float, pgschema.Double:
 		return javaF2L(n.f)
 	case pgschema.Varint:
-		return lowInt64(n.v)
+		return pgschema.LowInt64(n.v)
 	case pgschema.Decimal:
-		return n.d.lowBits()
+		return n.d.LongValue()
 	}
 	return n.i
 }
@@ -401,7 +201,7 @@ func (n javaNumber) doubleValue() float64 {
 		f, _ := new(big.Float).SetInt(n.v).Float64()
 		return f
 	case pgschema.Decimal:
-		return n.d.float(64)
+		return n.d.Float(64)
 	}
 	return float64(n.i)
 }
@@ -415,7 +215,7 @@ func (n javaNumber) floatValue() float32 {
 		f, _ := new(big.Float).SetInt(n.v).Float32()
 		return f
 	case pgschema.Decimal:
-		return float32(n.d.float(32))
+		return float32(n.d.Float(32))
 	}
 	return float32(n.i)
 }
@@ -430,7 +230,7 @@ func (n javaNumber) String() string {
 	case pgschema.Varint:
 		return n.v.String()
 	case pgschema.Decimal:
-		return n.d.plainString()
+		return n.d.PlainString()
 	}
 	return strconv.FormatInt(n.i, 10)
 }
