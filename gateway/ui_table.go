@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/internal/shellquote"
 	"github.com/cqlpg/cqlpg/pgschema"
-	"github.com/cqlpg/cqlpg/sharding/localpg"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -292,16 +292,16 @@ func psqlCommand(shardURL string, t *pgschema.Table) string {
 	describe := `\d+ ` + pgx.Identifier{t.PGSchema, t.PGName}.Sanitize()
 	cfg, err := pgconn.ParseConfig(shardURL)
 	if err != nil {
-		return "psql -c " + localpg.ShellQuote(describe)
+		return "psql -c " + shellquote.Quote(describe)
 	}
-	args := []string{"psql", "-h", localpg.ShellQuote(cfg.Host), "-p", strconv.Itoa(int(cfg.Port))}
+	args := []string{"psql", "-h", shellquote.Quote(cfg.Host), "-p", strconv.Itoa(int(cfg.Port))}
 	if cfg.User != "" {
-		args = append(args, "-U", localpg.ShellQuote(cfg.User))
+		args = append(args, "-U", shellquote.Quote(cfg.User))
 	}
 	if cfg.Database != "" {
-		args = append(args, "-d", localpg.ShellQuote(cfg.Database))
+		args = append(args, "-d", shellquote.Quote(cfg.Database))
 	}
-	return strings.Join(append(args, "-c", localpg.ShellQuote(describe)), " ")
+	return strings.Join(append(args, "-c", shellquote.Quote(describe)), " ")
 }
 
 // redactError is an error's text without connection strings or

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/internal/shellquote"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -146,7 +147,7 @@ func (c *Cluster) PsqlCommand() string {
 	if psql == "" {
 		psql = "psql"
 	}
-	return ShellQuote(psql) + " " + ShellQuote(c.URL())
+	return shellquote.Quote(psql) + " " + shellquote.Quote(c.URL())
 }
 
 // Port returns the TCP port the server listens on.

@@ -172,15 +172,3 @@ func dsnQuote(v string) string {
 	}
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
-
-// ShellQuote quotes s for a POSIX shell, preferring the double quotes an
-// operator expects around a connection string when they are safe.
-func ShellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\r\n'\"\\$`!*?[]{}()<>|&;#~") {
-		return s
-	}
-	if !strings.ContainsAny(s, "\"\\$`!") {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -413,10 +413,4 @@ func TestSettings(t *testing.T) {
 	if got := dsnQuote(`/a b/c'd`); got != `'/a b/c\'d'` {
 		t.Errorf("dsnQuote = %s", got)
 	}
-	if got := ShellQuote("host=/x port=1"); got != `"host=/x port=1"` {
-		t.Errorf("shellQuote = %s", got)
-	}
-	if got := ShellQuote("it's $HOME"); got != `'it'\''s $HOME'` {
-		t.Errorf("shellQuote = %s", got)
-	}
 }

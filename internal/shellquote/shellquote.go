@@ -1,0 +1,19 @@
+// Package shellquote quotes words for a POSIX shell, for the commands
+// cqlpg shows an operator to paste (psql on a shard, for one). It has no
+// dependencies, so that the gateway's web view and the local Postgres
+// launcher share it without importing each other.
+package shellquote
+
+import "strings"
+
+// Quote quotes s for a POSIX shell, preferring the double quotes an
+// operator expects around a connection string when they are safe.
+func Quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\r\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	if !strings.ContainsAny(s, "\"\\$`!") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
