@@ -296,7 +296,7 @@ func TestMergeRoundTrip(t *testing.T) {
 		sql := fmt.Sprintf(`INSERT INTO %s ("_token", k, c1, "c1$ord", c2, "c2$ord", %s, %s, "_row_wt") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
 			a.table.Ident(), col, pgschema.Quote(column[c.typ]+"$wt"))
 		res := a.conn.PgConn().ExecParams(ctx, sql, [][]byte{s64(int64(k)*1000 - 1500), be32(uint32(k)), u, uk, d, dk, pg, s64(int64(1000 + id))},
-			[]uint32{20, 23, 2950, 17, 701, 17, st.OID, 20}, []int16{1, 1, 1, 1, 1, 1, 1, 1}, nil).Read()
+			[]uint32{pgschema.OIDInt8, pgschema.OIDInt4, pgschema.OIDUUID, pgschema.OIDBytea, pgschema.OIDFloat8, pgschema.OIDBytea, st.OID, pgschema.OIDInt8}, []int16{1, 1, 1, 1, 1, 1, 1, 1}, nil).Read()
 		if res.Err != nil {
 			t.Fatalf("%s %x: %v", c.typ, c.in, res.Err)
 		}
@@ -305,7 +305,7 @@ func TestMergeRoundTrip(t *testing.T) {
 	uk, dk := orderKey(t, uuidT, make([]byte, 16)), orderKey(t, doubleT, be64(math.Float64bits(math.Copysign(0, -1))))
 	res := a.conn.PgConn().ExecParams(ctx, fmt.Sprintf(`INSERT INTO %s ("_token", k, "_prefix", "ck$1", "ck$2$lo", "ck$2$hi", "_lo_incl", "_hi_incl", "_del_wt")
 		VALUES (-1500, 0, 1, $1, $2, NULL, true, false, 1), (-500, 1, 0, NULL, NULL, NULL, false, false, 2)`, a.table.DeletionsIdent()),
-		[][]byte{uk, dk}, []uint32{17, 17}, []int16{1, 1}, nil).Read()
+		[][]byte{uk, dk}, []uint32{pgschema.OIDBytea, pgschema.OIDBytea}, []int16{1, 1}, nil).Read()
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}

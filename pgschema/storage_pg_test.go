@@ -108,9 +108,9 @@ func TestStoragePostgres(t *testing.T) {
 			}
 		}
 		pgExec(t, conn, fmt.Sprintf("INSERT INTO storage_rt.v (id, %s) VALUES ($1, $2)", col),
-			[][]byte{int4(id), pg}, []uint32{23, st.OID})
+			[][]byte{int4(id), pg}, []uint32{pgschema.OIDInt4, st.OID})
 		rows := pgExec(t, conn, fmt.Sprintf("SELECT %s, %s FROM storage_rt.v WHERE id = $1", col,
-			fmt.Sprintf(st.SortKey, col)), [][]byte{int4(id)}, []uint32{23})
+			fmt.Sprintf(st.SortKey, col)), [][]byte{int4(id)}, []uint32{pgschema.OIDInt4})
 		got := rows[0][0]
 		if st.FromPG != nil {
 			var err error
@@ -230,7 +230,7 @@ func TestStorageOrderPostgres(t *testing.T) {
 				}
 			}
 			pgExec(t, conn, fmt.Sprintf("INSERT INTO %s VALUES ($1, $2)", table), [][]byte{int4(id), pg},
-				[]uint32{23, st.OID})
+				[]uint32{pgschema.OIDInt4, st.OID})
 		}
 		rows := pgExec(t, conn, fmt.Sprintf("SELECT id FROM %s ORDER BY v", table), nil, nil)
 		var got [][]byte
