@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cqlpg/cqlpg/internal/shellquote"
+	"github.com/cqlpg/cqlpg/sharding/shellquote"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
