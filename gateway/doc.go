@@ -5,6 +5,13 @@
 // In: client connections and the shards' connection strings. Out: CQL
 // responses, with rows read from and writes applied to the shards.
 //
+// Packages below it: cqlwire (the wire format: frames, segments,
+// compression, request decoding, result encoding), cluster (the shards,
+// the ring and schema snapshots, schema changes on every shard) and
+// repair (anti-entropy and read repair). The gateway imports them, and
+// translate, pgschema and sharding; they never import the gateway
+// (TestLayering).
+//
 // A request's way: the connection's reader decodes the frame header (on
 // v5, once the segment that carries the frame has passed its CRCs) and
 // keeps the body as bytes; a goroutine per request decompresses and
@@ -17,7 +24,8 @@
 // segments). The EXECUTEs of point reads from one replica and of plain
 // one-row writes skip the request goroutine: the reader binds them and
 // submits their ops, and the shard pool's goroutine that finishes the op
-// the answer waits for encodes it (async.go).
+// the answer waits for encodes it (async.go). Both ways build a write the
+// same way (prepareWrite); only the completion differs.
 //
 // Writes and reads meet their consistency levels as replicas.go and
 // replica_reads.go describe: Unavailable before anything is sent when too
