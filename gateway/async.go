@@ -121,15 +121,18 @@ func (c *conn) executeAsync(j *job) (done bool) {
 	}
 	maybePanic(&c.srv.hooks, panicReader, st.query)
 	started := false
+	var keyed []translate.Restriction
 	switch p := st.plan.(type) {
 	case *translate.Select:
-		started = !e.resultChanged && e.startRead(st, p, h.Stream, body)
+		started, keyed = !e.resultChanged && e.startRead(st, p, h.Stream, body), p.Keys
 	case *translate.Write:
-		started = e.startWrite(st, p, h.Stream, body)
+		started, keyed = e.startWrite(st, p, h.Stream, body), p.Keys
 	}
 	if !started {
-		// What the attempt keyed is keyed again by the handler's run.
-		e.keyTaken, e.keys[0] = false, nil
+		// What the attempt keyed, the handler's run takes as it is.
+		if e.keyTaken {
+			e.handedOver = keyed
+		}
 		j.e = e
 	}
 	return started

@@ -54,6 +54,10 @@ type execution struct {
 	keyVals  [][]byte
 	keys     [1][][]byte
 	keyTaken bool
+	// handedOver holds, for a request the reader keyed and could not
+	// start, the restrictions it keyed: the handler's run takes those
+	// keys instead of keying again.
+	handedOver []translate.Restriction
 	// rw writes the rows of a SELECT; scratch serves its one partition
 	// read; writes are the replica writes of a write.
 	rw      rowWriter
@@ -102,7 +106,7 @@ func (e *execution) release() {
 	e.async.reset()
 	e.c, e.params, e.bound, e.topo, e.schema, e.mutations, e.st, e.resultChanged, e.pinned = nil, nil, translate.Bound{}, nil, nil, nil, nil, false, nil
 	clear(e.keyVals)
-	e.keys[0], e.keyTaken = nil, false
+	e.keys[0], e.keyTaken, e.handedOver = nil, false, nil
 	e.rw.clear()
 	e.scratch.guard.inner, e.scratch.share, e.scratch.count = nil, false, rowCounter{}
 	clear(e.scratch.asks.sinks) // rows they hold
@@ -535,6 +539,10 @@ func int32Value(b []byte) (int32, bool) {
 // when some column has several values.
 func (e *execution) singleKey(rs []translate.Restriction) (keys [][][]byte, ok bool, err error) {
 	if e.keyTaken {
+		if h := e.handedOver; len(h) > 0 && len(h) == len(rs) && &h[0] == &rs[0] {
+			e.handedOver = nil // the reader's keys, for the handler's run
+			return e.keys[:], true, nil
+		}
 		return nil, false, nil
 	}
 	partitionColumns := 0

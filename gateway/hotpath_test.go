@@ -531,3 +531,40 @@ func TestHotPathBoundHandoff(t *testing.T) {
 		t.Errorf("QUORUM read of three replicas asked %d, want 2", n)
 	}
 }
+
+// TestHotPathHandoffKeysOnce: the key the reader computed for an EXECUTE
+// it could not start is the one the handler's run takes; it is not keyed
+// again from the bound values (which the test changes after the reader
+// is done, to tell the two apart).
+func TestHotPathHandoffKeysOnce(t *testing.T) {
+	h := newHotServer(t)
+	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
+	frame := atLevel(executeFrame(sel.id, one), sharding.Quorum)
+	hdr := cqlwire.ParseHeader(frame)
+	body := cqlwire.GetBuffer(int(hdr.Length))
+	copy(*body, frame[cqlwire.HeaderSize:])
+	h.c.inflight.Add(1)
+	j := job{h: hdr, body: body, at: time.Now()}
+	if h.c.executeAsync(&j) || j.e == nil {
+		t.Fatalf("a QUORUM read of three replicas was started on the reader (or not bound): %v", j.e)
+	}
+	e := j.e
+	defer func() {
+		e.release()
+		h.c.inflight.Done()
+	}()
+	p := sel.plan.(*translate.Select)
+	keyed := e.keys[0]
+	if len(keyed) != 1 || string(keyed[0]) != string(one) {
+		t.Fatalf("the reader keyed %x, want [%x]", keyed, one)
+	}
+	// The bound value now says 2: keying again would read it.
+	e.query.Values[0] = []byte{0, 0, 0, 2}
+	keys, ok, err := e.singleKey(p.Keys)
+	if err != nil || !ok || len(keys) != 1 || string(keys[0][0]) != string(one) {
+		t.Errorf("the handler's key: %x %v %v, want the reader's [%x]", keys, ok, err, one)
+	}
+	if _, ok, _ := e.singleKey(p.Keys); ok {
+		t.Error("a second keying on the execution took the handed-over key again")
+	}
+}
