@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/cqlpg/cqlpg/sharding/shellquote"
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding/shellquote"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
