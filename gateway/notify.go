@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -261,11 +260,9 @@ func sortedKeys(m map[string]string) []string {
 
 // parseUUID reads a uuid's canonical text.
 func parseUUID(s string) ([16]byte, error) {
-	var u [16]byte
-	h := strings.ReplaceAll(s, "-", "")
-	if len(h) != 32 {
+	u, ok := pgschema.ParseUUID(s)
+	if !ok {
 		return u, fmt.Errorf("malformed uuid %q", s)
 	}
-	_, err := hex.Decode(u[:], []byte(h))
-	return u, err
+	return u, nil
 }

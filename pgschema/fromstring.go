@@ -111,13 +111,13 @@ func FromString(t *Type, s string) ([]byte, error) {
 		}
 		return floatBytes(f, bits), nil
 	case UUID:
-		u, ok := parseUUIDString(s)
+		u, ok := ParseUUID(s)
 		if !ok {
 			return nil, fmt.Errorf("Unable to make UUID from '%s'", s)
 		}
 		return u[:], nil
 	case Timeuuid:
-		u, ok := parseUUIDString(s)
+		u, ok := ParseUUID(s)
 		if !ok {
 			return nil, fmt.Errorf("Unknown timeuuid representation: %s", s)
 		}

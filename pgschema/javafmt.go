@@ -165,9 +165,9 @@ func javaNumberSyntax(s string) bool {
 	return (intPart == "" || allDigits(intPart)) && (!dot || frac == "" || allDigits(frac))
 }
 
-// parseUUIDString reads the canonical 8-4-4-4-12 hex form, in any case,
-// as Cassandra's UUIDType.parse does.
-func parseUUIDString(s string) ([16]byte, bool) {
+// ParseUUID reads a uuid in its canonical 8-4-4-4-12 form, hex digits
+// in either case.
+func ParseUUID(s string) ([16]byte, bool) {
 	var u [16]byte
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return u, false

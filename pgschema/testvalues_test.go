@@ -73,7 +73,7 @@ func cqlDate(days int64) []byte {
 func dur(months, days, nanos int64) []byte { return DurationValue{months, days, nanos}.Append(nil) }
 
 func uuidv(s string) []byte {
-	u, ok := parseUUIDString(s)
+	u, ok := ParseUUID(s)
 	if !ok {
 		panic(s)
 	}

@@ -423,15 +423,11 @@ func parseUUID(s string) ([]byte, error) {
 	if s == "" {
 		return []byte{}, nil
 	}
-	h := strings.ReplaceAll(s, "-", "")
-	if len(s) != 36 || len(h) != 32 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	u, ok := pgschema.ParseUUID(s)
+	if !ok {
 		return nil, fmt.Errorf("invalid uuid %q", abbrev(s))
 	}
-	v, err := hex.DecodeString(h)
-	if err != nil {
-		return nil, fmt.Errorf("invalid uuid %q", abbrev(s))
-	}
-	return v, nil
+	return u[:], nil
 }
 
 // timestampLayouts are cqlsh's form and its usual variants.
