@@ -15,6 +15,7 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // unpreparedError reports an EXECUTE of an id this gateway does not know;
@@ -43,7 +44,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		unavailable *sharding.UnavailableError
 		writeTO     *writeTimeoutError
 		readTO      *readTimeoutError
-		funcFailure *translate.FunctionFailureError
+		funcFailure *cqlfunc.FunctionFailureError
 		authFailure *authenticationError
 		pgErr       *pgconn.PgError
 		overloaded  *overloadedError

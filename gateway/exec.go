@@ -200,9 +200,9 @@ func (e *execution) compute(cs []translate.Computation) error {
 	unset := make([]bool, n+len(cs))
 	copy(unset, e.bound.Unset)
 	e.bound.Unset = unset
-	ctx := &translate.EvalContext{Now: e.now}
+	ctx := translate.NewEvalContext(e.now)
 	for i, c := range cs {
-		v, u, err := c.Compute(&e.bound, ctx)
+		v, u, err := c.Compute(&e.bound, &ctx)
 		if err != nil {
 			return err
 		}

@@ -60,7 +60,7 @@ func newRowWriter(e *execution, st *statement, p *translate.Select, out *[]byte,
 	w := &e.rw
 	vals, conv, outs := w.vals[:0], w.conv[:0], w.outs[:0]
 	*w = rowWriter{e: e, st: st, plan: p, out: out, limit: limit, perPartition: perPartition,
-		ctx: translate.EvalContext{Now: e.now}, page: -1, vals: vals, conv: conv, outs: outs}
+		ctx: translate.NewEvalContext(e.now), page: -1, vals: vals, conv: conv, outs: outs}
 	return w
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 func TestResolveAggregate(t *testing.T) {
@@ -58,7 +59,7 @@ func TestResolveAggregate(t *testing.T) {
 			t.Errorf("IsAggregate(%s) is true", name)
 		}
 	}
-	if got := CountRows.ColumnName(nil); got != "count" {
+	if got := cqlfunc.CountRows.ColumnName(nil); got != "count" {
 		t.Errorf("count(*) column %s", got)
 	}
 	a, _ := ResolveAggregate("max", []FuncArg{typedArg(pgschema.Int, "v")})
@@ -124,9 +125,9 @@ func TestResolveAggregateErrors(t *testing.T) {
 // aggregate runs one overload over single-argument rows.
 func runAggregate(t *testing.T, name string, k pgschema.Kind, rows ...[]byte) []byte {
 	t.Helper()
-	var a *Aggregate
+	var a *cqlfunc.Aggregate
 	if name == "countRows" {
-		a = CountRows
+		a = cqlfunc.CountRows
 	} else {
 		var err error
 		if a, err = ResolveAggregate(name, []FuncArg{{Type: pgschema.Scalar(k)}}); err != nil {

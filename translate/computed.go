@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // compute registers a value computed at execution and returns it.
@@ -17,7 +18,7 @@ func (p *planner) compute(c Computation) Value {
 // callValue is a function applied to values, such as now() or
 // toTimestamp(?).
 type callValue struct {
-	fn   *Function
+	fn   *cqlfunc.Function
 	args []Value
 }
 
@@ -29,7 +30,7 @@ func (c *callValue) Compute(b *Bound, ctx *EvalContext) ([]byte, bool, error) {
 			return nil, false, invalidf("Invalid unset value for argument in call to function %s", c.fn.Name)
 		}
 	}
-	v, err := c.fn.Eval(ctx, args)
+	v, err := c.fn.Eval(ctx.functions(), args)
 	return v, false, err
 }
 

@@ -1,6 +1,10 @@
 package translate
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
+)
 
 // SyntaxError is a statement that does not parse (CQL Syntax_error, 0x2000).
 // Its message gives the line, column and offending token; a zero Pos marks
@@ -20,10 +24,9 @@ func (e *SyntaxError) Error() string {
 }
 
 // InvalidError is a statement Cassandra refuses (CQL Invalid, 0x2200). Msg
-// is Cassandra's text, word for word.
-type InvalidError struct{ Msg string }
-
-func (e *InvalidError) Error() string { return e.Msg }
+// is Cassandra's text, word for word. The function library answers with
+// it too, so it is defined there.
+type InvalidError = cqlfunc.InvalidError
 
 func invalidf(format string, args ...any) error {
 	return &InvalidError{Msg: fmt.Sprintf(format, args...)}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 func TestToJSONFunction(t *testing.T) {
@@ -79,7 +80,7 @@ func TestFromJSONFunction(t *testing.T) {
 		`"x"`: "org.apache.cassandra.serializers.MarshalException: ",
 	} {
 		_, err := f.Eval(nil, [][]byte{[]byte(bad)})
-		var fe *FunctionFailureError
+		var fe *cqlfunc.FunctionFailureError
 		if !errors.As(err, &fe) || !strings.HasPrefix(fe.Msg, "execution of 'system.fromjson[text]' failed: "+prefix) ||
 			fe.Keyspace != "system" || fe.Function != "fromjson" || len(fe.ArgTypes) != 1 || fe.ArgTypes[0] != "text" {
 			t.Errorf("fromJson(%q): %v", bad, err)

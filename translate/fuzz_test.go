@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // The fuzz targets here feed the scanner, the parser and the planner any
@@ -80,7 +82,7 @@ func typedError(err error) bool {
 		config  *ConfigError
 		exists  *AlreadyExistsError
 		unauth  *UnauthorizedError
-		fn      *FunctionFailureError
+		fn      *cqlfunc.FunctionFailureError
 	)
 	return errors.As(err, &syntax) || errors.As(err, &invalid) || errors.As(err, &config) ||
 		errors.As(err, &exists) || errors.As(err, &unauth) || errors.As(err, &fn)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // The golden files in testdata/*.json pin what the planner makes of CQL
@@ -351,7 +352,7 @@ func goldenError(err error) *errorOut {
 		conf  *ConfigError
 		dup   *AlreadyExistsError
 		unath *UnauthorizedError
-		fail  *FunctionFailureError
+		fail  *cqlfunc.FunctionFailureError
 	)
 	code := "Server"
 	switch {

@@ -199,7 +199,7 @@ func (p *parser) selectorPrimary() (SelectorExpr, error) {
 		return &CastSelector{Expr: inner, Type: t, Pos: pos}, p.expectPunct(")")
 	}
 	if next := p.peek(1); p.tok.kind == tokIdent && next.kind == tokPunct && next.text == "(" {
-		// Function names include reserved words such as token.
+		// cqlfunc.Function names include reserved words such as token.
 		call := &CallSelector{Name: p.tok.text, Pos: pos}
 		p.next()
 		p.next()

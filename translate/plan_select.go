@@ -46,7 +46,7 @@ type Select struct {
 	Slots []Slot
 	// Outputs compute the result columns from a row's slots.
 	Outputs []Expr
-	// Aggregate is set when the selection folds rows: per group of
+	// cqlfunc.Aggregate is set when the selection folds rows: per group of
 	// GroupSlots values when GROUP BY is given, else over all rows.
 	Aggregate  bool
 	GroupSlots []int

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // planSelectors resolves the selection into slots, output expressions and
@@ -195,7 +196,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		if err != nil {
 			return nil, "", err
 		}
-		if agg == CountRows {
+		if agg == cqlfunc.CountRows {
 			// count(1) is count(*): the constant is not an argument.
 			return &AggExpr{Agg: agg}, agg.ColumnName(names), nil
 		}
@@ -247,7 +248,7 @@ func (p *planner) tokenSelector(plan *Select, e *CallSelector) (Expr, string, er
 	for i, a := range e.Args {
 		cs, ok := a.(*ColumnSelector)
 		if !ok {
-			return nil, "", invalidf("Function token takes only columns as arguments here")
+			return nil, "", invalidf("cqlfunc.Function token takes only columns as arguments here")
 		}
 		c, err := column(t, cs.Name)
 		if err != nil {

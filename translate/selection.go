@@ -3,9 +3,11 @@ package translate
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // Expr computes one result column of a SELECT from a row's slots.
@@ -40,6 +42,28 @@ func (e *SlotRef) Type() *pgschema.Type   { return e.T }
 func (e *TokenOf) Type() *pgschema.Type   { return pgschema.Scalar(pgschema.Bigint) }
 func (e *ConstExpr) Type() *pgschema.Type { return e.T }
 func (e *FieldRef) Type() *pgschema.Type  { return e.T }
+
+// EvalContext is what evaluating a selection may depend on: the function
+// library's context (the request's time) and, while a group's outputs are
+// computed, its aggregates' results.
+type EvalContext struct {
+	cqlfunc.EvalContext
+	aggregates map[*AggExpr][]byte
+}
+
+// functions returns the function library's part of the context, nil
+// when there is none.
+func (c *EvalContext) functions() *cqlfunc.EvalContext {
+	if c == nil {
+		return nil
+	}
+	return &c.EvalContext
+}
+
+// NewEvalContext returns the context of a request arrived at now.
+func NewEvalContext(now time.Time) EvalContext {
+	return EvalContext{EvalContext: cqlfunc.EvalContext{Now: now}}
+}
 
 // Eval computes e for a row whose slot values, in CQL form, are slots.
 // It appends to dst and returns the value, nil for null.

@@ -2,11 +2,12 @@ package translate
 
 import (
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // CallExpr applies a native function to its arguments.
 type CallExpr struct {
-	Fn   *Function
+	Fn   *cqlfunc.Function
 	Args []Expr
 }
 
@@ -19,7 +20,7 @@ type CastExpr struct {
 
 // AggExpr folds its arguments over the rows of a group.
 type AggExpr struct {
-	Agg  *Aggregate
+	Agg  *cqlfunc.Aggregate
 	Args []Expr
 }
 
@@ -80,7 +81,7 @@ func evalFunction(e Expr, slots [][]byte, b *Bound, ctx *EvalContext, dst []byte
 			}
 			args[i] = v
 		}
-		return x.Fn.Eval(ctx, args)
+		return x.Fn.Eval(ctx.functions(), args)
 	case *CastExpr:
 		v, err := Eval(x.Arg, slots, b, ctx, dst)
 		if err != nil || v == nil {
@@ -115,7 +116,7 @@ func evalFunction(e Expr, slots [][]byte, b *Bound, ctx *EvalContext, dst []byte
 type Group struct {
 	sel    *Select
 	aggs   []*AggExpr
-	states []AggregateState
+	states []cqlfunc.AggregateState
 	first  [][]byte
 	rows   int
 	b      *Bound
@@ -128,7 +129,7 @@ func (s *Select) NewGroup() *Group {
 	for _, o := range s.Outputs {
 		g.aggs = aggregatesIn(o, g.aggs)
 	}
-	g.states = make([]AggregateState, len(g.aggs))
+	g.states = make([]cqlfunc.AggregateState, len(g.aggs))
 	for i, a := range g.aggs {
 		g.states[i] = a.Agg.New()
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // callTerm plans a function call used as a value: deterministic calls of
@@ -22,7 +23,7 @@ func (p *planner) callTerm(call *FunctionCall, recv ColumnSpec) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	if err := fn.AssignTo(recv.Name, recv.Type); err != nil {
+	if err := assignResult(fn, recv.Name, recv.Type); err != nil {
 		return Value{}, err
 	}
 	args := make([]Value, len(call.Args))
@@ -39,7 +40,7 @@ func (p *planner) callTerm(call *FunctionCall, recv ColumnSpec) (Value, error) {
 		for i, a := range args {
 			consts[i] = a.Const
 		}
-		if v, err := fn.Eval(&EvalContext{}, consts); err == nil {
+		if v, err := fn.Eval(&cqlfunc.EvalContext{}, consts); err == nil {
 			return constValue(v), nil
 		}
 		// A constant call that fails reports it at each execution, as

@@ -5,17 +5,14 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
-// This file holds the native function library's types and Cassandra 4.1's
-// overload resolution (cql3/functions/FunctionResolver). The functions
-// themselves live in functions_time.go, functions_floor.go,
-// functions_blob.go, functions_json.go, aggregates.go and cast.go, with
-// Java's number and date formatting in functions_format.go and
-// functions_calendar.go; they are pure Go over CQL-serialized values.
+// Cassandra 4.1's overload resolution (cql3/functions/FunctionResolver)
+// over the native library of cqlfunc: which function or aggregate a call
+// names, given its arguments as the planner knows them.
 
 // FuncArg describes one argument of a call at planning time. Exactly one of
 // Type, Literal and Marker is set: a known type (a column, a type hint or a
@@ -32,126 +29,20 @@ type FuncArg struct {
 	Text string
 }
 
-// Function is a native scalar function, one overload of a name.
-type Function struct {
-	// Name is the function's name in the system keyspace as Cassandra
-	// declares it: lower case ("totimestamp", "blobasint") except for the
-	// cast functions ("castAsInt").
-	Name    string
-	Args    []*pgschema.Type
-	Returns *pgschema.Type
-	// Deterministic is false for now(), uuid(), currentTimestamp() and the
-	// like (Cassandra's isPure), which must be evaluated per execution, and
-	// in a selection per row; a deterministic call whose arguments are all
-	// constants may be evaluated once at planning time.
-	Deterministic bool
-	// Eval computes the function. A nil argument or result is null. Errors
-	// are *InvalidError or *FunctionFailureError when Cassandra answers
-	// Invalid or Function_failure; any other error is a server error.
-	Eval func(ctx *EvalContext, args [][]byte) ([]byte, error)
-}
-
-// EvalContext is what evaluating a function may depend on besides its
-// arguments.
-type EvalContext struct {
-	// Now is the request's time; now(), currentTimestamp() and the other
-	// current* functions read it instead of the clock.
-	Now time.Time
-	// aggregates holds the results of a group's aggregates while its
-	// outputs are computed.
-	aggregates map[*AggExpr][]byte
-}
-
-// FunctionFailureError is a function that failed while executing (CQL
-// Function_failure, 0x1400), such as fromJson() given bad JSON. Keyspace,
-// Function and ArgTypes are the error body's fields.
-type FunctionFailureError struct {
-	Keyspace, Function string
-	ArgTypes           []string
-	Msg                string
-}
-
-func (e *FunctionFailureError) Error() string { return e.Msg }
-
-// nativeKeyspace is the keyspace Cassandra declares native functions in.
-const nativeKeyspace = "system"
-
-// QualifiedName returns the name as Cassandra's FunctionName prints it in
-// messages: "system.totimestamp".
-func (f *Function) QualifiedName() string { return nativeKeyspace + "." + f.Name }
-
-// String returns the signature as Cassandra prints it in overload lists:
-// "system.totimestamp : (timeuuid) -> timestamp".
-func (f *Function) String() string { return signatureString(f.Name, f.Args, f.Returns) }
-
-// ColumnName returns the result column's name for a call whose arguments
-// are named args: "system.totimestamp(t)", or "cast(v as int)" for a cast.
-func (f *Function) ColumnName(args []string) string {
-	if strings.HasPrefix(f.Name, castPrefix) {
-		return fmt.Sprintf("cast(%s as %s)", args[0], fnTypeString(f.Returns))
-	}
-	return f.QualifiedName() + "(" + strings.Join(args, ", ") + ")"
-}
-
-// ArgName returns the name Cassandra gives argument i of the function when
-// a bind marker stands there ("arg0(system.blobasint)"), and which its
-// errors quote for a constant of the wrong kind.
-func (f *Function) ArgName(i int) string {
-	return "arg" + strconv.Itoa(i) + "(" + strings.ToLower(f.QualifiedName()) + ")"
-}
-
-// AssignTo checks that the function's result may be assigned to a receiver
-// (a column or an argument) named name of type t, as Cassandra checks a
-// call used as a value.
-func (f *Function) AssignTo(name string, t *pgschema.Type) error {
+// assignResult checks that function f's result may be assigned to a
+// receiver (a column or an argument) named name of type t, as Cassandra
+// checks a call used as a value.
+func assignResult(f *cqlfunc.Function, name string, t *pgschema.Type) error {
 	if typeAssignment(f.Returns, t) == notAssignable {
 		return invalidf("Type error: cannot assign result of function %s (type %s) to %s (type %s)",
-			f.QualifiedName(), fnTypeString(f.Returns), name, fnTypeString(t))
+			f.QualifiedName(), cqlfunc.TypeString(f.Returns), name, cqlfunc.TypeString(t))
 	}
 	return nil
 }
 
-// UnsetArgument returns Cassandra's error for an unset value bound to one of
-// the function's arguments.
-func (f *Function) UnsetArgument() error {
-	return invalidf("Invalid unset value for argument in call to function %s", f.Name)
-}
-
-// signatureString prints a native function's signature as Cassandra's
-// AbstractFunction.toString does; the name is quoted when it needs to be.
-func signatureString(name string, args []*pgschema.Type, ret *pgschema.Type) string {
-	var b strings.Builder
-	b.WriteString(nativeKeyspace + "." + pgschema.QuoteIdentifier(name) + " : (")
-	for i, a := range args {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(fnTypeString(a))
-	}
-	b.WriteString(") -> ")
-	b.WriteString(fnTypeString(ret))
-	return b.String()
-}
-
-// emptyType stands for Cassandra's internal "empty" type, which has count,
-// min and max overloads that show in overload lists but match no argument.
-var emptyType = &pgschema.Type{Kind: pgschema.Custom, Name: "empty"}
-
-// fnTypeString prints a type as Cassandra's messages do.
-func fnTypeString(t *pgschema.Type) string {
-	if t == emptyType {
-		return "empty"
-	}
-	return t.String()
-}
-
 // overload is one declared signature of a native function or aggregate.
 type overload interface {
-	signature() (name string, args []*pgschema.Type, ret *pgschema.Type)
-}
-
-func (f *Function) signature() (string, []*pgschema.Type, *pgschema.Type) {
-	return f.Name, f.Args, f.Returns
+	Signature() (name string, args []*pgschema.Type, ret *pgschema.Type)
 }
 
 // overloads lists functions or aggregates as overloads.
@@ -161,39 +52,6 @@ func overloads[T overload](xs []T) []overload {
 		out[i] = x
 	}
 	return out
-}
-
-// natives holds the native scalar functions by name, each name's overloads
-// in the order Cassandra declares them (which its overload lists follow).
-var natives = buildNatives()
-
-func buildNatives() map[string][]*Function {
-	m := map[string][]*Function{}
-	for _, group := range [][]*Function{uuidFunctions(), timeFunctions(), blobFunctions(), castFunctions()} {
-		for _, f := range group {
-			m[f.Name] = append(m[f.Name], f)
-		}
-	}
-	return m
-}
-
-// splitFunctionName separates a keyspace from a function name as written;
-// native functions may be called bare or qualified by "system".
-func splitFunctionName(name string) (keyspace, base string) {
-	if i := strings.IndexByte(name, '.'); i >= 0 {
-		return name[:i], name[i+1:]
-	}
-	return "", name
-}
-
-// nativeName returns the native function a name as written calls, or "" if
-// it names a user keyspace, where cqlpg has no functions.
-func nativeName(name string) string {
-	ks, base := splitFunctionName(name)
-	if ks != "" && ks != nativeKeyspace {
-		return ""
-	}
-	return base
 }
 
 // ResolveFunction picks the native scalar function a call names, as
@@ -208,8 +66,8 @@ func nativeName(name string) string {
 // and marker arguments against the chosen parameter types (named ArgName),
 // and calls ResolveAggregate for the names IsAggregate reports. token() is
 // not in the library: the planner plans it itself.
-func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*Function, error) {
-	base := nativeName(name)
+func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*cqlfunc.Function, error) {
+	base := cqlfunc.NativeName(name)
 	switch base {
 	case "tojson":
 		return resolveToJSON(args, receiver)
@@ -218,7 +76,7 @@ func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*Fun
 	case "token":
 		return nil, fmt.Errorf("token() is planned by the planner, not the function library")
 	}
-	if aggs := aggregates[base]; base != "" && len(aggs) > 0 {
+	if aggs := cqlfunc.Aggregates(base); base != "" && len(aggs) > 0 {
 		if _, err := resolveOverload(name, overloads(aggs), args, receiver); err != nil {
 			return nil, err
 		}
@@ -227,7 +85,7 @@ func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*Fun
 		}
 		return nil, invalidf("Aggregation function are not supported in the where clause")
 	}
-	fns := natives[base]
+	fns := cqlfunc.Natives(base)
 	if base == "" || len(fns) == 0 {
 		return nil, unknownFunction(name, receiver != nil)
 	}
@@ -258,7 +116,7 @@ func resolveOverload(name string, cands []overload, args []FuncArg, receiver *pg
 	}
 	var compatible []int
 	for i, c := range cands {
-		_, params, ret := c.signature()
+		_, params, ret := c.Signature()
 		if receiver != nil && typeAssignment(ret, receiver) == notAssignable {
 			continue
 		}
@@ -287,7 +145,7 @@ func overloadList(cands []overload, which []int) string {
 		if which != nil && !containsInt(which, i) {
 			continue
 		}
-		parts = append(parts, signatureString(c.signature()))
+		parts = append(parts, cqlfunc.SignatureString(c.Signature()))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -304,8 +162,8 @@ func containsInt(s []int, v int) bool {
 // validateArgs checks the arguments of a name with a single overload, with
 // Cassandra's more precise errors for that case (validateTypes).
 func validateArgs(c overload, args []FuncArg) error {
-	name, params, _ := c.signature()
-	qualified := nativeKeyspace + "." + name
+	name, params, _ := c.Signature()
+	qualified := cqlfunc.NativeKeyspace + "." + name
 	if len(args) != len(params) {
 		return invalidf("Invalid number of arguments in call to function %s: %d required but %d provided",
 			qualified, len(params), len(args))
@@ -316,7 +174,7 @@ func validateArgs(c overload, args []FuncArg) error {
 		}
 		if a.testAssignment(params[i]) == notAssignable {
 			return invalidf("Type error: %s cannot be passed as argument %d of function %s of type %s",
-				a.text(), i, qualified, fnTypeString(params[i]))
+				a.text(), i, qualified, cqlfunc.TypeString(params[i]))
 		}
 	}
 	return nil
@@ -379,7 +237,7 @@ func (a FuncArg) text() string {
 	case a.Marker:
 		return "?"
 	case a.Type != nil:
-		return fnTypeString(a.Type)
+		return cqlfunc.TypeString(a.Type)
 	}
 	return ""
 }
@@ -406,7 +264,7 @@ func valueCompatible(recv, t *pgschema.Type) bool {
 	if recv.Equal(t) {
 		return true
 	}
-	if recv == emptyType || t == emptyType {
+	if recv == cqlfunc.EmptyType || t == cqlfunc.EmptyType {
 		return false
 	}
 	switch recv.Kind {
@@ -441,7 +299,7 @@ func literalAssignment(lit *Literal, param *pgschema.Type) matchResult {
 		}
 		return weaklyAssignable
 	}
-	if param == emptyType || param.Kind >= pgschema.List {
+	if param == cqlfunc.EmptyType || param.Kind >= pgschema.List {
 		return notAssignable
 	}
 	if pref := preferredKind(lit); pref != 0 && param.Kind == pref {
@@ -512,7 +370,7 @@ func preferredKind(lit *Literal) pgschema.Kind {
 
 // resolveToJSON builds toJson() for its argument's type. Cassandra declares
 // no overloads: the selection clause makes one for whatever it is given.
-func resolveToJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error) {
+func resolveToJSON(args []FuncArg, receiver *pgschema.Type) (*cqlfunc.Function, error) {
 	if receiver != nil {
 		return nil, invalidf("toJson() may only be used within the selection clause of SELECT statements")
 	}
@@ -524,15 +382,15 @@ func resolveToJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error) {
 		return nil, invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)",
 			args[0].text())
 	}
-	return toJSONFunction(t), nil
+	return cqlfunc.ToJSONFunction(t), nil
 }
 
 // resolveFromJSON builds fromJson() returning the receiver's type.
-func resolveFromJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error) {
+func resolveFromJSON(args []FuncArg, receiver *pgschema.Type) (*cqlfunc.Function, error) {
 	if receiver == nil {
 		return nil, invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
 	}
-	f := fromJSONFunction(receiver)
+	f := cqlfunc.FromJSONFunction(receiver)
 	if len(args) != 1 {
 		return nil, invalidf("Incorrect number of arguments specified for function %s (expected %d, found %d)",
 			f, 1, len(args))
@@ -540,5 +398,73 @@ func resolveFromJSON(args []FuncArg, receiver *pgschema.Type) (*Function, error)
 	return f, nil
 }
 
-// scalar is shorthand for a scalar kind's shared type.
-func scalar(k pgschema.Kind) *pgschema.Type { return pgschema.Scalar(k) }
+// IsAggregate reports whether a function name as written names a native
+// aggregate rather than a scalar function.
+func IsAggregate(name string) bool {
+	base := cqlfunc.NativeName(name)
+	return base != "" && len(cqlfunc.Aggregates(base)) > 0
+}
+
+// ResolveAggregate picks the aggregate a selector calls, as Cassandra's
+// FunctionResolver does (see ResolveFunction). count(*) is count with no
+// arguments (or cqlfunc.CountRows itself); count of a constant, as in count(1), is
+// count(*) too.
+func ResolveAggregate(name string, args []FuncArg) (*cqlfunc.Aggregate, error) {
+	base := cqlfunc.NativeName(name)
+	if base == "count" && (len(args) == 0 ||
+		len(args) == 1 && args[0].Literal != nil && args[0].Literal.Kind != LitNull) {
+		return cqlfunc.CountRows, nil
+	}
+	aggs := cqlfunc.Aggregates(base)
+	if base == "" || len(aggs) == 0 {
+		if len(cqlfunc.Natives(base)) > 0 || base == "tojson" || base == "token" {
+			return nil, fmt.Errorf("%s is not an aggregate: resolve it with ResolveFunction", name)
+		}
+		return nil, unknownFunction(name, false)
+	}
+	i, err := resolveOverload(name, overloads(aggs), args, nil)
+	if err != nil {
+		return nil, err
+	}
+	return aggs[i], nil
+}
+
+// CastFunction returns the function CAST(x AS to) applies to an x of type
+// from, chosen among the castAsType overloads as Cassandra's
+// Selectable.WithCast does, or nil when from is to, in which case Cassandra
+// leaves the selector as it is (its value and its column name). column is
+// the name Cassandra's error names: the first column the SELECT clause
+// reads (Cassandra prints defs.get(0), which is not always the cast's own
+// argument).
+func CastFunction(from, to *pgschema.Type, column string) (*cqlfunc.Function, error) {
+	if from.Equal(to) {
+		return nil, nil
+	}
+	name := cqlfunc.CastFunctionName(to)
+	fns := cqlfunc.Natives(name)
+	if len(fns) == 0 {
+		return nil, invalidf("%s cannot be cast to %s", column, to)
+	}
+	i, err := resolveOverload(cqlfunc.NativeKeyspace+"."+name, overloads(fns), []FuncArg{{Type: from, Text: column}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return fns[i], nil
+}
+
+// Cast returns the conversion CAST(x AS to) performs on a value of type
+// from (nil stays nil), or Cassandra's error when there is no such cast.
+// Casting to the value's own type returns the value unchanged. Where
+// Cassandra's refusal names a column ("v cannot be cast to boolean"), Cast
+// names the type from instead; CastFunction takes the column and also tells
+// a same-type cast apart, which keeps the argument's column name.
+func Cast(from, to *pgschema.Type) (func([]byte) ([]byte, error), error) {
+	f, err := CastFunction(from, to, from.String())
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return func(b []byte) ([]byte, error) { return b, nil }, nil
+	}
+	return func(b []byte) ([]byte, error) { return f.Eval(nil, [][]byte{b}) }, nil
+}

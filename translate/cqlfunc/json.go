@@ -1,4 +1,4 @@
-package translate
+package cqlfunc
 
 import (
 	"encoding/json"
@@ -11,9 +11,9 @@ import (
 // fromJson() returns whatever its receiver is. The JSON text forms are
 // pgschema's (ToJSON and FromJSON).
 
-// toJSONFunction is toJson() over values of type t: their JSON text, and
+// ToJSONFunction is toJson() over values of type t: their JSON text, and
 // the text "null" for null.
-func toJSONFunction(t *pgschema.Type) *Function {
+func ToJSONFunction(t *pgschema.Type) *Function {
 	return pureFunction("tojson", scalar(pgschema.Text), []*pgschema.Type{t}, func(a [][]byte) ([]byte, error) {
 		if a[0] == nil {
 			return []byte("null"), nil
@@ -22,12 +22,12 @@ func toJSONFunction(t *pgschema.Type) *Function {
 	})
 }
 
-// fromJSONFunction is fromJson() returning type t: null for null or the
+// FromJSONFunction is fromJson() returning type t: null for null or the
 // JSON null, otherwise the JSON text read as a t. Text that does not read
 // is a function failure, worded as Cassandra's FunctionExecutionException:
 // pgschema's "Could not decode JSON string ..." for text that is not JSON,
 // and the MarshalException for JSON that is no value of t.
-func fromJSONFunction(t *pgschema.Type) *Function {
+func FromJSONFunction(t *pgschema.Type) *Function {
 	f := &Function{Name: "fromjson", Args: []*pgschema.Type{scalar(pgschema.Text)}, Returns: t, Deterministic: true}
 	f.Eval = func(_ *EvalContext, a [][]byte) ([]byte, error) {
 		if a[0] == nil || isJSONNull(a[0]) {
@@ -39,7 +39,7 @@ func fromJSONFunction(t *pgschema.Type) *Function {
 			if json.Valid(a[0]) {
 				detail = "org.apache.cassandra.serializers.MarshalException: " + detail
 			}
-			return nil, &FunctionFailureError{Keyspace: nativeKeyspace, Function: f.Name, ArgTypes: []string{"text"},
+			return nil, &FunctionFailureError{Keyspace: NativeKeyspace, Function: f.Name, ArgTypes: []string{"text"},
 				Msg: "execution of '" + f.QualifiedName() + "[text]' failed: " + detail}
 		}
 		return v, nil

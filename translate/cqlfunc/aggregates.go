@@ -1,4 +1,4 @@
-package translate
+package cqlfunc
 
 import (
 	"encoding/binary"
@@ -37,10 +37,10 @@ type AggregateState interface {
 }
 
 // String returns the signature as Cassandra prints it in overload lists.
-func (a *Aggregate) String() string { return signatureString(a.Name, a.Args, a.Returns) }
+func (a *Aggregate) String() string { return SignatureString(a.Name, a.Args, a.Returns) }
 
 // QualifiedName returns the name as Cassandra prints it in messages.
-func (a *Aggregate) QualifiedName() string { return nativeKeyspace + "." + a.Name }
+func (a *Aggregate) QualifiedName() string { return NativeKeyspace + "." + a.Name }
 
 // ColumnName returns the result column's name: "count" for count(*) and
 // count(1), "system.max(v)" otherwise.
@@ -51,7 +51,8 @@ func (a *Aggregate) ColumnName(args []string) string {
 	return a.QualifiedName() + "(" + strings.Join(args, ", ") + ")"
 }
 
-func (a *Aggregate) signature() (string, []*pgschema.Type, *pgschema.Type) {
+// Signature returns the aggregate's name, parameter types and result type.
+func (a *Aggregate) Signature() (string, []*pgschema.Type, *pgschema.Type) {
 	return a.Name, a.Args, a.Returns
 }
 
@@ -60,6 +61,10 @@ func (a *Aggregate) signature() (string, []*pgschema.Type, *pgschema.Type) {
 // any other constant.
 var CountRows = &Aggregate{Name: "countRows", Returns: scalar(pgschema.Bigint),
 	New: func() AggregateState { return &countState{rows: true} }}
+
+// Aggregates returns the native aggregates of a name, in Cassandra's
+// order.
+func Aggregates(name string) []*Aggregate { return aggregates[name] }
 
 // aggregates holds the native aggregates by name, in Cassandra's order.
 var aggregates = buildAggregates()
@@ -74,7 +79,7 @@ var numericKinds = []pgschema.Kind{pgschema.Tinyint, pgschema.Smallint, pgschema
 var aggregateTypes = []*pgschema.Type{
 	scalar(pgschema.Ascii), scalar(pgschema.Bigint), scalar(pgschema.Blob), scalar(pgschema.Boolean),
 	scalar(pgschema.Counter), scalar(pgschema.Date), scalar(pgschema.Decimal), scalar(pgschema.Double),
-	scalar(pgschema.Duration), emptyType, scalar(pgschema.Float), scalar(pgschema.Inet),
+	scalar(pgschema.Duration), EmptyType, scalar(pgschema.Float), scalar(pgschema.Inet),
 	scalar(pgschema.Int), scalar(pgschema.Smallint), scalar(pgschema.Text), scalar(pgschema.Time),
 	scalar(pgschema.Timestamp), scalar(pgschema.Timeuuid), scalar(pgschema.Tinyint), scalar(pgschema.UUID),
 	scalar(pgschema.Varint),
@@ -107,37 +112,6 @@ func buildAggregates() map[string][]*Aggregate {
 		m[a.Name] = append(m[a.Name], a)
 	}
 	return m
-}
-
-// IsAggregate reports whether a function name as written names a native
-// aggregate rather than a scalar function.
-func IsAggregate(name string) bool {
-	base := nativeName(name)
-	return base != "" && len(aggregates[base]) > 0
-}
-
-// ResolveAggregate picks the aggregate a selector calls, as Cassandra's
-// FunctionResolver does (see ResolveFunction). count(*) is count with no
-// arguments (or CountRows itself); count of a constant, as in count(1), is
-// count(*) too.
-func ResolveAggregate(name string, args []FuncArg) (*Aggregate, error) {
-	base := nativeName(name)
-	if base == "count" && (len(args) == 0 ||
-		len(args) == 1 && args[0].Literal != nil && args[0].Literal.Kind != LitNull) {
-		return CountRows, nil
-	}
-	aggs := aggregates[base]
-	if base == "" || len(aggs) == 0 {
-		if len(natives[base]) > 0 || base == "tojson" || base == "token" {
-			return nil, fmt.Errorf("%s is not an aggregate: resolve it with ResolveFunction", name)
-		}
-		return nil, unknownFunction(name, false)
-	}
-	i, err := resolveOverload(name, overloads(aggs), args, nil)
-	if err != nil {
-		return nil, err
-	}
-	return aggs[i], nil
 }
 
 // countState counts rows (count(*)) or non-null values (count(x)).
@@ -518,7 +492,7 @@ func (s *varintSumState) Add(args [][]byte) error {
 	return nil
 }
 
-func (s *varintSumState) Result() ([]byte, error) { return varintBytes(s.sum), nil }
+func (s *varintSumState) Result() ([]byte, error) { return pgschema.VarintBytes(s.sum), nil }
 
 // varintAvgState divides the exact sum by the count, rounding toward zero.
 type varintAvgState struct {
@@ -541,7 +515,7 @@ func (s *varintAvgState) Add(args [][]byte) error {
 
 func (s *varintAvgState) Result() ([]byte, error) {
 	if s.count == 0 {
-		return varintBytes(new(big.Int)), nil
+		return pgschema.VarintBytes(new(big.Int)), nil
 	}
-	return varintBytes(new(big.Int).Quo(s.sum, big.NewInt(int64(s.count)))), nil
+	return pgschema.VarintBytes(new(big.Int).Quo(s.sum, big.NewInt(int64(s.count)))), nil
 }

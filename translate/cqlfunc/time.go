@@ -1,4 +1,4 @@
-package translate
+package cqlfunc
 
 import (
 	"crypto/md5"
@@ -15,7 +15,7 @@ import (
 // This file holds Cassandra 4.1's TimeFcts and UuidFcts: now() and the
 // other current* functions, the timeuuid, timestamp and date conversions,
 // minTimeuuid/maxTimeuuid, the deprecated dateOf/unixTimestampOf, and
-// uuid(). The floor functions are in functions_floor.go.
+// uuid(). The floor functions are in floor.go.
 
 // Time constants of Cassandra's temporal types.
 const (

@@ -1,4 +1,4 @@
-package translate
+package cqlfunc
 
 import (
 	"encoding/binary"
@@ -18,8 +18,8 @@ import (
 // castPrefix starts every cast function's name.
 const castPrefix = "castAs"
 
-// castFunctionName is CastFcts.getFunctionName: "castAsInt", "castAsText".
-func castFunctionName(t *pgschema.Type) string {
+// CastFunctionName is CastFcts.getFunctionName: "castAsInt", "castAsText".
+func CastFunctionName(t *pgschema.Type) string {
 	s := t.String()
 	return castPrefix + strings.ToUpper(s[:1]) + s[1:]
 }
@@ -65,7 +65,7 @@ func castFunctions() []*Function {
 
 // castFunction declares the cast from in to out.
 func castFunction(in, out *pgschema.Type, eval func([][]byte) ([]byte, error)) *Function {
-	return pureFunction(castFunctionName(out), out, []*pgschema.Type{in}, eval)
+	return pureFunction(CastFunctionName(out), out, []*pgschema.Type{in}, eval)
 }
 
 // delegate returns a pure function's evaluation, for a cast that does what
@@ -120,7 +120,7 @@ func numericCast(in, out pgschema.Kind) *Function {
 		case pgschema.Double:
 			return binary.BigEndian.AppendUint64(nil, math.Float64bits(n.doubleValue())), nil
 		case pgschema.Varint:
-			return varintBytes(big.NewInt(n.longValue())), nil
+			return pgschema.VarintBytes(big.NewInt(n.longValue())), nil
 		}
 		var d pgschema.BigDecimal
 		switch k {
@@ -138,44 +138,4 @@ func numericCast(in, out pgschema.Kind) *Function {
 		}
 		return d.Bytes(), nil
 	})
-}
-
-// CastFunction returns the function CAST(x AS to) applies to an x of type
-// from, chosen among the castAsType overloads as Cassandra's
-// Selectable.WithCast does, or nil when from is to, in which case Cassandra
-// leaves the selector as it is (its value and its column name). column is
-// the name Cassandra's error names: the first column the SELECT clause
-// reads (Cassandra prints defs.get(0), which is not always the cast's own
-// argument).
-func CastFunction(from, to *pgschema.Type, column string) (*Function, error) {
-	if from.Equal(to) {
-		return nil, nil
-	}
-	name := castFunctionName(to)
-	fns := natives[name]
-	if len(fns) == 0 {
-		return nil, invalidf("%s cannot be cast to %s", column, to)
-	}
-	i, err := resolveOverload(nativeKeyspace+"."+name, overloads(fns), []FuncArg{{Type: from, Text: column}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return fns[i], nil
-}
-
-// Cast returns the conversion CAST(x AS to) performs on a value of type
-// from (nil stays nil), or Cassandra's error when there is no such cast.
-// Casting to the value's own type returns the value unchanged. Where
-// Cassandra's refusal names a column ("v cannot be cast to boolean"), Cast
-// names the type from instead; CastFunction takes the column and also tells
-// a same-type cast apart, which keeps the argument's column name.
-func Cast(from, to *pgschema.Type) (func([]byte) ([]byte, error), error) {
-	f, err := CastFunction(from, to, from.String())
-	if err != nil {
-		return nil, err
-	}
-	if f == nil {
-		return func(b []byte) ([]byte, error) { return b, nil }, nil
-	}
-	return func(b []byte) ([]byte, error) { return f.Eval(nil, [][]byte{b}) }, nil
 }

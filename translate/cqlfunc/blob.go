@@ -1,4 +1,4 @@
-package translate
+package cqlfunc
 
 import (
 	"encoding/hex"
