@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/repair"
@@ -26,3 +27,11 @@ func (s *Server) Repair(ctx context.Context, opts repair.Options) (repair.Result
 func (s *Server) RepairPartition(ctx context.Context, keyspace, table string, key ...[]byte) (repair.Result, error) {
 	return repair.Partition(ctx, s.cluster, keyspace, table, key)
 }
+
+// Sweep runs one sweeper pass on every shard, after any pass in progress,
+// and reports it shard by shard.
+func (s *Server) Sweep(ctx context.Context) []repair.SweepStats { return s.sweeper.Pass(ctx) }
+
+// DefaultSweepInterval is the time between sweeper passes that cqlpg
+// serve uses.
+const DefaultSweepInterval = time.Minute

@@ -32,7 +32,7 @@
 // few replicas are up, hints for replicas that miss a write, blocking read
 // repair when the replicas asked disagree.
 //
-// Beside requests, the sweeper (sweeper.go) removes expired data and old
+// Beside requests, the sweeper (repair.Sweeper) removes expired data and old
 // tombstones from the shards in the background, in bounded batches; the
 // batch log replayer (batchlog.go) finishes LOGGED batches that a gateway
 // left half-applied; the hint replayer (hints.go) delivers hints to

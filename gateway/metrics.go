@@ -129,6 +129,19 @@ type sweepMetrics struct {
 	passSeconds                                                        *prometheus.HistogramVec
 }
 
+// record counts a shard's sweeper pass.
+func (m sweepMetrics) record(st repair.SweepStats) {
+	m.rowsPurged.WithLabelValues(st.Shard).Add(float64(st.RowsPurged))
+	m.cellsExpired.WithLabelValues(st.Shard).Add(float64(st.CellsExpired))
+	m.markersExpired.WithLabelValues(st.Shard).Add(float64(st.MarkersExpired))
+	m.batches.WithLabelValues(st.Shard).Add(float64(st.Batches))
+	m.skipped.WithLabelValues(st.Shard).Add(float64(st.Skipped))
+	m.passSeconds.WithLabelValues(st.Shard).Observe(st.Duration.Seconds())
+	if st.Err != nil {
+		m.errors.WithLabelValues(st.Shard).Inc()
+	}
+}
+
 func newSweepMetrics(r *prometheus.Registry) sweepMetrics {
 	counter := func(name, help string) *prometheus.CounterVec {
 		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"shard"})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -71,8 +72,8 @@ type Config struct {
 	// request for that long and has none in flight; 0 keeps connections
 	// open however long they are idle, as Cassandra does.
 	IdleTimeout time.Duration
-	// Sweep sets the sweeper of expired data (sweeper.go).
-	Sweep SweepConfig
+	// Sweep sets the sweeper of expired data (repair.Sweeper).
+	Sweep repair.SweepConfig
 	// BatchlogTimeout is the age after which a batch log record counts as
 	// abandoned by its gateway and is replayed; BatchlogInterval is how
 	// often the shards' batch logs are checked for such records.
@@ -172,7 +173,7 @@ type Server struct {
 	cluster *cluster.Cluster
 	cache   *stmtCache
 	metrics *metrics
-	sweeper *sweeper
+	sweeper *repair.Sweeper
 	// gateways registers this gateway with the others on the shards.
 	gateways *registry
 	hostID   [16]byte
@@ -254,7 +255,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.listener = tls.NewListener(s.listener, atLeastTLS12(cfg.TLS))
 	}
 	s.hostID = s.identity()
-	s.sweeper = newSweeper(s)
+	s.sweeper = repair.NewSweeper(s.cluster, s.cfg.Sweep, s.log, s.metrics.sweep.record)
 	replayCtx, stop := context.WithCancel(context.Background())
 	s.stopReplay, s.replayDone = stop, make(chan struct{})
 	var replayers sync.WaitGroup
@@ -384,7 +385,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stopReplay()
 	<-s.replayDone
-	s.sweeper.stop()
+	s.sweeper.Stop()
 	s.cluster.Close()
 	s.closeHTTP()
 	return err

@@ -17,12 +17,13 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
 // sweepGateway starts a gateway of its own on the shared shards, whose
 // sweeper has the given settings. A gateway reads the schema when it
 // starts, so tests create their tables first.
-func sweepGateway(t testing.TB, sc gateway.SweepConfig, httpAddr string) *gateway.Server {
+func sweepGateway(t testing.TB, sc repair.SweepConfig, httpAddr string) *gateway.Server {
 	t.Helper()
 	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: httpAddr, Log: testLogger(), Sweep: sc}
 	for _, u := range shardURLs {
@@ -38,7 +39,7 @@ func sweepGateway(t testing.TB, sc gateway.SweepConfig, httpAddr string) *gatewa
 }
 
 // sweep runs one pass and fails the test if a shard reports an error.
-func sweep(t testing.TB, s *gateway.Server) []gateway.SweepStats {
+func sweep(t testing.TB, s *gateway.Server) []repair.SweepStats {
 	t.Helper()
 	stats := s.Sweep(context.Background())
 	for _, st := range stats {
@@ -50,7 +51,7 @@ func sweep(t testing.TB, s *gateway.Server) []gateway.SweepStats {
 }
 
 // wholePasses lets a pass sweep every table the package's tests leave.
-var wholePasses = gateway.SweepConfig{PassBatches: 1 << 20}
+var wholePasses = repair.SweepConfig{PassBatches: 1 << 20}
 
 // waitExpiry waits until cells written with TTL 1 have expired and a
 // gc_grace_seconds of 0 has passed for them.
@@ -204,7 +205,7 @@ func TestSweeperBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := sweepGateway(t, gateway.SweepConfig{BatchRows: batchRows, PassBatches: passBatches}, "")
+	s := sweepGateway(t, repair.SweepConfig{BatchRows: batchRows, PassBatches: passBatches}, "")
 	waitExpiry()
 	count := func() int {
 		n, _ := strconv.Atoi(pgQuery(t, "SELECT count(*)::text FROM sweep.bounded")[0])
@@ -245,7 +246,7 @@ func TestSweeperConcurrentWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := sweepGateway(t, gateway.SweepConfig{BatchRows: 7, PassBatches: 5, BatchBlocks: 1}, "")
+	s := sweepGateway(t, repair.SweepConfig{BatchRows: 7, PassBatches: 5, BatchBlocks: 1}, "")
 	waitExpiry()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -355,7 +356,7 @@ func TestSweeperBackground(t *testing.T) {
 		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE sweep.background (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 0",
 		"INSERT INTO sweep.background (k, v) VALUES (1, 1) USING TTL 1")
-	s := sweepGateway(t, gateway.SweepConfig{Interval: 100 * time.Millisecond, PassBatches: 1 << 20}, "127.0.0.1:0")
+	s := sweepGateway(t, repair.SweepConfig{Interval: 100 * time.Millisecond, PassBatches: 1 << 20}, "127.0.0.1:0")
 	deadline := time.Now().Add(15 * time.Second)
 	for pgQuery(t, "SELECT count(*)::text FROM sweep.background")[0] != "0" {
 		if time.Now().After(deadline) {
@@ -402,7 +403,7 @@ func BenchmarkSweep(b *testing.B) {
 	exec(b, sess,
 		"CREATE KEYSPACE IF NOT EXISTS sweep_bench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE IF NOT EXISTS sweep_bench.t (k int PRIMARY KEY, v int, w int) WITH gc_grace_seconds = 0")
-	s := sweepGateway(b, gateway.SweepConfig{PassBatches: 1 << 20}, "")
+	s := sweepGateway(b, repair.SweepConfig{PassBatches: 1 << 20}, "")
 	conn, err := pgx.Connect(context.Background(), shardURLs[0])
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
 // printConfig is cqlpg config: given the flags, environment and file
@@ -523,7 +524,7 @@ func (c *config) gateway() gateway.Config {
 		MaxFrameSize: c.MaxFrameSize, MaxConnections: c.MaxConnections,
 		MaxRequestsPerConn: c.MaxRequestsPerConn, MaxRequests: c.MaxRequests, IdleTimeout: c.IdleTimeout,
 		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail,
-		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
+		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  gateway.GatewaysConfig{Address: c.BroadcastAddress},
 		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
 		SlowQuery: c.SlowQuery,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
 // env is an environment for loadConfig.
@@ -202,7 +203,7 @@ log: {slow_query: 100ms}
 		ReadTimeout: 3 * time.Second, RangeTimeout: 4 * time.Second, MaxFrameSize: 1024,
 		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
 		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,
-		Sweep:     gateway.SweepConfig{Interval: gateway.DefaultSweepInterval},
+		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  gateway.GatewaysConfig{Address: "10.1.2.3"},
 		Auth:      gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
 		SlowQuery: 100 * time.Millisecond,

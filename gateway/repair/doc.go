@@ -3,7 +3,8 @@
 // partition (Partition, Token), and the read repair a read whose replicas
 // disagreed asks for (PartitionOn, RangeOn). It reads and writes through
 // the shard pools with the gateway's own write semantics, so it runs
-// while clients write.
+// while clients write. The Sweeper reclaims the space of expired cells
+// and old tombstones in the background, in bounded batches.
 //
 // It imports cluster, pgschema and sharding, never the gateway; the
 // gateway and the repair command import it. Status follows the last

@@ -1,4 +1,4 @@
-package gateway
+package repair
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -33,9 +34,6 @@ type SweepConfig struct {
 	// stopped.
 	PassBatches int
 }
-
-// DefaultSweepInterval is the time between passes that cqlpg serve uses.
-const DefaultSweepInterval = time.Minute
 
 func (c *SweepConfig) setDefaults() {
 	if c.BatchRows <= 0 {
@@ -71,16 +69,14 @@ type SweepStats struct {
 	Err error
 }
 
-// Sweep runs one sweeper pass on every shard, after any pass in progress,
-// and reports it shard by shard.
-func (s *Server) Sweep(ctx context.Context) []SweepStats { return s.sweeper.pass(ctx) }
-
-// sweeper runs passes over every shard, in the background every interval
+// Sweeper runs passes over every shard, in the background every interval
 // and on demand, one pass at a time.
-type sweeper struct {
-	srv    *Server
-	cfg    SweepConfig
-	log    *slog.Logger
+type Sweeper struct {
+	cluster *cluster.Cluster
+	cfg     SweepConfig
+	log     *slog.Logger
+	// onPass hears of each shard's pass, for the gateway's metrics.
+	onPass func(SweepStats)
 	mu     sync.Mutex // held during a pass; guards shards and stopped
 	shards []*shardSweep
 	// stopped is set once the gateway shuts down: passes then do nothing.
@@ -120,13 +116,13 @@ type sweepPart struct {
 // the one the statements were built from.
 var errSchemaChanged = errors.New("the shard's schema differs from the gateway's")
 
-// newSweeper makes the server's sweeper and starts its background passes
-// if an interval is set.
-func newSweeper(s *Server) *sweeper {
-	cfg := s.cfg.Sweep
+// NewSweeper makes the sweeper of the shards of c and starts its
+// background passes if cfg sets an interval; onPass, when set, hears of
+// each shard's pass.
+func NewSweeper(c *cluster.Cluster, cfg SweepConfig, log *slog.Logger, onPass func(SweepStats)) *Sweeper {
 	cfg.setDefaults()
-	w := &sweeper{srv: s, cfg: cfg, log: s.log}
-	for _, sh := range s.cluster.Topology().Shards {
+	w := &Sweeper{cluster: c, cfg: cfg, log: log, onPass: onPass}
+	for _, sh := range c.Topology().Shards {
 		w.shards = append(w.shards, &shardSweep{name: sh.Info.Name, url: sh.URL, cursors: map[partKey]int64{}})
 	}
 	if cfg.Interval > 0 {
@@ -137,7 +133,7 @@ func newSweeper(s *Server) *sweeper {
 	return w
 }
 
-func (w *sweeper) run(ctx context.Context) {
+func (w *Sweeper) run(ctx context.Context) {
 	defer close(w.done)
 	tick := time.NewTicker(w.cfg.Interval)
 	defer tick.Stop()
@@ -146,14 +142,14 @@ func (w *sweeper) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			w.pass(ctx)
+			w.Pass(ctx)
 		}
 	}
 }
 
-// stop ends the background passes, waiting for one in progress, and
+// Stop ends the background passes, waiting for one in progress, and
 // closes the sweeper's connections.
-func (w *sweeper) stop() {
+func (w *Sweeper) Stop() {
 	if w.cancel != nil {
 		w.cancel()
 		<-w.done
@@ -169,8 +165,8 @@ func (w *sweeper) stop() {
 	}
 }
 
-// pass sweeps every shard in parallel, each within its budget.
-func (w *sweeper) pass(ctx context.Context) []SweepStats {
+// Pass sweeps every shard in parallel, each within its budget.
+func (w *Sweeper) Pass(ctx context.Context) []SweepStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	stats := make([]SweepStats, len(w.shards))
@@ -181,7 +177,7 @@ func (w *sweeper) pass(ctx context.Context) []SweepStats {
 		return stats
 	}
 	now := time.Now()
-	parts := partsOf(w.srv.cluster.Schema())
+	parts := partsOf(w.cluster.Schema())
 	var wg sync.WaitGroup
 	for i, sh := range w.shards {
 		wg.Go(func() {
@@ -218,7 +214,7 @@ func partsOf(schema *pgschema.Schema) []sweepPart {
 
 // sweepShard runs one pass on a shard: the parts in order, from the one
 // the last pass stopped at, until the budget runs out.
-func (w *sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepPart, now time.Time) (st SweepStats) {
+func (w *Sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepPart, now time.Time) (st SweepStats) {
 	start := time.Now()
 	st.Shard = sh.name
 	defer func() { st.Duration = time.Since(start) }()
@@ -291,7 +287,7 @@ const maxBlockEnd = 1<<32 - 1
 // the part's end (reporting true) or the budget runs out. A range of
 // blocks is swept again until a batch finds fewer rows to change than it
 // may change.
-func (w *sweeper) sweepPart(ctx context.Context, sh *shardSweep, p sweepPart, now time.Time, budget *int, st *SweepStats) (bool, error) {
+func (w *Sweeper) sweepPart(ctx context.Context, sh *shardSweep, p sweepPart, now time.Time, budget *int, st *SweepStats) (bool, error) {
 	nowSeconds := now.Unix()
 	cutoff := (nowSeconds - int64(p.table.Params().GCGraceSeconds)) * 1_000_000
 	lo := sh.cursors[p.key]
@@ -340,22 +336,17 @@ func skippable(err error) bool {
 	return false
 }
 
-// report counts a shard's pass in the metrics and logs it: at Info when
-// it changed or skipped something, at Warn when it failed.
-func (w *sweeper) report(st SweepStats) {
-	m := w.srv.metrics.sweep
-	m.rowsPurged.WithLabelValues(st.Shard).Add(float64(st.RowsPurged))
-	m.cellsExpired.WithLabelValues(st.Shard).Add(float64(st.CellsExpired))
-	m.markersExpired.WithLabelValues(st.Shard).Add(float64(st.MarkersExpired))
-	m.batches.WithLabelValues(st.Shard).Add(float64(st.Batches))
-	m.skipped.WithLabelValues(st.Shard).Add(float64(st.Skipped))
-	m.passSeconds.WithLabelValues(st.Shard).Observe(st.Duration.Seconds())
+// report tells onPass of a shard's pass and logs it: at Info when it
+// changed or skipped something, at Warn when it failed.
+func (w *Sweeper) report(st SweepStats) {
+	if w.onPass != nil {
+		w.onPass(st)
+	}
 	attrs := []any{"shard", st.Shard, "parts", st.Parts, "batches", st.Batches, "rows_purged", st.RowsPurged,
 		"cells_expired", st.CellsExpired, "markers_expired", st.MarkersExpired, "skipped", st.Skipped,
 		"finished", st.Finished, "duration", st.Duration}
 	switch {
 	case st.Err != nil:
-		m.errors.WithLabelValues(st.Shard).Inc()
 		w.log.Warn("sweep pass failed", append(attrs, "err", st.Err)...)
 	case st.RowsPurged+st.CellsExpired+st.MarkersExpired > 0 || st.Skipped > 0:
 		w.log.Info("sweep pass", attrs...)
