@@ -7,8 +7,9 @@
 //
 // Packages below it: cqlwire (the wire format: frames, segments,
 // compression, request decoding, result encoding), cluster (the shards,
-// the ring and schema snapshots, schema changes on every shard) and
-// repair (anti-entropy and read repair). The gateway imports them, and
+// the ring and schema snapshots, schema changes on every shard), repair
+// (anti-entropy and read repair, the sweeper) and webui (the web view,
+// reading the gateway through webui.Backend). The gateway imports them, and
 // translate, pgschema and sharding; they never import the gateway
 // (TestLayering).
 //
@@ -39,8 +40,9 @@
 // replicas that are back; the registry (gateways.go) keeps the list of
 // live gateways for system.peers; and the schema follower (notify.go)
 // reloads the schema when another gateway changes it. The HTTP port
-// serves health, metrics and the read-only web view (ui.go), whose key
-// page reads each replica alone through the same plans (execution.pinned).
+// serves health, metrics and the read-only web view (gateway/webui),
+// whose key page reads each replica alone through the same plans
+// (execution.pinned).
 //
 // Schema changes: a prepared id digests the statement's text and the
 // shape PREPARE told the client (cache.go), so a reshaped statement

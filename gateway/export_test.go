@@ -61,5 +61,5 @@ const RaceEnabled = raceEnabled
 // shard: for at most timeout, and not at all where Postgres estimates more
 // than rows, unless the page asks for exact counts.
 func (s *Server) SetUICountLimits(timeout time.Duration, rows int64) {
-	s.hooks.countLimits.Store(&countLimits{timeout: timeout, rows: rows})
+	s.ui.SetCountLimits(timeout, rows)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -123,6 +124,7 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
 	s.metrics = newMetrics(s)
+	s.ui = webui.New(uiBackend{s}, s.log)
 	ring, err := sharding.NewRing(infos)
 	if err != nil {
 		tb.Fatal(err)

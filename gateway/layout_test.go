@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"gateway/cqlwire":          4,
 	"gateway/cluster":          3,
 	"gateway/repair":           4,
+	"gateway/webui":            4,
 	"gateway":                  5,
 	"cmd/cqlpg/internal/bulk":  5,
 	"cmd/cqlpg/internal/shell": 5,

@@ -3,33 +3,13 @@ package gateway
 import (
 	"context"
 	"log/slog"
-	"regexp"
+
+	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // Secrets never reach the log: passwords in URLs and in connection
 // strings (a shard's), and in CQL text (CREATE ROLE ... PASSWORD 'x'), are
 // masked in every record the gateway logs, whatever logged them.
-
-// masked replaces a secret.
-const masked = "*****"
-
-var (
-	// passwordInURL is the password of a URL's user information.
-	passwordInURL = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s/]*@`)
-	// quotedPassword is a password as a string literal, in CQL (PASSWORD
-	// 'x', PASSWORD = 'x', HASHED PASSWORD '...', 'password': 'x' in an
-	// option map, $$x$$ strings) or in a connection string.
-	quotedPassword = regexp.MustCompile(`(?i)(\bpassword'?\s*[=:]?\s*)('(?:[^']|'')*'|\$\$[\s\S]*?\$\$)`)
-	// barePassword is password=x in a connection string.
-	barePassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)([^\s'$]\S*)`)
-)
-
-// redactSecrets masks the passwords in s.
-func redactSecrets(s string) string {
-	s = passwordInURL.ReplaceAllString(s, "${1}"+masked+"@")
-	s = quotedPassword.ReplaceAllString(s, "${1}'"+masked+"'")
-	return barePassword.ReplaceAllString(s, "${1}"+masked)
-}
 
 // redactingHandler masks secrets in the messages and attribute values of
 // the records it passes on.
@@ -48,7 +28,7 @@ func (h redactingHandler) Enabled(ctx context.Context, level slog.Level) bool {
 }
 
 func (h redactingHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, redactSecrets(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, sharding.Redact(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
 		return true
@@ -75,7 +55,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, redactSecrets(v.String()))
+		return slog.String(a.Key, sharding.Redact(v.String()))
 	case slog.KindGroup:
 		g := v.Group()
 		red := make([]any, len(g))
@@ -84,7 +64,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 		}
 		return slog.Group(a.Key, red...)
 	case slog.KindAny:
-		return slog.String(a.Key, redactSecrets(v.String()))
+		return slog.String(a.Key, sharding.Redact(v.String()))
 	}
 	return slog.Attr{Key: a.Key, Value: v}
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/cqlpg/cqlpg/sharding"
 )
 
 func TestRedactSecrets(t *testing.T) {
@@ -21,8 +23,8 @@ func TestRedactSecrets(t *testing.T) {
 		{"CREATE ROLE r WITH HASHED PASSWORD '$2a$10$abc'", "CREATE ROLE r WITH HASHED PASSWORD '*****'"},
 		{"ALTER ROLE r WITH OPTIONS = {'password': 'x'}", "ALTER ROLE r WITH OPTIONS = {'password': '*****'}"},
 	} {
-		if got := redactSecrets(tc.in); got != tc.want {
-			t.Errorf("redactSecrets(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := sharding.Redact(tc.in); got != tc.want {
+			t.Errorf("sharding.Redact(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	// Nothing else changes.
@@ -32,8 +34,8 @@ func TestRedactSecrets(t *testing.T) {
 		"http://example.com/path",
 		"postgres://cqlpg@db1/cqlpg",
 	} {
-		if got := redactSecrets(s); got != s {
-			t.Errorf("redactSecrets(%q) = %q, want it unchanged", s, got)
+		if got := sharding.Redact(s); got != s {
+			t.Errorf("sharding.Redact(%q) = %q, want it unchanged", s, got)
 		}
 	}
 }

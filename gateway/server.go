@@ -17,6 +17,7 @@ import (
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/gateway/repair"
+	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -171,6 +172,8 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	cluster *cluster.Cluster
+	// ui is the web view (gateway/webui).
+	ui      *webui.View
 	cache   *stmtCache
 	metrics *metrics
 	sweeper *repair.Sweeper
@@ -213,9 +216,6 @@ type hooks struct {
 	// panicAt, when it returns true for a point of the request path and
 	// the request's text, makes the request panic there (hooks.go).
 	panicAt atomic.Pointer[func(point, text string) bool]
-	// countLimits, when set, replaces defaultCountLimits, how the web
-	// view counts a table's rows (ui_table.go).
-	countLimits atomic.Pointer[countLimits]
 }
 
 // New connects to the shards, prepares their catalogs and joins them to
@@ -225,6 +225,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now(),
 		shardUp: make(chan struct{}, 1)}
 	s.metrics = newMetrics(s)
+	s.ui = webui.New(uiBackend{s}, s.log)
 	if cfg.HTTP != "" {
 		if err := s.startHTTP(); err != nil {
 			return nil, err
@@ -428,7 +429,7 @@ func (s *Server) startHTTP() error {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
-	s.routeUI(mux)
+	s.ui.Route(mux)
 	ln, err := net.Listen("tcp", s.cfg.HTTP)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // authRows answers system_auth's tables from the roles every shard's
@@ -151,7 +152,7 @@ func (s *Server) settingRows() []virtualRow {
 		settings["permissions_validity"] = durationSetting(c.Auth.PermissionsValidity)
 	}
 	for i, sh := range c.Shards {
-		settings[fmt.Sprintf("cqlpg_shard_%d", i)] = redactSecrets(sh.URL)
+		settings[fmt.Sprintf("cqlpg_shard_%d", i)] = sharding.Redact(sh.URL)
 	}
 	var rows []virtualRow
 	for _, name := range slices.Sorted(maps.Keys(settings)) {

@@ -1,4 +1,4 @@
-package gateway
+package webui
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/shellquote"
-	"github.com/cqlpg/cqlpg/translate"
 )
 
 // tablePage is the table layout page's view: the CQL definition beside
@@ -103,16 +103,16 @@ func (q *uiRequest) tableView() (any, error) {
 	for _, c := range t.Columns {
 		page.Columns = append(page.Columns, layoutColumn{Name: c.Name, Type: c.Type.String(), Role: columnRole(c), PGName: c.PGName})
 	}
-	topo := q.s.cluster.Topology()
+	topo := q.b.Cluster().Topology()
 	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, noArcs: true}
 	shards := d.draw().Shards
 	page.Shards = make([]shardLayout, len(shards))
-	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(q.r.Context(), q.b.RequestTimeout())
 	defer cancel()
 	var counting *countLimits
 	if !page.CountsHidden {
 		limits := defaultCountLimits
-		if l := q.s.hooks.countLimits.Load(); l != nil {
+		if l := q.v.countLimits.Load(); l != nil {
 			limits = *l
 		}
 		limits.exact = q.r.URL.Query().Get("exact") != ""
@@ -124,12 +124,12 @@ func (q *uiRequest) tableView() (any, error) {
 		l := &page.Shards[i]
 		l.uiShard, l.Schema = sh, t.PGSchema
 		l.Psql = psqlCommand(topo.Shards[i].URL, t)
-		if !sh.Up || i >= len(q.s.cluster.Control()) {
+		if !sh.Up || i >= len(q.b.Cluster().Control()) {
 			l.Err = "down: not asked"
 			continue
 		}
 		wg.Go(func() {
-			if err := l.load(ctx, q.s.cluster.Control()[i], t, counting); err != nil {
+			if err := l.load(ctx, q.b.Cluster().Control()[i], t, counting); err != nil {
 				l.Err = redactError(err)
 			}
 		})
@@ -158,14 +158,7 @@ func (q *uiRequest) tableView() (any, error) {
 }
 
 // maySelect reports whether the page's role may read t's rows.
-func (q *uiRequest) maySelect(t *pgschema.Table) bool {
-	a := q.s.auth
-	if a == nil {
-		return true
-	}
-	acc, err := a.accessOf(q.role, a.entry(q.role), time.Now())
-	return err == nil && acc.ensureTable(translate.PermSelect, t) == nil
-}
+func (q *uiRequest) maySelect(t *pgschema.Table) bool { return q.b.MaySelect(q.role, t) }
 
 // columnRole says what a column is in the primary key, with a clustering
 // column's order.
@@ -307,5 +300,5 @@ func psqlCommand(shardURL string, t *pgschema.Table) string {
 // redactError is an error's text without connection strings or
 // passwords, for the page.
 func redactError(err error) string {
-	return redactSecrets(err.Error())
+	return sharding.Redact(err.Error())
 }

@@ -1,4 +1,4 @@
-package gateway
+package webui
 
 import (
 	"fmt"
@@ -75,7 +75,7 @@ const maxLostShown = 50
 
 // whatIfView builds the simulator page.
 func (q *uiRequest) whatIfView() (any, error) {
-	topo := q.s.cluster.Topology()
+	topo := q.b.Cluster().Topology()
 	page, err := q.newWhatIfPage(topo.Ring)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (q *uiRequest) whatIfView() (any, error) {
 // names (?ks=), else SimpleStrategy with 3 replicas.
 func (q *uiRequest) newWhatIfPage(ring *sharding.Ring) (*whatIfPage, error) {
 	page := &whatIfPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: q.r.URL.Query().Get("ks"),
-		Strategy: "SimpleStrategy", RF: 3, Local: q.s.cfg.Datacenter}
+		Strategy: "SimpleStrategy", RF: 3, Local: q.b.Datacenter()}
 	for _, sh := range ring.Shards() {
 		if !slices.ContainsFunc(page.DCs, func(f dcFactor) bool { return f.Name == sh.DC }) {
 			page.DCs = append(page.DCs, dcFactor{Name: sh.DC, RF: 3})

@@ -1,4 +1,4 @@
-package gateway
+package webui
 
 import (
 	"bytes"
@@ -7,13 +7,16 @@ import (
 	"embed"
 	"errors"
 	"html/template"
-	"net"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/datastax/go-cassandra-native-protocol/message"
 )
 
 // The web view at /ui on the HTTP port shows operators the live ring, where
@@ -64,17 +67,62 @@ type uiPage struct {
 	View    any
 }
 
+// Backend is what the view reads of the gateway: its shards, whether it
+// is ready, its logins, and reads of one replica through its own path.
+type Backend interface {
+	// Cluster returns the gateway's shards, ring and schema.
+	Cluster() *cluster.Cluster
+	// Ready reports whether the shards are open.
+	Ready() bool
+	// Login checks the client's credentials as a CQL login does and
+	// returns the role logged in as ("" without authentication); when ok
+	// is false it has answered the request itself.
+	Login(w http.ResponseWriter, r *http.Request) (role string, ok bool)
+	// ReplicaRows runs a read of one partition, whose key values are key,
+	// on one replica only, as role, planned and authorized as a client's
+	// read would be.
+	ReplicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) (*message.RowsResult, error)
+	// MaySelect reports whether role may read t's rows.
+	MaySelect(role string, t *pgschema.Table) bool
+	// RequestTimeout bounds each read a page makes; ReadTimeout is the
+	// gateway's for reads, which a replica's read waits out.
+	RequestTimeout() time.Duration
+	ReadTimeout() time.Duration
+	// Datacenter is the gateway's own datacenter.
+	Datacenter() string
+}
+
+// View is the web view of one gateway.
+type View struct {
+	b   Backend
+	log *slog.Logger
+	// countLimits, when set, replaces defaultCountLimits, how the layout
+	// page counts a table's rows (tests set it).
+	countLimits atomic.Pointer[countLimits]
+}
+
+// New returns the web view of the gateway b; log takes the pages that
+// fail.
+func New(b Backend, log *slog.Logger) *View { return &View{b: b, log: log} }
+
+// SetCountLimits makes the layout page count at most rows rows of a
+// table on a shard, within timeout.
+func (v *View) SetCountLimits(timeout time.Duration, rows int64) {
+	v.countLimits.Store(&countLimits{timeout: timeout, rows: rows})
+}
+
 // uiRequest is one request to a page of the view: the role it is logged in
 // as ("" without authentication) and the snapshots it reads.
 type uiRequest struct {
-	s      *Server
+	v      *View
+	b      Backend
 	r      *http.Request
 	role   string
 	schema *pgschema.Schema
 }
 
-// routeUI adds the view's pages to the HTTP mux.
-func (s *Server) routeUI(mux *http.ServeMux) {
+// Route adds the view's pages to the HTTP mux.
+func (s *View) Route(mux *http.ServeMux) {
 	mux.Handle("GET /ui", s.uiHandler("ring", "Ring", (*uiRequest).ringView))
 	mux.Handle("GET /ui/key", s.uiHandler("key", "Key placement", (*uiRequest).keyView))
 	mux.Handle("GET /ui/table", s.uiHandler("table", "Table layout", (*uiRequest).tableView))
@@ -85,7 +133,7 @@ func (s *Server) routeUI(mux *http.ServeMux) {
 // uiHandler serves one page: it logs the client in, builds the page's
 // view and renders it into a buffer, so that a failing template never
 // sends half a page.
-func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, error)) http.Handler {
+func (s *View) uiHandler(page, title string, build func(*uiRequest) (any, error)) http.Handler {
 	tmpl := uiTemplates[page]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -94,17 +142,17 @@ func (s *Server) uiHandler(page, title string, build func(*uiRequest) (any, erro
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
-		if !s.ready.Load() {
+		if !s.b.Ready() {
 			// The shards may not be open yet.
 			http.Error(w, "not ready: the gateway is starting", http.StatusServiceUnavailable)
 			return
 		}
-		role, ok := s.uiLogin(w, r)
+		role, ok := s.b.Login(w, r)
 		if !ok {
 			return
 		}
 		start := time.Now()
-		req := &uiRequest{s: s, r: r, role: role, schema: s.cluster.Schema()}
+		req := &uiRequest{v: s, b: s.b, r: r, role: role, schema: s.b.Cluster().Schema()}
 		view, err := build(req)
 		if err != nil {
 			var bad *uiBadRequest
@@ -149,44 +197,8 @@ type uiBadRequest struct{ msg string }
 
 func (e *uiBadRequest) Error() string { return e.msg }
 
-// uiLogin checks the client's credentials when authentication is on, by
-// the same rules as a CQL login (remembered logins, failed logins limited
-// per address), and answers 401 when they are missing or wrong. It
-// returns the role logged in as.
-func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) (string, bool) {
-	a := s.auth
-	if a == nil {
-		return "", true
-	}
-	user, password, ok := r.BasicAuth()
-	if !ok {
-		uiUnauthorized(w, "authentication is required: log in with a CQL role")
-		return "", false
-	}
-	host := r.RemoteAddr
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if err := a.throttled(host, user); err != nil {
-		http.Error(w, err.Error(), http.StatusTooManyRequests)
-		return "", false
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-	defer cancel()
-	if err := a.login(ctx, user, password); err != nil {
-		var authErr *authenticationError
-		if errors.As(err, &authErr) && authErr.badCredentials {
-			a.loginFailed(host, user)
-		}
-		uiUnauthorized(w, err.Error())
-		return "", false
-	}
-	a.loginSucceeded(host)
-	return user, true
-}
-
-// uiUnauthorized asks the browser for credentials.
-func uiUnauthorized(w http.ResponseWriter, msg string) {
+// Unauthorized asks the browser for credentials, answering 401 with msg.
+func Unauthorized(w http.ResponseWriter, msg string) {
 	w.Header().Set("WWW-Authenticate", `Basic realm="cqlpg", charset="UTF-8"`)
 	http.Error(w, msg, http.StatusUnauthorized)
 }

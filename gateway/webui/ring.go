@@ -1,4 +1,4 @@
-package gateway
+package webui
 
 import (
 	"fmt"
@@ -355,7 +355,7 @@ func placeableKeyspaces(schema *pgschema.Schema) []string {
 // ringView builds the ring page: every vnode range, and, for the keyspace
 // chosen, the replica set of each range; ?range=i details one range.
 func (q *uiRequest) ringView() (any, error) {
-	topo := q.s.cluster.Topology()
+	topo := q.b.Cluster().Topology()
 	form := q.r.URL.Query()
 	page := &ringPage{Keyspaces: placeableKeyspaces(q.schema), Keyspace: form.Get("ks")}
 	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, selected: -1}

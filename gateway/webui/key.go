@@ -1,9 +1,8 @@
-package gateway
+package webui
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -11,10 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/message"
-	"github.com/datastax/go-cassandra-native-protocol/primitive"
-
-	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/pgschema/cqltext"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -156,7 +151,7 @@ func (q *uiRequest) keyView() (any, error) {
 	for i, c := range t.PartitionKey {
 		v, err := cqltext.Parse(c.Type, values[i])
 		if err == nil {
-			v, err = normalize(c.Type, v)
+			v, err = pgschema.Normalize(c.Type, v)
 		}
 		if err != nil {
 			page.Error = fmt.Sprintf("%s: %v", c.Name, err)
@@ -170,7 +165,7 @@ func (q *uiRequest) keyView() (any, error) {
 
 // placeKey fills in where key lives and what each of its replicas holds.
 func (q *uiRequest) placeKey(page *keyPage, t *pgschema.Table, key [][]byte) {
-	topo := q.s.cluster.Topology()
+	topo := q.b.Cluster().Topology()
 	k := q.schema.Keyspace(t.Keyspace)
 	placement := topo.Placement(k.Replication)
 	token := sharding.KeyToken(key)
@@ -186,7 +181,7 @@ func (q *uiRequest) placeKey(page *keyPage, t *pgschema.Table, key [][]byte) {
 	for _, c := range writeTimed(t) {
 		page.Columns = append(page.Columns, "writetime("+c.Name+")")
 	}
-	ctx, cancel := context.WithTimeout(q.r.Context(), q.s.cfg.ReadTimeout+time.Second)
+	ctx, cancel := context.WithTimeout(q.r.Context(), q.b.ReadTimeout()+time.Second)
 	defer cancel()
 	page.Replicas = make([]keyReplica, len(page.Range.Replicas))
 	var wg sync.WaitGroup
@@ -239,7 +234,7 @@ func compareReplicas(replicas []keyReplica) (answered int, agree bool) {
 
 // read reads the partition from this replica alone and formats its rows.
 func (r *keyReplica) read(ctx context.Context, q *uiRequest, cql string, key [][]byte, t *pgschema.Table) {
-	rows, err := q.s.replicaRows(ctx, q.role, cql, key, r.Index)
+	rows, err := q.b.ReplicaRows(ctx, q.role, cql, key, r.Index)
 	if err != nil {
 		r.Err = err.Error()
 		return
@@ -337,52 +332,3 @@ func quotedLiteral(t *pgschema.Type) bool {
 	}
 	return false
 }
-
-// replicaRows runs a read on one replica only, as role, through the
-// gateway's own path: the statement is planned and cached as a client's
-// would be, the role must be allowed to run it, and rows come back as a
-// client would see them. cql must read a single partition, whose key
-// values are key.
-func (s *Server) replicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) (*message.RowsResult, error) {
-	c := &conn{srv: s, log: s.log, version: byte(primitive.ProtocolVersion4)}
-	ks := ""
-	c.keyspace.Store(&ks)
-	if s.auth != nil {
-		s.auth.sessions.Store(c, &authSession{role: role, access: s.auth.entry(role)})
-		defer s.auth.forget(c)
-	}
-	st, err := s.prepare("", []byte(cql))
-	if err != nil {
-		return nil, err
-	}
-	q := &cqlwire.QueryParams{Consistency: uint16(sharding.One), Values: key}
-	e, err := c.newExecution(time.Now(), st, q, fromQuery)
-	if err != nil {
-		return nil, err
-	}
-	defer e.release()
-	e.pinned = []int{shard}
-	var resp []byte
-	if err := e.run(ctx, st, &resp); err != nil {
-		return nil, err
-	}
-	msg, err := resultCodec.Decode(bytes.NewReader(resp), primitive.ProtocolVersion4)
-	if err != nil {
-		return nil, err
-	}
-	rows, ok := msg.(*message.RowsResult)
-	if !ok {
-		return nil, errors.New("the read returned no rows result")
-	}
-	return rows, nil
-}
-
-// resultCodec decodes RESULT bodies.
-var resultCodec = func() message.Codec {
-	for _, c := range message.DefaultMessageCodecs {
-		if c.GetOpCode() == primitive.OpCodeResult {
-			return c
-		}
-	}
-	panic("no RESULT codec")
-}()
