@@ -11,7 +11,7 @@ import (
 // so that merging replica A into B and B into A leaves both holding the
 // reconciled union, whatever the order, and merging twice changes
 // nothing. The statements here are the storage side of it; the gateway
-// chooses the ranges and the replicas (gateway/repair.go).
+// chooses the ranges and the replicas (gateway/repair).
 //
 // Rows travel as JSON text: a json array of objects keyed by Postgres
 // column name, read with json_agg and written back through

@@ -36,7 +36,7 @@ type Cluster struct {
 	current  atomic.Pointer[pgschema.Schema]
 	reloadMu sync.Mutex
 	// changed is signalled when a reload changes the schema version, for
-	// the gateway to publish the version it serves (gateways.go).
+	// the gateway to publish the version it serves (its registry).
 	changed chan struct{}
 	// applying holds the versions of this gateway's schema changes in
 	// progress: notifications of them are no news to it (Applying).

@@ -41,7 +41,7 @@ func ReadBody(r io.Reader, n int) (*[]byte, error) {
 
 // PutBuffer returns a buffer to the pool; very large ones are dropped so
 // that one big result does not pin its memory, and small ones (the
-// Overloaded answers of limits.go, made to measure so that a flood's
+// gateway's Overloaded answers, made to measure so that a flood's
 // queued answers hold little) so that the pool's stay at least 4 KiB.
 func PutBuffer(b *[]byte) {
 	if c := cap(*b); c > 1<<20 || c < 4096 {
