@@ -37,8 +37,8 @@
 // tombstones from the shards in the background, in bounded batches; the
 // batch log replayer (batchlog.go) finishes LOGGED batches that a gateway
 // left half-applied; the hint replayer (hints.go) delivers hints to
-// replicas that are back; the registry (gateways.go) keeps the list of
-// live gateways for system.peers; and the schema follower (notify.go)
+// replicas that are back; the registry (cluster.Registry) keeps the list of
+// live gateways for system.peers; and its schema follower
 // reloads the schema when another gateway changes it. The HTTP port
 // serves health, metrics and the read-only web view (gateway/webui),
 // whose key page reads each replica alone through the same plans

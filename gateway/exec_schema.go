@@ -45,7 +45,7 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 	// Drivers check schema agreement right after the answer, and sleep a
 	// while when they find none: the answer waits, briefly, for the other
 	// gateways to serve the new schema.
-	e.c.srv.gateways.awaitSchema(ctx, version, schemaAgreementWait)
+	e.c.srv.gateways.AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
 	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
 	cqlwire.AddWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
 	return nil

@@ -81,8 +81,8 @@ type Config struct {
 	BatchlogTimeout  time.Duration
 	BatchlogInterval time.Duration
 	// Gateways sets how gateways on the same shards find each other
-	// (gateways.go).
-	Gateways GatewaysConfig
+	// (cluster.Registry).
+	Gateways cluster.GatewaysConfig
 	// Auth turns on authentication and authorization (auth.go).
 	Auth AuthConfig
 	// SlowQuery, when positive, logs every request that takes longer, at
@@ -151,7 +151,7 @@ func (c *Config) setDefaults() {
 	if c.BatchlogInterval <= 0 {
 		c.BatchlogInterval = 10 * time.Second
 	}
-	c.Gateways.setDefaults()
+	c.Gateways.SetDefaults()
 	c.Auth.setDefaults()
 	if c.Log == nil {
 		c.Log = slog.Default()
@@ -178,7 +178,7 @@ type Server struct {
 	metrics *metrics
 	sweeper *repair.Sweeper
 	// gateways registers this gateway with the others on the shards.
-	gateways *registry
+	gateways *cluster.Registry
 	hostID   [16]byte
 	started  time.Time
 
@@ -358,7 +358,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	// Leave the other gateways' peers first, so that drivers stop opening
 	// connections to this one.
-	s.gateways.stop()
+	s.gateways.Stop()
 	s.listener.Close()
 	s.mu.Lock()
 	for c := range s.conns {

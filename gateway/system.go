@@ -126,15 +126,15 @@ func (e *execution) matches(row virtualRow, rs []translate.Restriction) (bool, e
 // localRow describes this gateway as the node a driver is connected to.
 // The addresses are those the client reached, so drivers connect back to
 // them. Its tokens are its share of the ring among the alive gateways
-// (gateways.go).
+// (cluster.Registry).
 func (e *execution) localRow() virtualRow {
 	s := e.c.srv
 	ip, port := net.IPv4(127, 0, 0, 1), 9042
 	if addr, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
 		ip, port = addr.IP, addr.Port
 	}
-	set := s.gateways.current()
-	tokens := set.tokens(e.topo.Ring.Tokens(), set.self)
+	set := s.gateways.Current()
+	tokens := set.Tokens(e.topo.Ring.Tokens(), set.Self)
 	return virtualRow{
 		"key":                     textValue("local"),
 		"bootstrapped":            textValue("COMPLETED"),
@@ -163,7 +163,7 @@ func (e *execution) localRow() virtualRow {
 // ring. The legacy table has no port: drivers reading it connect to every
 // peer on the port they were given.
 func (e *execution) peerRows(v2 bool) []virtualRow {
-	set := e.c.srv.gateways.current()
+	set := e.c.srv.gateways.Current()
 	ring := e.topo.Ring.Tokens()
 	// The legacy table is keyed by address alone, and drivers reading it
 	// take a row at the address they are connected to for this node: it
@@ -173,32 +173,32 @@ func (e *execution) peerRows(v2 bool) []virtualRow {
 		local, _ = netip.AddrFromSlice(a.IP)
 		local = local.Unmap()
 	}
-	seen := map[netip.Addr]bool{local: true, set.all[set.self].addr.Unmap(): true}
+	seen := map[netip.Addr]bool{local: true, set.All[set.Self].Addr.Unmap(): true}
 	var rows []virtualRow
-	for i, g := range set.all {
-		if i == set.self {
+	for i, g := range set.All {
+		if i == set.Self {
 			continue
 		}
 		if !v2 {
-			if seen[g.addr.Unmap()] {
+			if seen[g.Addr.Unmap()] {
 				continue
 			}
-			seen[g.addr.Unmap()] = true
+			seen[g.Addr.Unmap()] = true
 		}
-		addr := g.addr.AsSlice()
+		addr := g.Addr.AsSlice()
 		row := virtualRow{
 			"peer":            addr,
-			"data_center":     textValue(g.datacenter),
-			"host_id":         uuidValue(g.hostID),
+			"data_center":     textValue(g.Datacenter),
+			"host_id":         uuidValue(g.HostID),
 			"preferred_ip":    addr,
-			"rack":            textValue(g.rack),
-			"release_version": textValue(g.release),
-			"schema_version":  uuidValue(g.schemaVersion),
-			"tokens":          textSetValue(set.tokens(ring, i)),
+			"rack":            textValue(g.Rack),
+			"release_version": textValue(g.Release),
+			"schema_version":  uuidValue(g.SchemaVersion),
+			"tokens":          textSetValue(set.Tokens(ring, i)),
 		}
 		if v2 {
 			row["peer_port"], row["preferred_port"] = intValue(7000), intValue(7000)
-			row["native_address"], row["native_port"] = addr, intValue(int32(g.port))
+			row["native_address"], row["native_port"] = addr, intValue(int32(g.Port))
 		} else {
 			row["rpc_address"] = addr
 		}

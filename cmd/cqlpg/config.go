@@ -525,7 +525,7 @@ func (c *config) gateway() gateway.Config {
 		MaxRequestsPerConn: c.MaxRequestsPerConn, MaxRequests: c.MaxRequests, IdleTimeout: c.IdleTimeout,
 		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail,
 		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
-		Gateways:  gateway.GatewaysConfig{Address: c.BroadcastAddress},
+		Gateways:  cluster.GatewaysConfig{Address: c.BroadcastAddress},
 		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
 		SlowQuery: c.SlowQuery,
 	}

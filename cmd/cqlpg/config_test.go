@@ -204,7 +204,7 @@ log: {slow_query: 100ms}
 		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
 		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,
 		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
-		Gateways:  gateway.GatewaysConfig{Address: "10.1.2.3"},
+		Gateways:  cluster.GatewaysConfig{Address: "10.1.2.3"},
 		Auth:      gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
 		SlowQuery: 100 * time.Millisecond,
 	}

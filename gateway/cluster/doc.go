@@ -8,6 +8,12 @@
 // committed everywhere (SchemaChannel); Reload and SwapSchema replace the
 // schema snapshot from the first shard that answers.
 //
+// The Registry is the gateway's entry in cqlpg.gateways: it registers the
+// gateway on every shard, keeps the set of live gateways system.peers
+// lists, and follows the schema changes other gateways make (LISTEN on
+// one shard, with a periodic version check), telling the gateway through
+// its hooks.
+//
 // It imports pgschema, sharding and migrations, never the gateway or its
 // other packages; the gateway, repair and the tools import it. Readers
 // take Topology and Schema once per request and keep what they took: a

@@ -1,4 +1,4 @@
-package gateway
+package cluster
 
 import (
 	"bytes"
@@ -16,8 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/cqlpg/cqlpg/gateway/cluster"
-	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -46,7 +44,8 @@ type GatewaysConfig struct {
 	Timeout   time.Duration
 }
 
-func (c *GatewaysConfig) setDefaults() {
+// SetDefaults fills in the settings left zero.
+func (c *GatewaysConfig) SetDefaults() {
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = 2 * time.Second
 	}
@@ -60,32 +59,33 @@ func (c *GatewaysConfig) setDefaults() {
 // was last alive.
 const forgetAfter = time.Hour
 
-// peer is one gateway as the registry records it.
-type peer struct {
-	hostID        [16]byte
-	addr          netip.Addr
-	port          int
-	datacenter    string
-	rack          string
-	release       string
-	schemaVersion [16]byte
+// Peer is one gateway as the registry records it.
+type Peer struct {
+	HostID        [16]byte
+	Addr          netip.Addr
+	Port          int
+	Datacenter    string
+	Rack          string
+	Release       string
+	SchemaVersion [16]byte
 }
 
-// gatewaySet is one immutable snapshot of the alive gateways, this one
+// GatewaySet is one immutable snapshot of the alive gateways, this one
 // included, sorted by host id: every gateway that sees the same gateways
 // orders them the same way, and so splits the ring's tokens the same way.
-type gatewaySet struct {
-	all  []peer
-	self int
+type GatewaySet struct {
+	// All are the gateways, Self this one's place among them.
+	All  []Peer
+	Self int
 }
 
-// tokens returns, as decimal strings, the ring tokens that the i-th
+// Tokens returns, as decimal strings, the ring tokens that the i-th
 // gateway of the set reports as its own: every n-th token of the sorted
 // ring starting at the i-th. The shares are disjoint, cover the ring
 // together, and interleave around it so that each gateway gets a fair part
 // of every shard's ranges.
-func (gs *gatewaySet) tokens(ring []sharding.Token, i int) []string {
-	n := len(gs.all)
+func (gs *GatewaySet) Tokens(ring []sharding.Token, i int) []string {
+	n := len(gs.All)
 	out := make([]string, 0, len(ring)/n+1)
 	for j := i; j < len(ring); j += n {
 		out = append(out, ring[j].String())
@@ -93,18 +93,20 @@ func (gs *gatewaySet) tokens(ring []sharding.Token, i int) []string {
 	return out
 }
 
-// registry is the gateway's part in cqlpg.gateways: it registers the
-// gateway, keeps the current set of alive gateways, tells connected
-// clients when gateways come and go, and follows the schema changes that
-// other gateways make (notify.go).
-type registry struct {
-	srv      *Server
-	cfg      GatewaysConfig
-	log      *slog.Logger
-	self     peer
-	instance [16]byte
-	started  time.Time
-	set      atomic.Pointer[gatewaySet]
+// Registry is the gateway's part in cqlpg.gateways: it registers the
+// gateway, keeps the current set of alive gateways, tells the gateway's
+// clients, through its hooks, when gateways come and go, and follows the
+// schema changes that other gateways make (follow.go).
+type Registry struct {
+	cluster    *Cluster
+	hooks      RegistryHooks
+	listenAddr net.Addr
+	cfg        GatewaysConfig
+	log        *slog.Logger
+	self       Peer
+	instance   [16]byte
+	started    time.Time
+	set        atomic.Pointer[GatewaySet]
 	// wake asks for a heartbeat now: another gateway registered, left or
 	// changed its schema version.
 	wake chan struct{}
@@ -120,38 +122,59 @@ type registry struct {
 	wg     sync.WaitGroup
 }
 
-// startGateways registers the gateway on every shard, reads the other
+// RegistryHooks are how the registry tells the gateway of what it learns.
+type RegistryHooks struct {
+	// Event pushes a TOPOLOGY_CHANGE or STATUS_CHANGE event (NEW_NODE,
+	// REMOVED_NODE, UP, DOWN) about the gateway at addr to the clients.
+	Event func(event, change string, addr netip.AddrPort)
+	// SchemaChanged runs when another gateway changed the schema: the
+	// gateway reloads it and tells its clients.
+	SchemaChanged func(ctx context.Context)
+}
+
+// Self is this gateway as the registry lists it.
+type Self struct {
+	HostID     [16]byte
+	Datacenter string
+	Rack       string
+	Release    string
+	Started    time.Time
+	// Listen is the CQL listener's address.
+	Listen net.Addr
+}
+
+// StartRegistry registers the gateway on every shard, reads the other
 // gateways, and starts the heartbeat and the schema follower. Failing to
 // reach shards is not fatal: the heartbeat retries.
-func (s *Server) startGateways(ctx context.Context) {
-	r := &registry{srv: s, cfg: s.cfg.Gateways, log: s.log, instance: cluster.NewUUID(4), started: s.started,
-		wake: make(chan struct{}, 1), registered: make([]bool, len(s.cluster.Control()))}
+func StartRegistry(ctx context.Context, c *Cluster, cfg GatewaysConfig, self Self, log *slog.Logger, hooks RegistryHooks) *Registry {
+	r := &Registry{cluster: c, hooks: hooks, listenAddr: self.Listen, cfg: cfg, log: log, instance: NewUUID(4),
+		started: self.Started, wake: make(chan struct{}, 1), registered: make([]bool, len(c.Control()))}
 	port := 0
-	if a, ok := s.listener.Addr().(*net.TCPAddr); ok {
+	if a, ok := self.Listen.(*net.TCPAddr); ok {
 		port = a.Port
 	}
-	r.self = peer{hostID: s.hostID, addr: r.address(ctx), port: port, datacenter: s.cfg.Datacenter,
-		rack: s.cfg.Rack, release: releaseVersion}
-	r.set.Store(&gatewaySet{all: []peer{r.self}})
-	s.gateways = r
+	r.self = Peer{HostID: self.HostID, Addr: r.address(ctx), Port: port, Datacenter: self.Datacenter,
+		Rack: self.Rack, Release: self.Release}
+	r.set.Store(&GatewaySet{All: []Peer{r.self}})
 	r.beat(ctx, true)
-	s.log.Info("registered with the other gateways", "address", netip.AddrPortFrom(r.self.addr, uint16(port)).String(),
-		"host_id", pgschema.UUIDText(s.hostID[:]), "gateways", len(r.current().all))
+	log.Info("registered with the other gateways", "address", netip.AddrPortFrom(r.self.Addr, uint16(port)).String(),
+		"host_id", pgschema.UUIDText(self.HostID[:]), "gateways", len(r.Current().All))
 	loop, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	r.wg.Go(func() { r.run(loop) })
 	r.wg.Go(func() { r.follow(loop) })
+	return r
 }
 
-// current returns the alive gateways as last read.
-func (r *registry) current() *gatewaySet { return r.set.Load() }
+// Current returns the alive gateways as last read.
+func (r *Registry) Current() *GatewaySet { return r.set.Load() }
 
 // address chooses the address the other gateways' clients reach this one
 // by: the configured one, else the listener's, else, for a wildcard
 // listener, the address this host reaches its shards from, which is on
 // the network the gateways share, or failing that the first address of an
 // interface.
-func (r *registry) address(ctx context.Context) netip.Addr {
+func (r *Registry) address(ctx context.Context) netip.Addr {
 	if a := r.cfg.Address; a != "" {
 		if ip, err := netip.ParseAddr(a); err == nil {
 			return ip.Unmap()
@@ -163,13 +186,13 @@ func (r *registry) address(ctx context.Context) netip.Addr {
 		r.log.Warn("cannot resolve the gateway address; using the listener's", "address", a, "err", err)
 	}
 	var listen netip.Addr
-	if a, ok := r.srv.listener.Addr().(*net.TCPAddr); ok {
+	if a, ok := r.listenAddr.(*net.TCPAddr); ok {
 		listen = a.AddrPort().Addr().Unmap()
 	}
 	if listen.IsValid() && !listen.IsUnspecified() {
 		return listen
 	}
-	for _, pool := range r.srv.cluster.Control() {
+	for _, pool := range r.cluster.Control() {
 		if ip := localAddrTo(ctx, pool); ip.IsValid() && !ip.IsLoopback() {
 			return ip
 		}
@@ -215,7 +238,7 @@ func localAddrTo(ctx context.Context, pool *pgxpool.Pool) netip.Addr {
 
 // run heartbeats until ctx ends, at once when woken, and announces the
 // gateway's new schema version whenever it changes.
-func (r *registry) run(ctx context.Context) {
+func (r *Registry) run(ctx context.Context) {
 	t := time.NewTicker(r.cfg.Heartbeat)
 	defer t.Stop()
 	for {
@@ -225,7 +248,7 @@ func (r *registry) run(ctx context.Context) {
 			return
 		case <-t.C:
 		case <-r.wake:
-		case <-r.srv.cluster.Changed():
+		case <-r.cluster.Changed():
 			announce = true
 		}
 		r.beat(ctx, announce)
@@ -233,7 +256,7 @@ func (r *registry) run(ctx context.Context) {
 }
 
 // kick asks for a heartbeat now.
-func (r *registry) kick() {
+func (r *Registry) kick() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
@@ -242,7 +265,7 @@ func (r *registry) kick() {
 
 // registration is one gateway's row as a shard holds it.
 type registration struct {
-	peer
+	Peer
 	age float64 // seconds since its last heartbeat, by the shard's clock
 }
 
@@ -250,11 +273,11 @@ type registration struct {
 // alive gateways there; the gateways alive on any shard that answered
 // become the current set. With announce it also tells the other gateways
 // to read the registry now rather than at their next heartbeat.
-func (r *registry) beat(parent context.Context, announce bool) {
+func (r *Registry) beat(parent context.Context, announce bool) {
 	ctx, cancel := context.WithTimeout(parent, r.cfg.Heartbeat+time.Second)
 	defer cancel()
-	version := r.srv.cluster.Schema().Version
-	control := r.srv.cluster.Control()
+	version := r.cluster.Schema().Version
+	control := r.cluster.Control()
 	lists := make([][]registration, len(control))
 	errs := make([]error, len(control))
 	var wg sync.WaitGroup
@@ -274,8 +297,8 @@ func (r *registry) beat(parent context.Context, announce bool) {
 		}
 		answered++
 		for _, g := range list {
-			if seen, ok := alive[g.hostID]; !ok || g.age < seen.age {
-				alive[g.hostID] = g
+			if seen, ok := alive[g.HostID]; !ok || g.age < seen.age {
+				alive[g.HostID] = g
 			}
 		}
 	}
@@ -294,35 +317,35 @@ func (r *registry) beat(parent context.Context, announce bool) {
 
 // beatShard registers the gateway on one shard and reads the gateways
 // alive there, in one round trip.
-func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, version [16]byte,
+func (r *Registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, version [16]byte,
 	announce bool) ([]registration, error) {
 	var b pgx.Batch
 	var prev *[16]byte
-	b.Queue(pgschema.GatewayRegisterSQL, r.self.hostID, r.instance, r.self.addr, r.self.port, r.self.datacenter, r.self.rack,
-		r.self.release, version, r.started).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
+	b.Queue(pgschema.GatewayRegisterSQL, r.self.HostID, r.instance, r.self.Addr, r.self.Port, r.self.Datacenter, r.self.Rack,
+		r.self.Release, version, r.started).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
 	var list []registration
-	b.Queue(pgschema.GatewaysAliveSQL, r.cfg.Timeout.Seconds(), r.self.hostID).Query(func(rows pgx.Rows) error {
+	b.Queue(pgschema.GatewaysAliveSQL, r.cfg.Timeout.Seconds(), r.self.HostID).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var g registration
-			if err := rows.Scan(&g.hostID, &g.addr, &g.port, &g.datacenter, &g.rack, &g.release,
-				&g.schemaVersion, &g.age); err != nil {
+			if err := rows.Scan(&g.HostID, &g.Addr, &g.Port, &g.Datacenter, &g.Rack, &g.Release,
+				&g.SchemaVersion, &g.age); err != nil {
 				return err
 			}
-			g.addr = g.addr.Unmap()
+			g.Addr = g.Addr.Unmap()
 			list = append(list, g)
 		}
 		return rows.Err()
 	})
 	b.Queue(pgschema.GatewaysForgetSQL, forgetAfter.Seconds())
 	if announce {
-		b.Queue(cluster.NotifySQL, cluster.GatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
+		b.Queue(NotifySQL, GatewaysChannel, pgschema.UUIDText(r.self.HostID[:]))
 	}
 	if err := pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("gateway heartbeat: %w", err)
 	}
 	if prev != nil && *prev != r.instance && r.registered[i] {
 		r.log.Warn("another gateway registers with this gateway's host id; give each gateway its own listen address",
-			"host_id", pgschema.UUIDText(r.self.hostID[:]), "shard", i)
+			"host_id", pgschema.UUIDText(r.self.HostID[:]), "shard", i)
 	}
 	r.registered[i] = true
 	return list, nil
@@ -330,59 +353,59 @@ func (r *registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 
 // update makes the alive gateways, besides this one, the current set and
 // tells the clients registered for topology changes which came and went.
-func (r *registry) update(alive map[[16]byte]registration) {
-	all := []peer{r.self}
+func (r *Registry) update(alive map[[16]byte]registration) {
+	all := []Peer{r.self}
 	for _, g := range alive {
-		all = append(all, g.peer)
+		all = append(all, g.Peer)
 	}
-	slices.SortFunc(all, func(a, b peer) int { return bytes.Compare(a.hostID[:], b.hostID[:]) })
-	set := &gatewaySet{all: all}
+	slices.SortFunc(all, func(a, b Peer) int { return bytes.Compare(a.HostID[:], b.HostID[:]) })
+	set := &GatewaySet{All: all}
 	for i, g := range all {
-		if g.hostID == r.self.hostID {
-			set.self = i
+		if g.HostID == r.self.HostID {
+			set.Self = i
 		}
 	}
 	old := r.set.Swap(set)
 	// The set is stored before the events go out: a driver that hears of
 	// a new gateway reads system.peers right away.
-	gone := map[netip.AddrPort]peer{}
-	for _, g := range old.all {
-		if g.hostID != r.self.hostID {
-			gone[netip.AddrPortFrom(g.addr, uint16(g.port))] = g
+	gone := map[netip.AddrPort]Peer{}
+	for _, g := range old.All {
+		if g.HostID != r.self.HostID {
+			gone[netip.AddrPortFrom(g.Addr, uint16(g.Port))] = g
 		}
 	}
 	for _, g := range all {
-		if g.hostID == r.self.hostID {
+		if g.HostID == r.self.HostID {
 			continue
 		}
-		ap := netip.AddrPortFrom(g.addr, uint16(g.port))
-		if was, ok := gone[ap]; ok && was.hostID == g.hostID {
+		ap := netip.AddrPortFrom(g.Addr, uint16(g.Port))
+		if was, ok := gone[ap]; ok && was.HostID == g.HostID {
 			delete(gone, ap)
 			continue
 		}
-		r.log.Info("gateway joined", "address", ap.String(), "host_id", pgschema.UUIDText(g.hostID[:]))
-		r.srv.broadcastTopologyChange("NEW_NODE", ap)
+		r.log.Info("gateway joined", "address", ap.String(), "host_id", pgschema.UUIDText(g.HostID[:]))
+		r.hooks.Event("TOPOLOGY_CHANGE", "NEW_NODE", ap)
 		r.broadcastStatus("UP", ap)
 	}
 	for ap, g := range gone {
-		r.log.Info("gateway left", "address", ap.String(), "host_id", pgschema.UUIDText(g.hostID[:]))
-		r.srv.broadcastTopologyChange("REMOVED_NODE", ap)
+		r.log.Info("gateway left", "address", ap.String(), "host_id", pgschema.UUIDText(g.HostID[:]))
+		r.hooks.Event("TOPOLOGY_CHANGE", "REMOVED_NODE", ap)
 		r.broadcastStatus("DOWN", ap)
 	}
 }
 
-// schemaAgreementWait bounds how long a schema change's answer waits for
+// SchemaAgreementWait bounds how long a schema change's answer waits for
 // the other gateways to serve the new schema.
-const schemaAgreementWait = time.Second
+const SchemaAgreementWait = time.Second
 
-// awaitSchema waits, up to limit, until every other live gateway reports
+// AwaitSchema waits, up to limit, until every other live gateway reports
 // schema version v.
-func (r *registry) awaitSchema(ctx context.Context, v [16]byte, limit time.Duration) {
+func (r *Registry) AwaitSchema(ctx context.Context, v [16]byte, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for ctx.Err() == nil && time.Now().Before(deadline) {
 		agreed := true
-		for _, g := range r.current().all {
-			if g.hostID != r.self.hostID && g.schemaVersion != v {
+		for _, g := range r.Current().All {
+			if g.HostID != r.self.HostID && g.SchemaVersion != v {
 				agreed = false
 			}
 		}
@@ -393,20 +416,20 @@ func (r *registry) awaitSchema(ctx context.Context, v [16]byte, limit time.Durat
 	}
 }
 
-// stop ends the heartbeat and the schema follower and removes the
+// Stop ends the heartbeat and the schema follower and removes the
 // gateway's registration from every shard, then tells the other gateways:
 // only once it is gone from all of them, as they count a gateway
 // registered on any shard as alive.
-func (r *registry) stop() {
+func (r *Registry) Stop() {
 	r.cancel()
 	r.wg.Wait()
-	control := r.srv.cluster.Control()
+	control := r.cluster.Control()
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for i, pool := range control {
 		wg.Go(func() {
-			if _, err := pool.Exec(ctx, pgschema.GatewayDeregisterSQL, r.self.hostID, r.instance); err != nil {
+			if _, err := pool.Exec(ctx, pgschema.GatewayDeregisterSQL, r.self.HostID, r.instance); err != nil {
 				r.log.Warn("cannot remove the gateway's registration; the others drop it once it is old",
 					"shard", i, "err", err)
 			}
@@ -418,7 +441,7 @@ func (r *registry) stop() {
 	defer ncancel()
 	for _, pool := range control {
 		wg.Go(func() {
-			pool.Exec(nctx, cluster.NotifySQL, cluster.GatewaysChannel, pgschema.UUIDText(r.self.hostID[:]))
+			pool.Exec(nctx, NotifySQL, GatewaysChannel, pgschema.UUIDText(r.self.HostID[:]))
 		})
 	}
 	wg.Wait()
@@ -427,40 +450,9 @@ func (r *registry) stop() {
 // broadcastStatus pushes a STATUS_CHANGE event for a gateway that came up
 // or went down, unless it shares this gateway's address: drivers key
 // status by address alone, and would take this gateway for the one gone.
-func (r *registry) broadcastStatus(change string, addr netip.AddrPort) {
-	if set := r.current(); set != nil && addr.Addr() == r.self.addr {
+func (r *Registry) broadcastStatus(change string, addr netip.AddrPort) {
+	if set := r.Current(); set != nil && addr.Addr() == r.self.Addr {
 		return
 	}
-	r.srv.broadcastEvent(eventStatus, "STATUS_CHANGE", change, addr)
-}
-
-// broadcastTopologyChange pushes a TOPOLOGY_CHANGE event to every
-// connection registered for it.
-func (s *Server) broadcastTopologyChange(change string, addr netip.AddrPort) {
-	s.broadcastEvent(eventTopology, "TOPOLOGY_CHANGE", change, addr)
-}
-
-// broadcastEvent pushes a topology or status event to every connection
-// registered for its kind.
-func (s *Server) broadcastEvent(kind uint32, event, change string, addr netip.AddrPort) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		if c.events.Load()&kind == 0 {
-			continue
-		}
-		b := cqlwire.GetBuffer(0)
-		*b = cqlwire.AppendHeader((*b)[:0], c.version, -1, cqlwire.OpEvent)
-		*b = appendInet(cqlwire.AppendString(cqlwire.AppendString(*b, event), change), addr)
-		cqlwire.FinishFrame(*b)
-		c.sendEvent(b)
-	}
-}
-
-// appendInet writes an [inet]: the address's length and bytes, then the
-// port as an [int].
-func appendInet(b []byte, addr netip.AddrPort) []byte {
-	ip := addr.Addr().Unmap().AsSlice()
-	b = append(append(b, byte(len(ip))), ip...)
-	return cqlwire.AppendInt(b, int32(addr.Port()))
+	r.hooks.Event("STATUS_CHANGE", change, addr)
 }
