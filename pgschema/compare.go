@@ -29,12 +29,12 @@ func Compare(t *Type, a, b []byte) int {
 		return cmpBool(a[0] != 0, b[0] != 0)
 	case Float:
 		if len(a) == 4 && len(b) == 4 {
-			return cmpJavaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))),
+			return CompareJavaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))),
 				float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
 		}
 	case Double:
 		if len(a) == 8 && len(b) == 8 {
-			return cmpJavaFloat(math.Float64frombits(binary.BigEndian.Uint64(a)),
+			return CompareJavaFloat(math.Float64frombits(binary.BigEndian.Uint64(a)),
 				math.Float64frombits(binary.BigEndian.Uint64(b)))
 		}
 	case Varint:
@@ -239,9 +239,9 @@ func cmpScaled(m, n uint64, diff int64) int {
 	return 0
 }
 
-// cmpJavaFloat orders like Java's Double.compare and Float.compare: -0.0
+// CompareJavaFloat orders like Java's Double.compare and Float.compare: -0.0
 // before 0.0, NaN after everything and equal to itself.
-func cmpJavaFloat(a, b float64) int {
+func CompareJavaFloat(a, b float64) int {
 	switch {
 	case a < b:
 		return -1

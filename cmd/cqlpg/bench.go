@@ -12,8 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
+	"github.com/cqlpg/cqlpg/sharding/shellquote"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -492,13 +491,10 @@ func writeResults(log *slog.Logger, path string, v any) bool {
 }
 
 // commandLine is the command a benchmark ran, as a shell would take it:
-// empty arguments and those with spaces quoted.
+// each argument quoted where a shell needs it (sharding/shellquote).
 func commandLine(command string, args []string) string {
 	for _, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\"'") {
-			a = strconv.Quote(a)
-		}
-		command += " " + a
+		command += " " + shellquote.Quote(a)
 	}
 	return command
 }

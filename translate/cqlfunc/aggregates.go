@@ -186,36 +186,9 @@ func compareValues(t *pgschema.Type, a, b []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return javaCompareFloat(x.f, y.f), nil
+		return pgschema.CompareJavaFloat(x.f, y.f), nil
 	}
 	return pgschema.Compare(t, a, b), nil
-}
-
-// javaCompareFloat is Double.compare: -0.0 sorts before 0.0, and NaN after
-// everything, equal to itself.
-func javaCompareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	x, y := javaDoubleBits(a), javaDoubleBits(b)
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-// javaDoubleBits is Double.doubleToLongBits: every NaN has one pattern.
-func javaDoubleBits(f float64) int64 {
-	if math.IsNaN(f) {
-		return 0x7ff8000000000000
-	}
-	return int64(math.Float64bits(f))
 }
 
 // aggNumber decodes an aggregate's numeric argument. An empty value has no
