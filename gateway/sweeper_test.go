@@ -431,3 +431,25 @@ func BenchmarkSweep(b *testing.B) {
 		})
 	}
 }
+
+// TestSweeperExact: sweeping an expired date or decimal cell clears its
+// exact companion with it, and leaves a live one's alone.
+func TestSweeperExact(t *testing.T) {
+	sess := sessionAll(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE sweepx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE sweepx.t (k int PRIMARY KEY, x decimal, d date) WITH gc_grace_seconds = 0",
+		"INSERT INTO sweepx.t (k, x, d) VALUES (1, 1E+1000000, '+5881580-07-11')",
+		"UPDATE sweepx.t USING TTL 1 SET x = 2E+1000000, d = '-5877641-06-23' WHERE k = 1",
+		"INSERT INTO sweepx.t (k, x, d) VALUES (2, 3E+1000000, '+5881580-07-11')")
+	s := sweepGateway(t, wholePasses, "")
+	waitExpiry()
+	sweep(t, s)
+	if got, want := pgQuery(t, `SELECT concat_ws(' ', k, coalesce(x::text, 'null'), "x$exact" IS NOT NULL,
+		coalesce(d::text, 'null'), "d$exact" IS NOT NULL) FROM sweepx.t ORDER BY k`),
+		[]string{"1 null f null f", "2 Infinity t infinity t"}; !slices.Equal(got, want) {
+		t.Errorf("rows after sweeping:\n got %q\nwant %q", got, want)
+	}
+	wantRows(t, sess.Query("SELECT k, toJson(x), toJson(d) FROM sweepx.t"), "k int, system.tojson(x) varchar, system.tojson(d) varchar",
+		"1 | null | null", `2 | 3E+1000000 | "+5881580-07-11"`)
+}
