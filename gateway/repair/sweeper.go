@@ -23,7 +23,7 @@ import (
 // writers (pgschema.SweepSQL says what a batch does).
 type SweepConfig struct {
 	// Interval is the time between background passes; zero disables
-	// them (Server.Sweep still runs a pass on demand).
+	// them (Sweeper.Pass still runs one on demand).
 	Interval time.Duration
 	// BatchRows is the most rows one statement changes, and BatchBlocks
 	// the most heap blocks it reads.
