@@ -141,13 +141,3 @@ func (c *conn) appendError(b *[]byte, version byte, stream int16, err error) {
 
 // errorLabel labels an error code in the errors metric.
 func errorLabel(code primitive.ErrorCode) string { return fmt.Sprintf("0x%04x", uint32(code)) }
-
-// firstError returns the first error of errs that is not nil.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

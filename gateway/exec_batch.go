@@ -220,7 +220,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 		// The batch log holds the batch: replaying it will finish the
 		// parts that did not apply.
 		srv.log.Warn("logged batch applied on some shards only; the batch log will replay it",
-			"batch", pgschema.UUIDText(entry.id[:]), "applied", len(applied), "shards", len(parts), "err", firstError(errs))
+			"batch", pgschema.UUIDText(entry.id[:]), "applied", len(applied), "shards", len(parts), "err", sharding.FirstError(errs))
 	} else {
 		c.hintParts(m, parts, errs, kind == translate.CounterBatch)
 	}
@@ -232,7 +232,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 		}
 		if !acks[i].Met() {
 			return &writeTimeoutError{writeType: writeType, consistency: level, received: acks[i].Got(), blockFor: acks[i].Need(),
-				err: firstError(errs)}
+				err: sharding.FirstError(errs)}
 		}
 	}
 	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)

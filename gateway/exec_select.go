@@ -493,7 +493,7 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 			})
 		}
 		reads.Wait()
-		if err := firstError(errs); err != nil {
+		if err := sharding.FirstError(errs); err != nil {
 			return err
 		}
 		if head != nil {

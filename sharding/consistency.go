@@ -215,3 +215,14 @@ func (a *Acks) Met() bool {
 	}
 	return a.got >= a.need
 }
+
+// FirstError returns the first error of errs that is not nil: of work
+// done on several shards in parallel, the one to report.
+func FirstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

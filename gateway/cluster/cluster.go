@@ -279,7 +279,7 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 	for i := range applied {
 		any = any || applied[i]
 	}
-	if err := firstError(errs); err != nil {
+	if err := sharding.FirstError(errs); err != nil {
 		if any {
 			c.log.Error("schema change applied on some shards only", "err", err)
 		}
@@ -325,7 +325,7 @@ func (c *Cluster) OnEveryShard(ctx context.Context, f func(ctx context.Context, 
 		})
 	}
 	wg.Wait()
-	return firstError(errs)
+	return sharding.FirstError(errs)
 }
 
 // Ping checks that every shard answers, in parallel, within two seconds.
@@ -343,15 +343,6 @@ func (c *Cluster) Ping(ctx context.Context) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Close releases every pool.
