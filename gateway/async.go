@@ -212,8 +212,8 @@ func (e *execution) startRead(st *statement, p *translate.Select, stream int16, 
 	a := &e.async
 	a.pending, a.next, a.rows = 1, 1, w
 	rs.count = rowCounter{w: w}
-	deadlines.expireAt(e, e.c.srv.cfg.ReadTimeout, gen)
-	rs.deadline = opDeadline(e.now, e.c.srv.cfg.ReadTimeout)
+	deadlines.expireAt(e, e.env.cfg.ReadTimeout, gen)
+	rs.deadline = opDeadline(e.now, e.env.cfg.ReadTimeout)
 	e.submitRead(0, read)
 	return true
 }
@@ -294,7 +294,7 @@ func (e *execution) startWrite(st *statement, p *translate.Write, stream int16, 
 	w.send() // the ops wait in w.later, each counted as pending
 	later := w.takeLater()
 	e.async.mu.Unlock()
-	deadlines.expireAt(e, e.c.srv.cfg.WriteTimeout, gen)
+	deadlines.expireAt(e, e.env.cfg.WriteTimeout, gen)
 	// The ops may all finish, and the request be answered and its
 	// execution recycled, before the last is submitted: hold it.
 	e.hold()
@@ -355,7 +355,7 @@ func (e *execution) OpDone(op *sharding.Op) {
 			e.expireWith(e.async.gen, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	maybePanic(&e.c.srv.hooks, panicCompletion, e.st.query)
+	maybePanic(e.env.hooks, panicCompletion, e.st.query)
 	switch e.async.kind {
 	case asyncRead:
 		e.readDone(op)
@@ -415,7 +415,7 @@ func (e *execution) answer(err error) {
 		e.hold()
 		go func() {
 			defer e.release()
-			e.send(e.c.srv.staleExecute(context.Background(), e.st, err))
+			e.send(e.env.staleExecute(context.Background(), e.st, err))
 		}()
 		return
 	}

@@ -19,7 +19,9 @@ import (
 // execution is one run of a planned statement: the bound values, the
 // request's options and time, and the snapshots it resolves against.
 type execution struct {
-	c          *conn
+	c *conn
+	// env is the gateway as executions see it (exec_env.go).
+	env        *env
 	params     *cqlwire.QueryParams
 	bound      translate.Bound
 	now        time.Time
@@ -153,7 +155,7 @@ func (c *conn) newExecution(now time.Time, st *statement, q *cqlwire.QueryParams
 func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.QueryParams, from request) error {
 	md := st.plan.Meta()
 	e.refs.Store(1)
-	e.c, e.params, e.now, e.topo, e.schema, e.st = c, q, now, c.srv.cluster.Topology(), c.srv.cluster.Schema(), st
+	e.c, e.env, e.params, e.now, e.topo, e.schema, e.st = c, &c.srv.env, q, now, c.srv.cluster.Topology(), c.srv.cluster.Schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.HasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by

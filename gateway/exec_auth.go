@@ -28,7 +28,7 @@ func unauthorized(format string, args ...any) error {
 
 // authStatement runs a role or permission statement.
 func (e *execution) authStatement(ctx context.Context, p *translate.Auth, resp *[]byte) error {
-	a := e.c.srv.auth
+	a := e.env.auth
 	if a == nil {
 		return anonymousAuthStatement(p)
 	}

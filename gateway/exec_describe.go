@@ -53,7 +53,7 @@ func (e *execution) describe(p *translate.Describe, resp *[]byte) error {
 // only node, so it owns every range, under the address the client reached.
 func (e *execution) clusterRow(rangeOwnership bool) [][]byte {
 	row := [][]byte{
-		textValue(e.c.srv.cfg.ClusterName),
+		textValue(e.env.cfg.ClusterName),
 		textValue(strings.TrimPrefix(partitioner, "org.apache.cassandra.dht.")),
 		textValue(describeSnitch),
 	}

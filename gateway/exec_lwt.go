@@ -137,14 +137,14 @@ func (e *execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 			return nil, nil, err
 		}
 	}
-	conn, err := e.c.srv.cluster.Control()[replicas[0]].Acquire(ctx)
+	conn, err := e.env.cluster.Control()[replicas[0]].Acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
 		return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, e.topo.Shards[replicas[0]].Info.Name, err)
 	}
-	tx := &casTx{conn: conn, timeout: e.c.srv.cfg.RequestTimeout}
+	tx := &casTx{conn: conn, timeout: e.env.cfg.RequestTimeout}
 	pl := conn.Conn().PgConn().StartPipeline(ctx)
 	pl.SendQueryParams("BEGIN", nil, nil, nil, nil)
 	pl.SendQueryParams(pgschema.LWTLockSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, nil)

@@ -21,9 +21,9 @@ import (
 // VOID when IF [NOT] EXISTS made it a no-op.
 func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
 	now := e.now
-	creator := e.c.srv.auth.roleOf(e.c)
+	creator := e.env.auth.roleOf(e.c)
 	version := cluster.NewUUID(4)
-	applied, err := e.c.srv.cluster.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
+	applied, err := e.env.cluster.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
 		ok, err := applyChange(ctx, tx, p, now)
 		if err != nil || !ok {
 			return ok, err
@@ -32,7 +32,7 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		return true, authSchemaChange(ctx, tx, p, creator)
 	})
 	if applied {
-		e.c.srv.auth.changed()
+		e.env.auth.changed()
 	}
 	if err != nil {
 		return schemaError(err)
@@ -41,11 +41,11 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
-	e.c.srv.broadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
+	e.env.broadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
 	// Drivers check schema agreement right after the answer, and sleep a
 	// while when they find none: the answer waits, briefly, for the other
 	// gateways to serve the new schema.
-	e.c.srv.gateways.AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
+	e.env.gateways().AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
 	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
 	cqlwire.AddWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
 	return nil
@@ -123,7 +123,7 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 // truncate empties a table on every shard; Cassandra needs every replica
 // for it too.
 func (e *execution) truncate(ctx context.Context, p *translate.Truncate, resp *[]byte) error {
-	err := e.c.srv.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	err := e.env.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		return pgschema.Truncate(ctx, tx, p.Table)
 	})
 	if err != nil {

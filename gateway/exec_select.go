@@ -329,7 +329,7 @@ func (e *execution) readPartition(ctx context.Context, placement *sharding.Place
 		return err
 	}
 	repair := readRepair{table: w.plan.Table, start: token}
-	return e.readReplicas(ctx, read, rs.args.args, replicas, sink, w, e.c.srv.cfg.ReadTimeout, repair, rs)
+	return e.readReplicas(ctx, read, rs.args.args, replicas, sink, w, e.env.cfg.ReadTimeout, repair, rs)
 }
 
 // scanRange is a run of token ranges, (start, end], with one list of
@@ -489,7 +489,7 @@ func (e *execution) scanRows(ctx context.Context, p *translate.Select, w *rowWri
 		for i, r := range batch {
 			repair := readRepair{table: p.Table, start: r.start, end: r.end, scan: true}
 			reads.Go(func() {
-				errs[i] = e.readReplicas(ctx, stmts[i], argsets[i].args, r.replicas, parts[i], w, e.c.srv.cfg.RangeTimeout, repair, nil)
+				errs[i] = e.readReplicas(ctx, stmts[i], argsets[i].args, r.replicas, parts[i], w, e.env.cfg.RangeTimeout, repair, nil)
 			})
 		}
 		reads.Wait()

@@ -46,9 +46,9 @@ func (e *execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 		return err
 	}
 	w.send()
-	timeout, writeType := e.c.srv.cfg.WriteTimeout, primitive.WriteTypeSimple
+	timeout, writeType := e.env.cfg.WriteTimeout, primitive.WriteTypeSimple
 	if p.Counter {
-		timeout, writeType = e.c.srv.cfg.CounterWriteTimeout, primitive.WriteTypeCounter
+		timeout, writeType = e.env.cfg.CounterWriteTimeout, primitive.WriteTypeCounter
 	}
 	if err := w.wait(ctx, timeout, writeType); err != nil {
 		return err

@@ -209,7 +209,7 @@ func (c *conn) bindExecute(d *cqlwire.Decoder, at time.Time) (*execution, *state
 func (e *execution) runExecute(ctx context.Context, resp *[]byte) error {
 	start := len(*resp)
 	if err := e.run(ctx, e.st, resp); err != nil {
-		return e.c.srv.staleExecute(ctx, e.st, err)
+		return e.env.staleExecute(ctx, e.st, err)
 	}
 	if e.resultChanged {
 		cqlwire.MarkMetadataChanged(resp, start, e.st.resultID[:])

@@ -145,6 +145,7 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	}
 	s.cluster = cluster.NewStatic(s.log, sharding.NewTopology(ring, shards), pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
+	s.env = newEnv(s)
 	return s
 }
 

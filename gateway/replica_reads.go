@@ -120,7 +120,7 @@ type readPlan struct {
 // listing them in order's room.
 func (e *execution) planRead(replicas []int, order []int) (readPlan, error) {
 	topo := e.topo
-	local := e.c.srv.cfg.Datacenter
+	local := e.env.cfg.Datacenter
 	level := sharding.Consistency(e.params.Consistency)
 	p := readPlan{order: order}
 	acks := topo.Require(level, replicas, local)
@@ -156,11 +156,11 @@ type readRepair struct {
 }
 
 // run reconciles what the read covers on replicas.
-func (r readRepair) run(ctx context.Context, s *Server, replicas []int) error {
+func (r readRepair) run(ctx context.Context, topo *sharding.Topology, replicas []int) error {
 	if r.scan {
-		return repair.RangeOn(ctx, s.cluster.Topology(), r.table, r.start, r.end, replicas)
+		return repair.RangeOn(ctx, topo, r.table, r.start, r.end, replicas)
 	}
-	return repair.PartitionOn(ctx, s.cluster.Topology(), r.table, r.start, replicas)
+	return repair.PartitionOn(ctx, topo, r.table, r.start, replicas)
 }
 
 // readReplicas runs a read on the replicas its level needs and sends the
@@ -264,7 +264,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 	}
 	if !agree {
-		e.c.srv.metrics.readRepairs.Inc()
+		e.env.metrics.readRepairs.Inc()
 		var asked []int
 		for i, answered := range ok {
 			if answered {
@@ -273,7 +273,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 		rctx, cancel := context.WithDeadline(ctx, started.Add(timeout))
 		defer cancel()
-		err := fix.run(rctx, e.c.srv, asked)
+		err := fix.run(rctx, e.env.cluster.Topology(), asked)
 		if errors.Is(err, repair.ErrCounter) {
 			// Counter replicas hold totals, which cannot be reconciled:
 			// the data replica's stands.

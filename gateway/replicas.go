@@ -108,9 +108,9 @@ func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 	w := &e.writes
 	w.clear()
 	w.e, w.level, w.counter, w.every = e, sharding.Consistency(e.params.Consistency), counter, counter || inPlace
-	timeout := e.c.srv.cfg.WriteTimeout
+	timeout := e.env.cfg.WriteTimeout
 	if counter {
-		timeout = e.c.srv.cfg.CounterWriteTimeout
+		timeout = e.env.cfg.CounterWriteTimeout
 	}
 	w.deadline = opDeadline(e.now, timeout)
 	return w
@@ -120,7 +120,7 @@ func (e *execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 // partition's replicas are up for the level.
 func (w *replicaWrites) add(replicas []int, step sharding.Step, gcGrace int64) error {
 	topo := w.e.topo
-	acks := topo.Require(w.level, replicas, w.e.c.srv.cfg.Datacenter)
+	acks := topo.Require(w.level, replicas, w.e.env.cfg.Datacenter)
 	if err := topo.Available(&acks, replicas); err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (w *replicaWrites) hint(i int) {
 	step := hintStep(topo.Shards[s.shard].Info.HostID, []sharding.Step{s.step}, w.parts[s.part].gcGrace)
 	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, step: step, hintFor: s.shard})
 	w.submit(len(w.sends) - 1)
-	w.e.c.srv.metrics.hintsWritten.Inc()
+	w.e.env.metrics.hintsWritten.Inc()
 }
 
 // met reports whether every partition has the acknowledgements it needs.
@@ -273,7 +273,7 @@ func (w *replicaWrites) receive(op *sharding.Op) error {
 	case permanent(err):
 		return err
 	case s.hintFor >= 0:
-		w.e.c.srv.log.Warn("cannot store a hint", "shard", w.e.topo.Shards[s.shard].Info.Name, "err", err)
+		w.e.env.log.Warn("cannot store a hint", "shard", w.e.topo.Shards[s.shard].Info.Name, "err", err)
 		return nil
 	case w.counter && !sharding.Unsent(err):
 		// The update may have applied: replaying it could count twice.

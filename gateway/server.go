@@ -205,6 +205,8 @@ type Server struct {
 	auth *authenticator
 	// traces keeps the trace sessions of traced requests (tracing.go).
 	traces traceStore
+	// env is what executions see of the server (exec_env.go).
+	env env
 }
 
 // hooks let tests interrupt the gateway where a crash would.
@@ -247,6 +249,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.env = newEnv(s)
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.Close()
 		s.closeHTTP()

@@ -54,18 +54,18 @@ func (e *execution) virtualRows(p *translate.Select, w *rowWriter) error {
 	case "system_virtual_schema.columns":
 		rows = columnRowsOf(e.virtualKeyspaces())
 	case "system_traces.sessions":
-		rows = e.c.srv.traces.sessionRows()
+		rows = e.env.traces.sessionRows()
 	case "system_traces.events":
-		rows = e.c.srv.traces.eventRows()
+		rows = e.env.traces.eventRows()
 	case "system_auth.roles", "system_auth.role_members", "system_auth.role_permissions":
 		var err error
 		if rows, err = e.authRows(p.Table.Name); err != nil {
 			return err
 		}
 	case "system_views.clients":
-		rows = e.c.srv.clientRows()
+		rows = e.env.clientRows()
 	case "system_views.settings":
-		rows = e.c.srv.settingRows()
+		rows = e.env.settingRows()
 	}
 	restrictions := append(append([]translate.Restriction(nil), p.Keys...), p.Filters...)
 	vals := make([][]byte, len(p.Slots))
@@ -128,28 +128,27 @@ func (e *execution) matches(row virtualRow, rs []translate.Restriction) (bool, e
 // them. Its tokens are its share of the ring among the alive gateways
 // (cluster.Registry).
 func (e *execution) localRow() virtualRow {
-	s := e.c.srv
 	ip, port := net.IPv4(127, 0, 0, 1), 9042
 	if addr, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
 		ip, port = addr.IP, addr.Port
 	}
-	set := s.gateways.Current()
+	set := e.env.gateways().Current()
 	tokens := set.Tokens(e.topo.Ring.Tokens(), set.Self)
 	return virtualRow{
 		"key":                     textValue("local"),
 		"bootstrapped":            textValue("COMPLETED"),
 		"broadcast_address":       inetValue(ip),
 		"broadcast_port":          intValue(7000),
-		"cluster_name":            textValue(s.cfg.ClusterName),
+		"cluster_name":            textValue(e.env.cfg.ClusterName),
 		"cql_version":             textValue(cqlVersion),
-		"data_center":             textValue(s.cfg.Datacenter),
-		"gossip_generation":       intValue(int32(s.started.Unix())),
-		"host_id":                 uuidValue(s.hostID),
+		"data_center":             textValue(e.env.cfg.Datacenter),
+		"gossip_generation":       intValue(int32(e.env.started.Unix())),
+		"host_id":                 uuidValue(e.env.hostID()),
 		"listen_address":          inetValue(ip),
 		"listen_port":             intValue(7000),
 		"native_protocol_version": textValue(strconv.Itoa(cqlwire.MaxVersion)),
 		"partitioner":             textValue(partitioner),
-		"rack":                    textValue(s.cfg.Rack),
+		"rack":                    textValue(e.env.cfg.Rack),
 		"release_version":         textValue(releaseVersion),
 		"rpc_address":             inetValue(ip),
 		"rpc_port":                intValue(int32(port)),
@@ -163,7 +162,7 @@ func (e *execution) localRow() virtualRow {
 // ring. The legacy table has no port: drivers reading it connect to every
 // peer on the port they were given.
 func (e *execution) peerRows(v2 bool) []virtualRow {
-	set := e.c.srv.gateways.Current()
+	set := e.env.gateways().Current()
 	ring := e.topo.Ring.Tokens()
 	// The legacy table is keyed by address alone, and drivers reading it
 	// take a row at the address they are connected to for this node: it

@@ -21,10 +21,10 @@ import (
 // CassandraAuthorizer keep them: password hashes in their bcrypt form.
 // Reading them needs SELECT on them, which superusers hold.
 func (e *execution) authRows(table string) ([]virtualRow, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.c.srv.cfg.ReadTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e.env.cfg.ReadTimeout)
 	defer cancel()
 	var rows []virtualRow
-	err := e.c.srv.cluster.ReadCatalog(ctx, func(q pgschema.Querier) error {
+	err := e.env.cluster.ReadCatalog(ctx, func(q pgschema.Querier) error {
 		rows = rows[:0]
 		var role, other string
 		var login, super bool
