@@ -47,7 +47,7 @@ type logEntry struct {
 // logBatch writes a batch's record to the batch log, on up to two of the
 // shards it writes to, chosen by the record's id to spread the load. It
 // succeeds when at least one copy is durable.
-func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []shardPart, gcGrace int64,
+func (v *env) logBatch(ctx context.Context, topo *sharding.Topology, parts []shardPart, gcGrace int64,
 	consistency sharding.Consistency) (*logEntry, error) {
 	e := &logEntry{id: cluster.NewUUID(4)}
 	rec := &batchRecord{parts: make([]batchPart, len(parts))}
@@ -56,7 +56,8 @@ func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []
 	}
 	var grace [8]byte
 	binary.BigEndian.PutUint64(grace[:], uint64(gcGrace))
-	args := [][]byte{e.id[:], s.hostID[:], grace[:], appendBatchRecord(nil, rec)}
+	host := v.hostID()
+	args := [][]byte{e.id[:], host[:], grace[:], appendBatchRecord(nil, rec)}
 	start := int(e.id[0]) % len(parts)
 	ops := make([]*sharding.Op, 0, logCopies)
 	for i := range min(logCopies, len(parts)) {
@@ -69,7 +70,7 @@ func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []
 	for i, op := range ops {
 		if err := op.Wait(ctx); err != nil {
 			errs = append(errs, err)
-			s.log.Warn("cannot write a batch log copy", "batch", pgschema.UUIDText(e.id[:]),
+			v.log.Warn("cannot write a batch log copy", "batch", pgschema.UUIDText(e.id[:]),
 				"shard", topo.Shards[e.copies[i]].Info.Name, "err", err)
 		}
 	}
@@ -79,13 +80,13 @@ func (s *Server) logBatch(ctx context.Context, topo *sharding.Topology, parts []
 		return nil, &writeTimeoutError{writeType: primitive.WriteTypeBatchLog, consistency: consistency, blockFor: len(ops),
 			err: fmt.Errorf("write batch log: %w", errs[0])}
 	}
-	s.metrics.batchlogWrites.Inc()
+	v.metrics.batchlogWrites.Inc()
 	return e, nil
 }
 
 // forgetBatch deletes a batch's record once the batch applied in full. It
 // does not wait: a record left behind is replayed, which is harmless.
-func (s *Server) forgetBatch(topo *sharding.Topology, e *logEntry) {
+func (v *env) forgetBatch(topo *sharding.Topology, e *logEntry) {
 	for _, shard := range e.copies {
 		topo.Shards[shard].Pool.Submit(sharding.NewOp(stmtLogDelete, [][]byte{e.id[:]}, binaryParams, nil))
 	}

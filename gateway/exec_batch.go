@@ -33,7 +33,7 @@ func (e *execution) batch(ctx context.Context, st *statement, p *translate.Batch
 	for i, w := range p.Writes {
 		items[i] = batchWrite{e: e, stmt: st.batch[i], w: w}
 	}
-	return e.c.applyBatch(ctx, p.Kind, items, ts, resp)
+	return e.env.applyBatch(ctx, p.Kind, items, ts, resp)
 }
 
 // mutations collects the writes of a batch, grouped by the shard that
@@ -164,7 +164,7 @@ type shardPart struct {
 // isolated. A LOGGED batch that writes more than one partition, on more
 // than one shard, is first written to the batch log, so that it applies in
 // full even if this gateway dies halfway.
-func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items []batchWrite, ts int64, resp *[]byte) error {
+func (v *env) applyBatch(ctx context.Context, kind translate.BatchKind, items []batchWrite, ts int64, resp *[]byte) error {
 	m := &mutations{topo: items[0].e.topo}
 	m.byShard = make([][]mutation, len(m.topo.Shards))
 	for _, it := range items {
@@ -175,9 +175,8 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 			return err
 		}
 	}
-	srv := c.srv
 	level := sharding.Consistency(items[0].e.params.Consistency)
-	acks, sets, err := m.require(level, srv.cfg.Datacenter)
+	acks, sets, err := m.require(level, v.cfg.Datacenter)
 	if err != nil {
 		return err
 	}
@@ -190,20 +189,20 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 	var entry *logEntry
 	if logged {
 		writeType = primitive.WriteTypeBatch
-		if entry, err = srv.logBatch(ctx, m.topo, parts, m.gcGrace, level); err != nil {
+		if entry, err = v.logBatch(ctx, m.topo, parts, m.gcGrace, level); err != nil {
 			return err
 		}
 	}
 	var skip func(int) bool
-	if h := srv.hooks.dropBatchPart.Load(); h != nil && logged {
+	if h := v.hooks.dropBatchPart.Load(); h != nil && logged {
 		skip = *h
 	}
-	wctx, cancel := context.WithTimeout(ctx, srv.cfg.WriteTimeout)
+	wctx, cancel := context.WithTimeout(ctx, v.cfg.WriteTimeout)
 	errs := applyParts(wctx, m.topo, parts, skip)
 	cancel()
 	if errs == nil {
 		if logged {
-			srv.forgetBatch(m.topo, entry)
+			v.forgetBatch(m.topo, entry)
 		}
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
@@ -219,10 +218,10 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 	if logged {
 		// The batch log holds the batch: replaying it will finish the
 		// parts that did not apply.
-		srv.log.Warn("logged batch applied on some shards only; the batch log will replay it",
+		v.log.Warn("logged batch applied on some shards only; the batch log will replay it",
 			"batch", pgschema.UUIDText(entry.id[:]), "applied", len(applied), "shards", len(parts), "err", sharding.FirstError(errs))
 	} else {
-		c.hintParts(m, parts, errs, kind == translate.CounterBatch)
+		v.hintParts(m, parts, errs, kind == translate.CounterBatch)
 	}
 	for i, replicas := range sets {
 		for _, r := range replicas {
@@ -243,7 +242,7 @@ func (c *conn) applyBatch(ctx context.Context, kind translate.BatchKind, items [
 // apply, each on another shard that is up. It does not wait for them. A
 // counter batch's part is hinted only if it certainly did not apply:
 // counter updates are not safe to apply twice.
-func (c *conn) hintParts(m *mutations, parts []shardPart, errs []error, counter bool) {
+func (v *env) hintParts(m *mutations, parts []shardPart, errs []error, counter bool) {
 	for i, err := range errs {
 		if err == nil || counter && !sharding.Unsent(err) {
 			continue
@@ -255,7 +254,7 @@ func (c *conn) hintParts(m *mutations, parts []shardPart, errs []error, counter 
 		}
 		step := hintStep(m.topo.Shards[target].Info.HostID, parts[i].steps, m.gcGrace)
 		m.topo.Shards[holder].Pool.Submit(sharding.NewOp(step.Stmt, step.Args, step.Formats, nil))
-		c.srv.metrics.hintsWritten.Inc()
+		v.metrics.hintsWritten.Inc()
 	}
 }
 

@@ -40,7 +40,7 @@ func (e *execution) conditionalBatch(ctx context.Context, st *statement, p *tran
 	if err != nil {
 		return err
 	}
-	return e.c.casBatch(ctx, items, ts, resp)
+	return e.env.casBatch(ctx, items, ts, resp)
 }
 
 // casBatch runs a batch with conditions as one lightweight
@@ -51,7 +51,7 @@ func (e *execution) conditionalBatch(ctx context.Context, st *statement, p *tran
 // only when every condition holds. It answers [applied] and, when refused,
 // the rows the conditions read. ts, the batch's timestamp, is unused: a
 // conditional batch writes at its ballot.
-func (c *conn) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *[]byte) error {
+func (v *env) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *[]byte) error {
 	first := items[0].e
 	if err := first.checkCASConsistency(); err != nil {
 		return err

@@ -70,13 +70,13 @@ func (c *conn) handleBatch(ctx context.Context, d *cqlwire.Decoder, resp *[]byte
 	}
 	if isConditionalBatch(writes) {
 		runs(ctx, kindLWT)
-		return c.casBatch(ctx, items, ts, resp)
+		return c.srv.env.casBatch(ctx, items, ts, resp)
 	}
 	warnings, err := c.srv.batchWarnings(translate.BatchKind(b.Kind), items)
 	if err != nil {
 		return err
 	}
-	if err := c.applyBatch(ctx, translate.BatchKind(b.Kind), items, ts, resp); err != nil {
+	if err := c.srv.env.applyBatch(ctx, translate.BatchKind(b.Kind), items, ts, resp); err != nil {
 		return err
 	}
 	cqlwire.AddWarnings(resp, c.version, warnings)
