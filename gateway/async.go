@@ -90,7 +90,7 @@ func (a *asyncState) reset() {
 func (c *conn) executeAsync(j *job) (done bool) {
 	h, body := j.h, j.body
 	if h.Opcode != cqlwire.OpExecute || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
-		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.admit(c, h.Opcode) != nil {
+		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.Admit(c, h.Opcode) != nil {
 		return false
 	}
 	// This runs on the reader goroutine, which a panic must not end: it is

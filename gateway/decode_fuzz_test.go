@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
@@ -58,7 +59,7 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 		return nil
 	case cqlwire.OpStartup:
 		opts := startupOptions(&d)
-		if err := decodeError(&d, "STARTUP"); err != nil {
+		if err := cqlwire.DecodeError(&d, "STARTUP"); err != nil {
 			return err
 		}
 		c := conn{version: version}
@@ -70,7 +71,7 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 		d.LongString()
 		var q cqlwire.QueryParams
 		d.QueryParams(&q, version)
-		if err := decodeError(&d, "QUERY"); err != nil {
+		if err := cqlwire.DecodeError(&d, "QUERY"); err != nil {
 			return err
 		}
 		return checkParams(&q, body)
@@ -79,7 +80,7 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 		if version >= 5 && d.Int()&prepareWithKeyspace != 0 {
 			d.StringBytes()
 		}
-		return decodeError(&d, "PREPARE")
+		return cqlwire.DecodeError(&d, "PREPARE")
 	case cqlwire.OpExecute: // as handleExecute and executeAsync
 		d.ShortBytes()
 		if version >= 5 {
@@ -87,14 +88,14 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 		}
 		var q cqlwire.QueryParams
 		d.QueryParams(&q, version)
-		if err := decodeError(&d, "EXECUTE"); err != nil {
+		if err := cqlwire.DecodeError(&d, "EXECUTE"); err != nil {
 			return err
 		}
 		return checkParams(&q, body)
 	case cqlwire.OpBatch:
 		var b cqlwire.BatchParams
 		d.Batch(&b, version)
-		if err := decodeError(&d, "BATCH"); err != nil {
+		if err := cqlwire.DecodeError(&d, "BATCH"); err != nil {
 			return err
 		}
 		for _, it := range b.Items {
@@ -103,12 +104,12 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 			}
 		}
 		return nil
-	case cqlwire.OpAuthResponse: // as authenticator.respond
+	case cqlwire.OpAuthResponse: // as auth.Authenticator.Respond
 		token, _ := d.Value()
-		if err := decodeError(&d, "AUTH_RESPONSE"); err != nil {
+		if err := cqlwire.DecodeError(&d, "AUTH_RESPONSE"); err != nil {
 			return err
 		}
-		_, _, err := saslPlain(token)
+		_, _, err := auth.SASLPlain(token)
 		return err
 	}
 	return &cqlwire.ProtocolError{Msg: "unknown opcode"}
@@ -163,7 +164,7 @@ func wantProtocolError(t *testing.T, err error) {
 		return
 	}
 	var perr *cqlwire.ProtocolError
-	var aerr *authenticationError
+	var aerr *auth.Error
 	if !errors.As(err, &perr) && !errors.As(err, &aerr) {
 		t.Fatalf("%T %v is not a protocol error", err, err)
 	}

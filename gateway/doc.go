@@ -8,8 +8,9 @@
 // Packages below it: cqlwire (the wire format: frames, segments,
 // compression, request decoding, result encoding), cluster (the shards,
 // the ring and schema snapshots, schema changes on every shard), repair
-// (anti-entropy and read repair, the sweeper) and webui (the web view,
-// reading the gateway through webui.Backend). The gateway imports them, and
+// (anti-entropy and read repair, the sweeper), auth (logins and the
+// permission check of every statement) and webui (the web view, reading
+// the gateway through webui.Backend). The gateway imports them, and
 // translate, pgschema and sharding; they never import the gateway
 // (TestLayering).
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -45,7 +46,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		writeTO     *writeTimeoutError
 		readTO      *readTimeoutError
 		funcFailure *cqlfunc.FunctionFailureError
-		authFailure *authenticationError
+		authFailure *auth.Error
 		pgErr       *pgconn.PgError
 		overloaded  *overloadedError
 		unloadable  *pgschema.Unloadable
@@ -86,7 +87,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
 			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}
 	case errors.As(err, &authFailure):
-		return &message.AuthenticationError{ErrorMessage: authFailure.msg}
+		return &message.AuthenticationError{ErrorMessage: authFailure.Error()}
 	case errors.As(err, &pgErr):
 		return c.postgresError(pgErr)
 	case errors.As(err, &overloaded):

@@ -187,8 +187,8 @@ func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.Query
 			return err
 		}
 	}
-	// May the session's role run it? (auth_access.go)
-	if err := c.srv.auth.authorize(c, st.plan, e.now); err != nil {
+	// May the session's role run it? (package auth)
+	if err := c.srv.auth.Authorize(c, st.plan, e.now); err != nil {
 		return err
 	}
 	return nil

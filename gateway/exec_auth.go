@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/translate"
@@ -32,7 +33,7 @@ func (e *execution) authStatement(ctx context.Context, p *translate.Auth, resp *
 	if a == nil {
 		return anonymousAuthStatement(p)
 	}
-	acc, err := a.sessionAccess(e.c, e.now)
+	acc, err := a.SessionAccess(e.c, e.now)
 	if err != nil {
 		return err
 	}
@@ -94,15 +95,15 @@ func anonymousAuthStatement(p *translate.Auth) error {
 
 // authExec runs one role or permission statement for a session.
 type authExec struct {
-	a   *authenticator
-	acc *roleAccess
+	a   *auth.Authenticator
+	acc *auth.Access
 	e   *execution
 }
 
 // insufficient is the refusal of role statements, which Cassandra words
 // more kindly than a missing permission.
 func (x *authExec) insufficient() error {
-	return unauthorized("User %s does not have sufficient privileges to perform the requested operation", x.acc.role)
+	return unauthorized("User %s does not have sufficient privileges to perform the requested operation", x.acc.Role)
 }
 
 // roleGraph is every role, by name, read for one statement.
@@ -110,7 +111,7 @@ type roleGraph map[string]*pgschema.Role
 
 func (x *authExec) roles(ctx context.Context) (roleGraph, error) {
 	var roles []*pgschema.Role
-	err := x.a.read(ctx, func(q pgschema.Querier) error {
+	err := x.a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
 		roles, err = pgschema.LoadRoles(ctx, q)
 		return err
@@ -178,7 +179,7 @@ func (x *authExec) hashPassword(ctx context.Context, o *translate.RoleOptions) (
 		return nil, nil
 	}
 	var hash string
-	err := x.a.read(ctx, func(q pgschema.Querier) error {
+	err := x.a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
 		hash, err = pgschema.HashPassword(ctx, q, *o.Password)
 		return err
@@ -187,10 +188,10 @@ func (x *authExec) hashPassword(ctx context.Context, o *translate.RoleOptions) (
 }
 
 func (x *authExec) createRole(ctx context.Context, s *translate.CreateRoleStmt) error {
-	if !x.acc.has(translate.PermCreate, allRoles) {
+	if !x.acc.Has(translate.PermCreate, allRoles) {
 		return x.insufficient()
 	}
-	if *s.Options.Superuser && !x.acc.super {
+	if *s.Options.Superuser && !x.acc.Super {
 		return unauthorized("Only superusers can create a role with superuser status")
 	}
 	g, err := x.roles(ctx)
@@ -209,13 +210,13 @@ func (x *authExec) createRole(ctx context.Context, s *translate.CreateRoleStmt) 
 	}
 	role := &pgschema.Role{Name: s.Name, Super: *s.Options.Superuser, Login: *s.Options.Login}
 	creator := roleResource(s.Name)
-	return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		created, err := pgschema.CreateRole(ctx, tx, role, hash)
 		if err != nil || !created {
 			return err
 		}
 		// The creator may alter, drop and grant the role it made.
-		return pgschema.GrantPermissions(ctx, tx, x.acc.role, creator.StoredName(), creator.Applicable().Names())
+		return pgschema.GrantPermissions(ctx, tx, x.acc.Role, creator.StoredName(), creator.Applicable().Names())
 	})
 }
 
@@ -225,21 +226,21 @@ var alterableOptions = map[string]bool{"PASSWORD": true, "HASHED_PASSWORD": true
 func (x *authExec) alterRole(ctx context.Context, s *translate.AlterRoleStmt) error {
 	o := &s.Options
 	if o.Superuser != nil {
-		if x.acc.holds(s.Name) {
+		if x.acc.Holds(s.Name) {
 			return unauthorized("You aren't allowed to alter your own superuser status or that of a role granted to you")
 		}
-		if !x.acc.super {
+		if !x.acc.Super {
 			return unauthorized("Only superusers are allowed to alter superuser status")
 		}
 	}
-	if !x.acc.super {
-		if s.Name == x.acc.role {
+	if !x.acc.Super {
+		if s.Name == x.acc.Role {
 			for _, name := range o.Given() {
 				if !alterableOptions[name] {
 					return unauthorized("You aren't allowed to alter %s", name)
 				}
 			}
-		} else if !x.acc.has(translate.PermAlter, roleResource(s.Name)) {
+		} else if !x.acc.Has(translate.PermAlter, roleResource(s.Name)) {
 			return x.insufficient()
 		}
 	}
@@ -254,15 +255,15 @@ func (x *authExec) alterRole(ctx context.Context, s *translate.AlterRoleStmt) er
 	if err != nil {
 		return err
 	}
-	defer x.a.forgetLogins(s.Name)
-	return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	defer x.a.ForgetLogins(s.Name)
+	return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := pgschema.AlterRole(ctx, tx, s.Name, o.Superuser, o.Login, hash)
 		return err
 	})
 }
 
 func (x *authExec) dropRole(ctx context.Context, s *translate.DropRoleStmt) error {
-	if !x.acc.has(translate.PermDrop, roleResource(s.Name)) {
+	if !x.acc.Has(translate.PermDrop, roleResource(s.Name)) {
 		return x.insufficient()
 	}
 	g, err := x.roles(ctx)
@@ -270,27 +271,27 @@ func (x *authExec) dropRole(ctx context.Context, s *translate.DropRoleStmt) erro
 		return err
 	}
 	exists := g[s.Name] != nil
-	if exists && g.super(s.Name) && !x.acc.super {
+	if exists && g.super(s.Name) && !x.acc.Super {
 		return unauthorized("Only superusers can drop a role with superuser status")
 	}
 	if !exists && !s.IfExists {
 		return invalidf("%s doesn't exist", s.Name)
 	}
-	if s.Name == x.acc.role {
+	if s.Name == x.acc.Role {
 		return invalidf("Cannot DROP primary role for current login")
 	}
 	if !exists {
 		return nil
 	}
-	defer x.a.forgetLogins(s.Name)
-	return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	defer x.a.ForgetLogins(s.Name)
+	return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		_, err := pgschema.DropRole(ctx, tx, s.Name, roleResource(s.Name).StoredName())
 		return err
 	})
 }
 
 func (x *authExec) grantRole(ctx context.Context, s *translate.GrantRoleStmt) error {
-	if !x.acc.has(translate.PermAuthorize, roleResource(s.Role)) {
+	if !x.acc.Has(translate.PermAuthorize, roleResource(s.Role)) {
 		return x.insufficient()
 	}
 	g, err := x.roles(ctx)
@@ -306,7 +307,7 @@ func (x *authExec) grantRole(ctx context.Context, s *translate.GrantRoleStmt) er
 		if !slices.Contains(g.granted(s.Grantee, false), s.Role) {
 			return invalidf("%s is not a member of %s", s.Grantee, s.Role)
 		}
-		return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 			return pgschema.RevokeRole(ctx, tx, s.Role, s.Grantee)
 		})
 	}
@@ -317,7 +318,7 @@ func (x *authExec) grantRole(ctx context.Context, s *translate.GrantRoleStmt) er
 	if slices.Contains(g.granted(s.Role, true), s.Grantee) {
 		return invalidf("%s is a member of %s", s.Role, s.Grantee)
 	}
-	return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		return pgschema.GrantRole(ctx, tx, s.Role, s.Grantee)
 	})
 }
@@ -338,7 +339,7 @@ func (x *authExec) listRoles(ctx context.Context, p *translate.Auth, s *translat
 	recursive := !s.NoRecursive && !s.Users
 	var names []string
 	switch {
-	case x.acc.super || x.acc.perms[allRoles]&translate.PermDescribe != 0:
+	case x.acc.Super || x.acc.Perms[allRoles]&translate.PermDescribe != 0:
 		if s.Of == "" {
 			for n := range g {
 				names = append(names, n)
@@ -348,8 +349,8 @@ func (x *authExec) listRoles(ctx context.Context, p *translate.Auth, s *translat
 			names = g.granted(s.Of, recursive)
 		}
 	case s.Of == "":
-		names = g.granted(x.acc.role, recursive)
-	case slices.Contains(g.granted(x.acc.role, true), s.Of):
+		names = g.granted(x.acc.Role, recursive)
+	case slices.Contains(g.granted(x.acc.Role, true), s.Of):
 		names = g.granted(s.Of, recursive)
 	default:
 		return unauthorized("You are not authorized to view roles granted to %s ", s.Of)
@@ -402,11 +403,11 @@ func (x *authExec) resourceExists(g roleGraph, r *translate.Resource) bool {
 // hold AUTHORIZE and every permission it grants.
 func (x *authExec) grantPermissions(ctx context.Context, p *translate.Auth, s *translate.PermissionsStmt) error {
 	res := *p.Resource
-	if err := x.acc.ensure(translate.PermAuthorize, res); err != nil {
+	if err := x.acc.Ensure(translate.PermAuthorize, res); err != nil {
 		return err
 	}
 	for _, name := range s.Permissions.Names() {
-		if err := x.acc.ensure(translate.PermissionNamed(name), res); err != nil {
+		if err := x.acc.Ensure(translate.PermissionNamed(name), res); err != nil {
 			return err
 		}
 	}
@@ -421,7 +422,7 @@ func (x *authExec) grantPermissions(ctx context.Context, p *translate.Auth, s *t
 		return invalidf("Resource %s doesn't exist", res)
 	}
 	perms := s.Permissions.Names()
-	return x.a.apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	return x.a.Apply(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if s.Op == translate.RevokePermissions {
 			return pgschema.RevokePermissions(ctx, tx, s.Role, res.StoredName(), perms)
 		}
@@ -452,7 +453,7 @@ func (x *authExec) listPermissions(ctx context.Context, p *translate.Auth, s *tr
 	if s.Role != "" && g[s.Role] == nil {
 		return invalidf("%s doesn't exist", roleResource(s.Role))
 	}
-	if !x.acc.super && (s.Role == "" || !x.acc.holds(s.Role)) {
+	if !x.acc.Super && (s.Role == "" || !x.acc.Holds(s.Role)) {
 		whose := "everyone"
 		if s.Role != "" {
 			whose = s.Role
@@ -473,7 +474,7 @@ func (x *authExec) listPermissions(ctx context.Context, p *translate.Auth, s *tr
 		}
 	}
 	var grants []pgschema.Grant
-	err = x.a.read(ctx, func(q pgschema.Querier) error {
+	err = x.a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
 		grants, err = pgschema.LoadGrants(ctx, q, roles, "")
 		return err

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
@@ -20,7 +21,7 @@ type env struct {
 	metrics *metrics
 	log     *slog.Logger
 	hooks   *hooks
-	auth    *authenticator
+	auth    *auth.Authenticator
 	traces  *traceStore
 	// gateways returns the registry of live gateways, which starts after
 	// the server is made; hostID this gateway's host id, known once it

@@ -21,7 +21,7 @@ import (
 // VOID when IF [NOT] EXISTS made it a no-op.
 func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
 	now := e.now
-	creator := e.env.auth.roleOf(e.c)
+	creator := e.env.auth.RoleOf(e.c)
 	version := cluster.NewUUID(4)
 	applied, err := e.env.cluster.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
 		ok, err := applyChange(ctx, tx, p, now)
@@ -32,7 +32,7 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		return true, authSchemaChange(ctx, tx, p, creator)
 	})
 	if applied {
-		e.env.auth.changed()
+		e.env.auth.Changed()
 	}
 	if err != nil {
 		return schemaError(err)

@@ -28,7 +28,7 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 	if !c.started.Load() && h.Opcode != cqlwire.OpStartup && h.Opcode != cqlwire.OpOptions {
 		return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", cqlwire.OpNames[h.Opcode])}
 	}
-	if err := c.srv.auth.admit(c, h.Opcode); err != nil { // logged in? (auth.go)
+	if err := c.srv.auth.Admit(c, h.Opcode); err != nil { // logged in? (package auth)
 		return err
 	}
 	switch h.Opcode {
@@ -48,19 +48,11 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 		return c.handleBatch(ctx, &d, resp)
 	case cqlwire.OpAuthResponse:
 		if c.srv.auth != nil {
-			return c.srv.auth.respond(ctx, c, &d, resp)
+			return c.srv.auth.Respond(ctx, c, c.nc.RemoteAddr(), &d, resp)
 		}
 		return &cqlwire.ProtocolError{Msg: "Unexpected message AUTH_RESPONSE: authentication is not enabled"}
 	}
 	return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unknown opcode %d", h.Opcode)}
-}
-
-// decodeError turns a malformed body into a protocol error.
-func decodeError(d *cqlwire.Decoder, what string) error {
-	if d.Err == nil {
-		return nil
-	}
-	return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Invalid %s message: %v", what, d.Err)}
 }
 
 func (c *conn) handleQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
@@ -83,7 +75,7 @@ func (c *conn) runQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) (
 	e := executionPool.Get().(*execution)
 	q := &e.query
 	d.QueryParams(q, c.version)
-	err := decodeError(d, "QUERY")
+	err := cqlwire.DecodeError(d, "QUERY")
 	var st *statement
 	if err == nil {
 		st, err = c.srv.prepare(c.keyspaceFor(q.Keyspace), query)
@@ -123,7 +115,7 @@ func (c *conn) handlePrepare(d *cqlwire.Decoder, resp *[]byte) error {
 			keyspace = d.StringBytes()
 		}
 	}
-	if err := decodeError(d, "PREPARE"); err != nil {
+	if err := cqlwire.DecodeError(d, "PREPARE"); err != nil {
 		return err
 	}
 	st, err := c.srv.prepare(c.keyspaceFor(keyspace), query)
@@ -164,7 +156,7 @@ func (c *conn) bindExecute(d *cqlwire.Decoder, at time.Time) (*execution, *state
 	e := executionPool.Get().(*execution)
 	q := &e.query
 	d.QueryParams(q, c.version)
-	if err := decodeError(d, "EXECUTE"); err != nil {
+	if err := cqlwire.DecodeError(d, "EXECUTE"); err != nil {
 		executionPool.Put(e)
 		return nil, nil, err
 	}

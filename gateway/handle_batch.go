@@ -17,7 +17,7 @@ import (
 func (c *conn) handleBatch(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
 	var b cqlwire.BatchParams
 	d.Batch(&b, c.version)
-	if err := decodeError(d, "BATCH"); err != nil {
+	if err := cqlwire.DecodeError(d, "BATCH"); err != nil {
 		return err
 	}
 	if b.Kind > byte(translate.CounterBatch) {

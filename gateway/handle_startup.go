@@ -38,7 +38,7 @@ func (c *conn) handleOptions(resp *[]byte) error {
 // AUTHENTICATE when authentication is on.
 func (c *conn) handleStartup(d *cqlwire.Decoder, resp *[]byte) error {
 	opts := startupOptions(d)
-	if err := decodeError(d, "STARTUP"); err != nil {
+	if err := cqlwire.DecodeError(d, "STARTUP"); err != nil {
 		return err
 	}
 	if _, ok := opts["CQL_VERSION"]; !ok {
@@ -52,7 +52,7 @@ func (c *conn) handleStartup(d *cqlwire.Decoder, resp *[]byte) error {
 	c.options.Store(&opts)
 	c.started.Store(true)
 	if c.srv.auth != nil {
-		return c.srv.auth.challenge(c, resp) // AUTHENTICATE: log in first (auth.go)
+		return c.srv.auth.Challenge(c, resp) // AUTHENTICATE: log in first (package auth)
 	}
 	(*resp)[4] = cqlwire.OpReady
 	return nil
@@ -118,5 +118,5 @@ func registerMask(d *cqlwire.Decoder) (uint32, error) {
 			}
 		}
 	}
-	return mask, decodeError(d, "REGISTER")
+	return mask, cqlwire.DecodeError(d, "REGISTER")
 }

@@ -27,10 +27,11 @@ var layers = map[string]int{
 	"gateway/cluster":          3,
 	"gateway/repair":           4,
 	"gateway/webui":            4,
-	"gateway":                  5,
-	"cmd/cqlpg/internal/bulk":  5,
-	"cmd/cqlpg/internal/shell": 5,
-	"cmd/cqlpg":                6,
+	"gateway/auth":             5,
+	"gateway":                  6,
+	"cmd/cqlpg/internal/bulk":  6,
+	"cmd/cqlpg/internal/shell": 6,
+	"cmd/cqlpg":                7,
 }
 
 // onlyFrom names packages only some others may import: localpg starts

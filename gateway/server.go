@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/gateway/repair"
@@ -83,7 +84,7 @@ type Config struct {
 	// Gateways sets how gateways on the same shards find each other
 	// (cluster.Registry).
 	Gateways cluster.GatewaysConfig
-	// Auth turns on authentication and authorization (auth.go).
+	// Auth turns on authentication and authorization (package auth).
 	Auth AuthConfig
 	// SlowQuery, when positive, logs every request that takes longer, at
 	// warning level.
@@ -152,7 +153,7 @@ func (c *Config) setDefaults() {
 		c.BatchlogInterval = 10 * time.Second
 	}
 	c.Gateways.SetDefaults()
-	c.Auth.setDefaults()
+	c.Auth.SetDefaults()
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
@@ -202,7 +203,7 @@ type Server struct {
 	hooks   hooks
 	// auth logs clients in and authorizes their statements; nil when
 	// authentication is off.
-	auth *authenticator
+	auth *auth.Authenticator
 	// traces keeps the trace sessions of traced requests (tracing.go).
 	traces traceStore
 	// env is what executions see of the server (exec_env.go).
@@ -219,6 +220,9 @@ type hooks struct {
 	// the request's text, makes the request panic there (hooks.go).
 	panicAt atomic.Pointer[func(point, text string) bool]
 }
+
+// AuthConfig turns on authentication and authorization (auth.Config).
+type AuthConfig = auth.Config
 
 // New connects to the shards, prepares their catalogs and joins them to
 // the ring, and opens the listeners; Serve then accepts clients.
@@ -243,7 +247,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
 	}
 	if cfg.Auth.Enabled {
-		if s.auth, err = newAuthenticator(ctx, s); err != nil {
+		if s.auth, err = auth.New(ctx, cfg.Auth, s.cluster, cfg.RequestTimeout, s.log); err != nil {
 			s.cluster.Close()
 			s.closeHTTP()
 			return nil, err
@@ -345,7 +349,7 @@ func (s *Server) Serve() error {
 		s.metrics.connections.Inc()
 		s.wg.Go(func() {
 			c.serve()
-			s.auth.forget(c)
+			s.auth.Forget(c)
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()

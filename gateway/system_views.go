@@ -94,7 +94,7 @@ func (s *Server) clientRows() []virtualRow {
 			"hostname": textValue(addr.IP.String()), "connection_stage": textValue(stage),
 			"protocol_version": intValue(int32(c.version)), "request_count": bigintValue(c.requests.Load())}
 		if s.auth != nil {
-			if role := s.auth.roleOf(c); role != "" {
+			if role := s.auth.RoleOf(c); role != "" {
 				row["username"] = textValue(role)
 			}
 		}

@@ -8,12 +8,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
-	"github.com/cqlpg/cqlpg/translate"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
@@ -33,12 +33,7 @@ func (b uiBackend) Datacenter() string            { return b.s.cfg.Datacenter }
 // MaySelect reports whether role may read t's rows: always without
 // authentication.
 func (b uiBackend) MaySelect(role string, t *pgschema.Table) bool {
-	a := b.s.auth
-	if a == nil {
-		return true
-	}
-	acc, err := a.accessOf(role, a.entry(role), time.Now())
-	return err == nil && acc.ensureTable(translate.PermSelect, t) == nil
+	return b.s.auth.MaySelect(role, t)
 }
 
 func (b uiBackend) Login(w http.ResponseWriter, r *http.Request) (string, bool) {
@@ -67,21 +62,17 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) (string, bool) 
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	if err := a.throttled(host, user); err != nil {
-		http.Error(w, err.Error(), http.StatusTooManyRequests)
-		return "", false
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	if err := a.login(ctx, user, password); err != nil {
-		var authErr *authenticationError
-		if errors.As(err, &authErr) && authErr.badCredentials {
-			a.loginFailed(host, user)
+	if err := a.Login(ctx, host, user, password); err != nil {
+		var refused *auth.Error
+		if errors.As(err, &refused) && refused.Throttled {
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+		} else {
+			webui.Unauthorized(w, err.Error())
 		}
-		webui.Unauthorized(w, err.Error())
 		return "", false
 	}
-	a.loginSucceeded(host)
 	return user, true
 }
 
@@ -95,8 +86,8 @@ func (s *Server) replicaRows(ctx context.Context, role, cql string, key [][]byte
 	ks := ""
 	c.keyspace.Store(&ks)
 	if s.auth != nil {
-		s.auth.sessions.Store(c, &authSession{role: role, access: s.auth.entry(role)})
-		defer s.auth.forget(c)
+		s.auth.Attach(c, role)
+		defer s.auth.Forget(c)
 	}
 	st, err := s.prepare("", []byte(cql))
 	if err != nil {

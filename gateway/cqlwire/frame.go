@@ -102,6 +102,15 @@ type ProtocolError struct {
 
 func (e *ProtocolError) Error() string { return e.Msg }
 
+// DecodeError turns a malformed body, one d failed to decode, into a
+// protocol error naming the message (what).
+func DecodeError(d *Decoder, what string) error {
+	if d.Err == nil {
+		return nil
+	}
+	return &ProtocolError{Msg: fmt.Sprintf("Invalid %s message: %v", what, d.Err)}
+}
+
 // UnsupportedVersion builds the error that makes drivers step down to a
 // version cqlpg speaks; it is answered in the highest such version.
 func UnsupportedVersion(v byte) *ProtocolError {

@@ -1,4 +1,4 @@
-package gateway
+package auth
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -15,17 +16,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
-// AuthConfig turns on authentication and authorization as a Cassandra 4.1
+// Config turns on authentication and authorization as a Cassandra 4.1
 // node does them with PasswordAuthenticator and CassandraAuthorizer:
 // clients log in with a role's name and password (SASL PLAIN), and each
 // statement needs a permission of the role on what it touches. Roles and
 // permissions live in the shards' catalog, so every gateway on the same
 // shards knows them.
-type AuthConfig struct {
+type Config struct {
 	// Enabled turns authentication and authorization on.
 	Enabled bool
 	// SuperuserPassword is the password of the default superuser,
@@ -50,7 +52,7 @@ type AuthConfig struct {
 	FailedLoginWindow time.Duration
 }
 
-func (c *AuthConfig) setDefaults() {
+func (c *Config) SetDefaults() {
 	if c.CredentialsValidity <= 0 {
 		c.CredentialsValidity = 2 * time.Second
 	}
@@ -73,31 +75,35 @@ const (
 	defaultSuperuser = "cassandra"
 )
 
-// authenticationError is a login refused (CQL Bad_credentials, 0x0100),
+// Error is a login refused (CQL Bad_credentials, 0x0100),
 // with Cassandra's text.
-type authenticationError struct {
+type Error struct {
 	msg string
-	// badCredentials is set when the role and password did not match, as
+	// BadCredentials is set when the role and password did not match, as
 	// opposed to the check failing: such logins count as failures.
-	badCredentials bool
+	// Throttled is set when the password was not checked, as the client's
+	// host failed too many times.
+	BadCredentials, Throttled bool
 }
 
-func (e *authenticationError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
-// authenticator logs clients in and authorizes their statements. It
+// Authenticator logs clients in and authorizes their statements. It
 // exists only when authentication is on; its methods that the request
 // path calls accept a nil receiver, which allows everything.
-type authenticator struct {
-	srv *Server
-	cfg AuthConfig
+type Authenticator struct {
+	cluster        *cluster.Cluster
+	log            *slog.Logger
+	requestTimeout time.Duration
+	cfg            Config
 	// sessions maps each connection that sent STARTUP to its session.
 	sessions sync.Map // *conn → *authSession
 	// macKey keys the digests of remembered passwords, so that the
-	// gateway's memory holds no password and no unsalted hash of one.
+	// auth's memory holds no password and no unsalted hash of one.
 	macKey [32]byte
 	credMu sync.Mutex
 	creds  map[string]credential
-	// access caches each role's roles and permissions (auth_access.go).
+	// access caches each role's roles and permissions (access.go).
 	access sync.Map // role name → *accessEntry
 	// generation changes with every role or permission change made
 	// through this gateway, which invalidates every cached access.
@@ -128,14 +134,16 @@ type credential struct {
 	expires time.Time
 }
 
-// newAuthenticator checks that every shard can hash passwords and creates
-// the default superuser on shards without roles.
-func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
-	a := &authenticator{srv: s, cfg: s.cfg.Auth, creds: map[string]credential{}, failed: map[string]*loginFailures{}}
+// New checks that every shard of cl can hash passwords and creates the
+// default superuser on shards without roles. requestTimeout bounds the
+// catalog reads of a request's permission check.
+func New(ctx context.Context, cfg Config, cl *cluster.Cluster, requestTimeout time.Duration, log *slog.Logger) (*Authenticator, error) {
+	a := &Authenticator{cluster: cl, log: log, requestTimeout: requestTimeout, cfg: cfg,
+		creds: map[string]credential{}, failed: map[string]*loginFailures{}}
 	if _, err := rand.Read(a.macKey[:]); err != nil {
 		return nil, err
 	}
-	for i, pool := range s.cluster.Control() {
+	for i, pool := range cl.Control() {
 		if err := pgschema.AuthReady(ctx, pool); err != nil {
 			return nil, fmt.Errorf("authentication on shard %d: %w", i, err)
 		}
@@ -151,8 +159,8 @@ func newAuthenticator(ctx context.Context, s *Server) (*authenticator, error) {
 // random password rather than a well-known one. The first shard decides:
 // of several gateways starting at once, the one whose role lands there
 // copies its hash to the others and is the one that logs the password.
-func (a *authenticator) createSuperuser(ctx context.Context) error {
-	control := a.srv.cluster.Control()
+func (a *Authenticator) createSuperuser(ctx context.Context) error {
+	control := a.cluster.Control()
 	password, generated := a.cfg.SuperuserPassword, false
 	exists, err := pgschema.HasRoles(ctx, control[0])
 	if err != nil {
@@ -160,7 +168,7 @@ func (a *authenticator) createSuperuser(ctx context.Context) error {
 	}
 	if exists {
 		if password != "" {
-			a.srv.log.Info("roles exist already: the configured superuser password is not applied")
+			a.log.Info("roles exist already: the configured superuser password is not applied")
 		}
 		return nil
 	}
@@ -199,27 +207,27 @@ func (a *authenticator) createSuperuser(ctx context.Context) error {
 	}
 	switch {
 	case created && generated:
-		a.srv.log.Warn("created the default superuser with a random password, shown only this once; "+
+		a.log.Warn("created the default superuser with a random password, shown only this once; "+
 			"log in with it and change it with ALTER ROLE", "role", defaultSuperuser, "password", password)
 	case created:
-		a.srv.log.Info("created the default superuser with the configured password", "role", defaultSuperuser)
+		a.log.Info("created the default superuser with the configured password", "role", defaultSuperuser)
 	}
 	return nil
 }
 
-// challenge answers STARTUP with AUTHENTICATE: the connection must log in
+// Challenge answers STARTUP with AUTHENTICATE: the connection must log in
 // before anything else.
-func (a *authenticator) challenge(c *conn, resp *[]byte) error {
+func (a *Authenticator) Challenge(c any, resp *[]byte) error {
 	a.sessions.Store(c, &authSession{})
 	(*resp)[4] = cqlwire.OpAuthenticate
 	*resp = cqlwire.AppendString(*resp, passwordAuthenticator)
 	return nil
 }
 
-// admit refuses a request that the connection's state does not allow,
+// Admit refuses a request that the connection's state does not allow,
 // as Cassandra does: until its login succeeds a connection may only send
 // AUTH_RESPONSE, and once logged in it may not start again.
-func (a *authenticator) admit(c *conn, op byte) error {
+func (a *Authenticator) Admit(c any, op byte) error {
 	if a == nil {
 		return nil
 	}
@@ -237,39 +245,31 @@ func (a *authenticator) admit(c *conn, op byte) error {
 	return nil
 }
 
-// respond handles AUTH_RESPONSE: SASL PLAIN credentials, checked against
-// the roles. Success answers AUTH_SUCCESS; failure leaves the connection
-// waiting for another try.
-func (a *authenticator) respond(ctx context.Context, c *conn, d *cqlwire.Decoder, resp *[]byte) error {
+// Respond handles AUTH_RESPONSE, from a connection whose client is at
+// remote: SASL PLAIN credentials, checked against the roles. Success
+// answers AUTH_SUCCESS; failure leaves the connection waiting for another
+// try.
+func (a *Authenticator) Respond(ctx context.Context, c any, remote net.Addr, d *cqlwire.Decoder, resp *[]byte) error {
 	token, _ := d.Value()
-	if err := decodeError(d, "AUTH_RESPONSE"); err != nil {
+	if err := cqlwire.DecodeError(d, "AUTH_RESPONSE"); err != nil {
 		return err
 	}
-	user, password, err := saslPlain(token)
+	user, password, err := SASLPlain(token)
 	if err != nil {
 		return err
 	}
-	addr := clientHost(c)
-	if err := a.throttled(addr, user); err != nil {
+	if err := a.Login(ctx, clientHost(remote.String()), user, password); err != nil {
 		return err
 	}
-	if err := a.login(ctx, user, password); err != nil {
-		var refused *authenticationError
-		if errors.As(err, &refused) && refused.badCredentials {
-			a.loginFailed(addr, user)
-		}
-		return err
-	}
-	a.loginSucceeded(addr)
-	a.sessions.Store(c, &authSession{role: user, access: a.entry(user)})
+	a.Attach(c, user)
 	(*resp)[4] = cqlwire.OpAuthSuccess
 	*resp = cqlwire.AppendBytes(*resp, nil)
 	return nil
 }
 
-// saslPlain decodes SASL PLAIN's [authzid] NUL authcid NUL password as
+// SASLPlain decodes SASL PLAIN's [authzid] NUL authcid NUL password as
 // Cassandra does, from the end, ignoring the authorization id.
-func saslPlain(token []byte) (user, password string, err error) {
+func SASLPlain(token []byte) (user, password string, err error) {
 	var parts [][]byte
 	end := len(token)
 	for i := len(token) - 1; i >= 0; i-- {
@@ -277,23 +277,23 @@ func saslPlain(token []byte) (user, password string, err error) {
 			continue
 		}
 		if len(parts) == 2 {
-			return "", "", &authenticationError{msg: `Credential format error: username or password is empty or contains NUL(\0) character`}
+			return "", "", &Error{msg: `Credential format error: username or password is empty or contains NUL(\0) character`}
 		}
 		parts = append(parts, token[i+1:end])
 		end = i
 	}
 	if len(parts) < 1 || len(parts[0]) == 0 {
-		return "", "", &authenticationError{msg: "Password must not be null"}
+		return "", "", &Error{msg: "Password must not be null"}
 	}
 	if len(parts) < 2 || len(parts[1]) == 0 {
-		return "", "", &authenticationError{msg: "Authentication ID must not be null"}
+		return "", "", &Error{msg: "Authentication ID must not be null"}
 	}
 	return string(parts[1]), string(parts[0]), nil
 }
 
 // login checks a role's password, from the remembered logins when it was
 // verified recently: a login then costs no bcrypt and no round trip.
-func (a *authenticator) login(ctx context.Context, user, password string) error {
+func (a *Authenticator) login(ctx context.Context, user, password string) error {
 	mac := a.digest(user, password)
 	now := time.Now()
 	a.credMu.Lock()
@@ -303,20 +303,20 @@ func (a *authenticator) login(ctx context.Context, user, password string) error 
 		return nil
 	}
 	var found, canLogin bool
-	err := a.read(ctx, func(q pgschema.Querier) error {
+	err := a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
 		found, canLogin, err = pgschema.Login(ctx, q, user, password)
 		return err
 	})
 	if err != nil {
-		a.srv.log.Error("cannot check a login", "role", user, "err", err)
-		return &authenticationError{msg: "Unable to perform authentication: no shard could check the credentials"}
+		a.log.Error("cannot check a login", "role", user, "err", err)
+		return &Error{msg: "Unable to perform authentication: no shard could check the credentials"}
 	}
 	if !found {
-		return &authenticationError{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user), badCredentials: true}
+		return &Error{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user), BadCredentials: true}
 	}
 	if !canLogin {
-		return &authenticationError{msg: fmt.Sprintf("%s is not permitted to log in", user), badCredentials: true}
+		return &Error{msg: fmt.Sprintf("%s is not permitted to log in", user), BadCredentials: true}
 	}
 	a.credMu.Lock()
 	a.creds[user] = credential{mac: mac, expires: now.Add(a.cfg.CredentialsValidity)}
@@ -324,11 +324,34 @@ func (a *authenticator) login(ctx context.Context, user, password string) error 
 	return nil
 }
 
-// clientHost is the address a connection comes from, without its port:
-// failed logins are counted by host, as a client opens connections from
-// many ports.
-func clientHost(c *conn) string {
-	addr := c.nc.RemoteAddr().String()
+// Login checks a role's password for a client at host, by the same rules
+// on every way in: a host that failed too many times is refused before
+// the password is checked, and each failure or success is counted.
+func (a *Authenticator) Login(ctx context.Context, host, user, password string) error {
+	if err := a.throttled(host, user); err != nil {
+		return err
+	}
+	if err := a.login(ctx, user, password); err != nil {
+		var refused *Error
+		if errors.As(err, &refused) && refused.BadCredentials {
+			a.loginFailed(host, user)
+		}
+		return err
+	}
+	a.loginSucceeded(host)
+	return nil
+}
+
+// Attach makes c a session logged in as role, which Forget ends: a
+// client connection after its login, or the web view's reads on a
+// logged-in user's behalf.
+func (a *Authenticator) Attach(c any, role string) {
+	a.sessions.Store(c, &authSession{role: role, access: a.entry(role)})
+}
+
+// clientHost is an address without its port: failed logins are counted
+// by host, as a client opens connections from many ports.
+func clientHost(addr string) string {
 	if host, _, err := net.SplitHostPort(addr); err == nil {
 		return host
 	}
@@ -337,7 +360,7 @@ func clientHost(c *conn) string {
 
 // throttled refuses a login from an address that failed too many times
 // in the current window, before its password is checked.
-func (a *authenticator) throttled(addr, user string) error {
+func (a *Authenticator) throttled(addr, user string) error {
 	if a.cfg.MaxFailedLogins < 0 {
 		return nil
 	}
@@ -348,15 +371,15 @@ func (a *authenticator) throttled(addr, user string) error {
 		return nil
 	}
 	if wait := time.Until(f.since.Add(a.cfg.FailedLoginWindow)); wait > 0 {
-		return &authenticationError{msg: fmt.Sprintf("Unable to perform authentication for %s: too many failed login attempts from %s, try again in %s",
-			user, addr, wait.Round(time.Second))}
+		return &Error{msg: fmt.Sprintf("Unable to perform authentication for %s: too many failed login attempts from %s, try again in %s",
+			user, addr, wait.Round(time.Second)), Throttled: true}
 	}
 	delete(a.failed, addr)
 	return nil
 }
 
 // loginFailed counts a failed login from an address.
-func (a *authenticator) loginFailed(addr, user string) {
+func (a *Authenticator) loginFailed(addr, user string) {
 	if a.cfg.MaxFailedLogins < 0 {
 		return
 	}
@@ -373,7 +396,7 @@ func (a *authenticator) loginFailed(addr, user string) {
 	}
 	f.count++
 	if f.count == a.cfg.MaxFailedLogins {
-		a.srv.log.Warn("too many failed logins: refusing logins from the address for a while", "addr", addr,
+		a.log.Warn("too many failed logins: refusing logins from the address for a while", "addr", addr,
 			"role", user, "failures", f.count, "for", time.Until(f.since.Add(a.cfg.FailedLoginWindow)).Round(time.Second))
 	}
 }
@@ -383,7 +406,7 @@ func (a *authenticator) loginFailed(addr, user string) {
 const maxTrackedAddrs = 4096
 
 // pruneFailures forgets the addresses whose window ended.
-func (a *authenticator) pruneFailures(now time.Time) {
+func (a *Authenticator) pruneFailures(now time.Time) {
 	for addr, f := range a.failed {
 		if now.Sub(f.since) >= a.cfg.FailedLoginWindow {
 			delete(a.failed, addr)
@@ -392,7 +415,7 @@ func (a *authenticator) pruneFailures(now time.Time) {
 }
 
 // loginSucceeded forgets an address's failed logins.
-func (a *authenticator) loginSucceeded(addr string) {
+func (a *Authenticator) loginSucceeded(addr string) {
 	if a.cfg.MaxFailedLogins < 0 {
 		return
 	}
@@ -402,7 +425,7 @@ func (a *authenticator) loginSucceeded(addr string) {
 }
 
 // digest is a keyed digest of a role's name and password.
-func (a *authenticator) digest(user, password string) [32]byte {
+func (a *Authenticator) digest(user, password string) [32]byte {
 	h := hmac.New(sha256.New, a.macKey[:])
 	h.Write([]byte(user))
 	h.Write([]byte{0})
@@ -412,9 +435,9 @@ func (a *authenticator) digest(user, password string) [32]byte {
 	return out
 }
 
-// forgetLogins drops the remembered logins of roles whose password or
+// ForgetLogins drops the remembered logins of roles whose password or
 // login changed through this gateway.
-func (a *authenticator) forgetLogins(roles ...string) {
+func (a *Authenticator) ForgetLogins(roles ...string) {
 	a.credMu.Lock()
 	for _, r := range roles {
 		delete(a.creds, r)
@@ -422,16 +445,16 @@ func (a *authenticator) forgetLogins(roles ...string) {
 	a.credMu.Unlock()
 }
 
-// forget drops a closed connection's session.
-func (a *authenticator) forget(c *conn) {
+// Forget drops a closed connection's session.
+func (a *Authenticator) Forget(c any) {
 	if a != nil {
 		a.sessions.Delete(c)
 	}
 }
 
-// roleOf returns the role a connection logged in as, or "" without
+// RoleOf returns the role a connection logged in as, or "" without
 // authentication.
-func (a *authenticator) roleOf(c *conn) string {
+func (a *Authenticator) RoleOf(c any) string {
 	if a == nil {
 		return ""
 	}
@@ -441,18 +464,18 @@ func (a *authenticator) roleOf(c *conn) string {
 	return ""
 }
 
-// read runs f on the first shard that answers, as schema reads do: every
+// Read runs f on the first shard that answers, as schema reads do: every
 // shard holds the roles.
-func (a *authenticator) read(ctx context.Context, f func(q pgschema.Querier) error) error {
-	return a.srv.cluster.ReadCatalog(ctx, f)
+func (a *Authenticator) Read(ctx context.Context, f func(q pgschema.Querier) error) error {
+	return a.cluster.ReadCatalog(ctx, f)
 }
 
-// apply runs a role or permission change on every shard, each in a
+// Apply runs a role or permission change on every shard, each in a
 // transaction holding the shard's role lock, and then drops what this
-// gateway cached of roles.
-func (a *authenticator) apply(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
-	defer a.changed()
-	return a.srv.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+// auth cached of roles.
+func (a *Authenticator) Apply(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
+	defer a.Changed()
+	return a.cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		if err := pgschema.LockRoles(ctx, tx); err != nil {
 			return err
 		}
@@ -460,9 +483,9 @@ func (a *authenticator) apply(ctx context.Context, f func(ctx context.Context, t
 	})
 }
 
-// changed invalidates every cached access after a change of roles,
+// Changed invalidates every cached access after a change of roles,
 // permissions or the objects they are on.
-func (a *authenticator) changed() {
+func (a *Authenticator) Changed() {
 	if a != nil {
 		a.generation.Add(1)
 	}

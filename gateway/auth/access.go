@@ -1,4 +1,4 @@
-package gateway
+package auth
 
 import (
 	"context"
@@ -12,21 +12,21 @@ import (
 	"github.com/cqlpg/cqlpg/translate"
 )
 
-// roleAccess is what a role may do, as the catalog said when it was
+// Access is what a role may do, as the catalog said when it was
 // loaded: the roles it holds and the permissions they were granted. It is
 // immutable, and shared by every connection logged in as the role until it
 // expires or a change through this gateway makes it stale.
-type roleAccess struct {
-	role string
-	// super is set when the role or one it holds is a superuser.
-	super bool
+type Access struct {
+	Role string
+	// Super is set when the role or one it holds is a superuser.
+	Super bool
 	// roles is the role and every role it holds, through grants of grants,
 	// sorted.
 	roles []string
-	// perms holds the permissions granted to any of roles, by resource;
+	// Perms holds the permissions granted to any of roles, by resource;
 	// those on data resources are in tables, keyspaces and allKeyspaces
 	// too, for the check every statement makes.
-	perms        map[translate.Resource]translate.Permissions
+	Perms        map[translate.Resource]translate.Permissions
 	tables       map[[2]string]translate.Permissions
 	keyspaces    map[string]translate.Permissions
 	allKeyspaces translate.Permissions
@@ -38,16 +38,16 @@ type roleAccess struct {
 // reload it while the others wait for the result.
 type accessEntry struct {
 	mu  sync.Mutex
-	cur atomic.Pointer[roleAccess]
+	cur atomic.Pointer[Access]
 }
 
 // fresh reports whether a cached access may still be used.
-func (acc *roleAccess) fresh(generation uint64, now time.Time) bool {
+func (acc *Access) fresh(generation uint64, now time.Time) bool {
 	return acc != nil && acc.generation == generation && now.Before(acc.expires)
 }
 
 // entry returns a role's cache entry.
-func (a *authenticator) entry(role string) *accessEntry {
+func (a *Authenticator) entry(role string) *accessEntry {
 	v, ok := a.access.Load(role)
 	if !ok {
 		v, _ = a.access.LoadOrStore(role, &accessEntry{})
@@ -58,7 +58,7 @@ func (a *authenticator) entry(role string) *accessEntry {
 // accessOf returns a role's access, from its cache entry unless it expired
 // or roles changed through this gateway since it was loaded. Only a reload
 // costs a round trip, or anything but a few loads.
-func (a *authenticator) accessOf(role string, e *accessEntry, now time.Time) (*roleAccess, error) {
+func (a *Authenticator) accessOf(role string, e *accessEntry, now time.Time) (*Access, error) {
 	// The generation is read before loading: a change while the load runs
 	// leaves the result stale, and the next request loads again.
 	gen := a.generation.Load()
@@ -70,11 +70,11 @@ func (a *authenticator) accessOf(role string, e *accessEntry, now time.Time) (*r
 	if acc := e.cur.Load(); acc.fresh(gen, time.Now()) {
 		return acc, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), a.srv.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), a.requestTimeout)
 	defer cancel()
 	acc, err := a.loadAccess(ctx, role, gen)
 	if err != nil {
-		a.srv.log.Error("cannot read a role's permissions", "role", role, "err", err)
+		a.log.Error("cannot read a role's permissions", "role", role, "err", err)
 		return nil, &translate.UnauthorizedError{Msg: "Unable to perform authorization of permissions: no shard could read the roles"}
 	}
 	e.cur.Store(acc)
@@ -82,10 +82,10 @@ func (a *authenticator) accessOf(role string, e *accessEntry, now time.Time) (*r
 }
 
 // loadAccess reads a role's access from the first shard that answers.
-func (a *authenticator) loadAccess(ctx context.Context, role string, gen uint64) (*roleAccess, error) {
+func (a *Authenticator) loadAccess(ctx context.Context, role string, gen uint64) (*Access, error) {
 	var roles []*pgschema.Role
 	var grants []pgschema.Grant
-	err := a.read(ctx, func(q pgschema.Querier) error {
+	err := a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
 		roles, grants, err = pgschema.LoadAccess(ctx, q, role)
 		return err
@@ -93,13 +93,13 @@ func (a *authenticator) loadAccess(ctx context.Context, role string, gen uint64)
 	if err != nil {
 		return nil, err
 	}
-	acc := &roleAccess{role: role, perms: map[translate.Resource]translate.Permissions{},
+	acc := &Access{Role: role, Perms: map[translate.Resource]translate.Permissions{},
 		tables: map[[2]string]translate.Permissions{}, keyspaces: map[string]translate.Permissions{},
 		generation: gen, expires: time.Now().Add(a.cfg.PermissionsValidity)}
 	// A role dropped since a connection logged in as it holds nothing:
 	// the connection may do nothing any more.
 	for _, r := range roles {
-		acc.super = acc.super || r.Super
+		acc.Super = acc.Super || r.Super
 		acc.roles = append(acc.roles, r.Name)
 	}
 	slices.Sort(acc.roles)
@@ -112,7 +112,7 @@ func (a *authenticator) loadAccess(ctx context.Context, role string, gen uint64)
 		for _, name := range g.Permissions {
 			ps |= translate.PermissionNamed(name)
 		}
-		acc.perms[res] |= ps
+		acc.Perms[res] |= ps
 		switch res.Kind {
 		case translate.TableResource:
 			acc.tables[[2]string{res.Keyspace, res.Name}] |= ps
@@ -125,8 +125,18 @@ func (a *authenticator) loadAccess(ctx context.Context, role string, gen uint64)
 	return acc, nil
 }
 
-// sessionAccess returns the access of the role a connection logged in as.
-func (a *authenticator) sessionAccess(c *conn, now time.Time) (*roleAccess, error) {
+// MaySelect reports whether role may read t's rows: always without
+// authentication (a nil receiver).
+func (a *Authenticator) MaySelect(role string, t *pgschema.Table) bool {
+	if a == nil {
+		return true
+	}
+	acc, err := a.accessOf(role, a.entry(role), time.Now())
+	return err == nil && acc.ensureTable(translate.PermSelect, t) == nil
+}
+
+// SessionAccess returns the access of the role a connection logged in as.
+func (a *Authenticator) SessionAccess(c any, now time.Time) (*Access, error) {
 	v, ok := a.sessions.Load(c)
 	if !ok || v.(*authSession).role == "" {
 		return nil, &translate.UnauthorizedError{Msg: "You have not logged in"}
@@ -135,11 +145,11 @@ func (a *authenticator) sessionAccess(c *conn, now time.Time) (*roleAccess, erro
 	return a.accessOf(sess.role, sess.access, now)
 }
 
-// has reports whether the role holds permission p on res or on one of its
+// Has reports whether the role holds permission p on res or on one of its
 // parents; a superuser holds every permission.
-func (acc *roleAccess) has(p translate.Permissions, res translate.Resource) bool {
+func (acc *Access) Has(p translate.Permissions, res translate.Resource) bool {
 	switch {
-	case acc.super:
+	case acc.Super:
 		return true
 	case res.Kind == translate.TableResource:
 		return acc.tables[[2]string{res.Keyspace, res.Name}]&p != 0 || acc.keyspaces[res.Keyspace]&p != 0 ||
@@ -148,7 +158,7 @@ func (acc *roleAccess) has(p translate.Permissions, res translate.Resource) bool
 		return acc.keyspaces[res.Keyspace]&p != 0 || acc.allKeyspaces&p != 0
 	}
 	for {
-		if acc.perms[res]&p != 0 {
+		if acc.Perms[res]&p != 0 {
 			return true
 		}
 		parent, ok := res.Parent()
@@ -159,26 +169,26 @@ func (acc *roleAccess) has(p translate.Permissions, res translate.Resource) bool
 	}
 }
 
-// ensure refuses what the role may not do, in Cassandra's words.
-func (acc *roleAccess) ensure(p translate.Permissions, res translate.Resource) error {
-	if acc.has(p, res) {
+// Ensure refuses what the role may not do, in Cassandra's words.
+func (acc *Access) Ensure(p translate.Permissions, res translate.Resource) error {
+	if acc.Has(p, res) {
 		return nil
 	}
-	return &translate.UnauthorizedError{Msg: fmt.Sprintf("User %s has no %s permission on %s or any of its parents", acc.role, p, res)}
+	return &translate.UnauthorizedError{Msg: fmt.Sprintf("User %s has no %s permission on %s or any of its parents", acc.Role, p, res)}
 }
 
-// holds reports whether the role is, or holds, role r.
-func (acc *roleAccess) holds(r string) bool {
+// Holds reports whether the role is, or holds, role r.
+func (acc *Access) Holds(r string) bool {
 	_, found := slices.BinarySearch(acc.roles, r)
 	return found
 }
 
-// authorize checks that a connection's role may run a planned statement,
+// Authorize checks that a connection's role may run a planned statement,
 // before it runs: every statement of a batch, and on every execution of a
 // prepared statement, from the cached access, so that the check costs no
 // round trip. Role and permission statements check for themselves
-// (exec_auth.go); USE and DESCRIBE need no permission, as in Cassandra.
-func (a *authenticator) authorize(c *conn, plan translate.Plan, now time.Time) error {
+// (the gateway's role statements); USE and DESCRIBE need no permission, as in Cassandra.
+func (a *Authenticator) Authorize(c any, plan translate.Plan, now time.Time) error {
 	if a == nil {
 		return nil
 	}
@@ -186,7 +196,7 @@ func (a *authenticator) authorize(c *conn, plan translate.Plan, now time.Time) e
 	case *translate.Auth, *translate.Use, *translate.Describe, *translate.Noop:
 		return nil
 	}
-	acc, err := a.sessionAccess(c, now)
+	acc, err := a.SessionAccess(c, now)
 	if err != nil {
 		return err
 	}
@@ -195,7 +205,7 @@ func (a *authenticator) authorize(c *conn, plan translate.Plan, now time.Time) e
 
 // authorizePlan checks a plan against the role's permissions, as each of
 // Cassandra's statements does in its authorize step.
-func (acc *roleAccess) authorizePlan(plan translate.Plan) error {
+func (acc *Access) authorizePlan(plan translate.Plan) error {
 	switch p := plan.(type) {
 	case *translate.Select:
 		return acc.ensureTable(translate.PermSelect, p.Table)
@@ -211,14 +221,14 @@ func (acc *roleAccess) authorizePlan(plan translate.Plan) error {
 		return acc.ensureTable(translate.PermModify, p.Table)
 	case *translate.SchemaChange:
 		perm, res := schemaPermission(p)
-		return acc.ensure(perm, res)
+		return acc.Ensure(perm, res)
 	}
 	return nil
 }
 
 // authorizeWrite needs MODIFY, and SELECT too for a conditional write,
 // which reads.
-func (acc *roleAccess) authorizeWrite(w *translate.Write) error {
+func (acc *Access) authorizeWrite(w *translate.Write) error {
 	if err := acc.ensureTable(translate.PermModify, w.Table); err != nil {
 		return err
 	}
@@ -231,11 +241,11 @@ func (acc *roleAccess) authorizeWrite(w *translate.Write) error {
 // ensureTable checks a permission on a table. Every role may read the
 // system tables drivers and tools read at connection: system.local,
 // system.peers and system.peers_v2, and the schema tables.
-func (acc *roleAccess) ensureTable(p translate.Permissions, t *pgschema.Table) error {
+func (acc *Access) ensureTable(p translate.Permissions, t *pgschema.Table) error {
 	if p == translate.PermSelect && readableSystemTable(t.Keyspace, t.Name) {
 		return nil
 	}
-	return acc.ensure(p, translate.Resource{Kind: translate.TableResource, Keyspace: t.Keyspace, Name: t.Name})
+	return acc.Ensure(p, translate.Resource{Kind: translate.TableResource, Keyspace: t.Keyspace, Name: t.Name})
 }
 
 func readableSystemTable(keyspace, table string) bool {

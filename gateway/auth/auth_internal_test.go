@@ -1,4 +1,4 @@
-package gateway
+package auth
 
 import (
 	"testing"
@@ -16,8 +16,8 @@ func BenchmarkAuthorize(b *testing.B) {
 	plan := &translate.Select{Table: table}
 	for _, bc := range []struct {
 		name  string
-		super bool
-		perms map[translate.Resource]translate.Permissions
+		Super bool
+		Perms map[translate.Resource]translate.Permissions
 	}{
 		{"superuser", true, nil},
 		{"table grant", false, map[translate.Resource]translate.Permissions{
@@ -26,14 +26,14 @@ func BenchmarkAuthorize(b *testing.B) {
 			{Kind: translate.AllKeyspacesResource}: translate.PermSelect}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			a := &authenticator{}
-			c := &conn{}
+			a := &Authenticator{}
+			c := new(int) // any comparable value keys a session
 			e := &accessEntry{}
 			a.sessions.Store(c, &authSession{role: "r", access: e})
-			acc := &roleAccess{role: "r", super: bc.super, perms: bc.perms,
+			acc := &Access{Role: "r", Super: bc.Super, Perms: bc.Perms,
 				tables: map[[2]string]translate.Permissions{}, keyspaces: map[string]translate.Permissions{},
 				expires: time.Now().Add(time.Hour)}
-			for r, p := range bc.perms {
+			for r, p := range bc.Perms {
 				switch r.Kind {
 				case translate.TableResource:
 					acc.tables[[2]string{r.Keyspace, r.Name}] = p
@@ -45,7 +45,7 @@ func BenchmarkAuthorize(b *testing.B) {
 			now := time.Now()
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := a.authorize(c, plan, now); err != nil {
+				if err := a.Authorize(c, plan, now); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -67,7 +67,7 @@ func TestSASLPlain(t *testing.T) {
 		{token: "\x00\x00secret", err: "Authentication ID must not be null"},
 		{token: "a\x00b\x00c\x00d", err: `Credential format error: username or password is empty or contains NUL(\0) character`},
 	} {
-		user, password, err := saslPlain([]byte(tc.token))
+		user, password, err := SASLPlain([]byte(tc.token))
 		switch {
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%q: error %v, want %q", tc.token, err, tc.err)
