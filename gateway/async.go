@@ -82,73 +82,6 @@ func (a *asyncState) reset() {
 	a.live, a.answered, a.finished, a.body, a.resp, a.rows = false, false, false, nil, nil, nil
 }
 
-// executeAsync starts an EXECUTE on the reader's goroutine if it is a
-// request answered from the pools' goroutines, and reports whether it did
-// (or answered it at once); it then owns the job's body. An EXECUTE it has
-// bound but cannot start goes to the handler with its execution (j.e), so
-// that nothing is decoded, looked up or bound twice.
-func (c *conn) executeAsync(j *job) (done bool) {
-	h, body := j.h, j.body
-	if h.Opcode != cqlwire.OpExecute || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
-		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.Admit(c, h.Opcode) != nil {
-		return false
-	}
-	// This runs on the reader goroutine, which a panic must not end: it is
-	// answered as a handler's would be, unless the request was started,
-	// which its ops or the clock then answer.
-	var e *execution
-	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
-			done = true
-			if e != nil && e.started() {
-				return
-			}
-			c.observe(h, kindNone, j.at, nil, nil)
-			c.answerError(h, body, fmt.Errorf("internal error: %v", r))
-		}
-	}()
-	d := cqlwire.Decoder{B: *body}
-	e, st, err := c.bindExecute(&d, j.at)
-	if err != nil {
-		kind := kindNone
-		if st != nil {
-			kind = st.kind
-		}
-		c.observe(h, kind, j.at, st, *body)
-		c.answerError(h, body, err)
-		return true
-	}
-	maybePanic(&c.srv.hooks, panicReader, st.query)
-	started := false
-	var keyed []translate.Restriction
-	switch p := st.plan.(type) {
-	case *translate.Select:
-		started, keyed = !e.resultChanged && e.startRead(st, p, h.Stream, body), p.Keys
-	case *translate.Write:
-		started, keyed = e.startWrite(st, p, h.Stream, body), p.Keys
-	}
-	if !started {
-		// What the attempt keyed, the handler's run takes as it is.
-		if e.keyTaken {
-			e.handedOver = keyed
-		}
-		j.e = e
-	}
-	return started
-}
-
-// answerError answers with err a request the reader took and did not
-// start, and ends it.
-func (c *conn) answerError(h cqlwire.Header, body *[]byte, err error) {
-	b := cqlwire.GetBuffer(0)
-	c.appendError(b, c.version, h.Stream, err)
-	cqlwire.PutBuffer(body)
-	c.send(b)
-	c.release()
-	c.inflight.Done()
-}
-
 // started reports whether the execution runs a request asynchronously.
 func (e *execution) started() bool {
 	e.async.mu.Lock()
@@ -159,7 +92,7 @@ func (e *execution) started() bool {
 // newAnswer returns a buffer holding the head of a RESULT frame.
 func (e *execution) newAnswer(stream int16) *[]byte {
 	resp := cqlwire.GetBuffer(0)
-	*resp = cqlwire.AppendHeader((*resp)[:0], e.c.version, stream, cqlwire.OpResult)
+	*resp = cqlwire.AppendHeader((*resp)[:0], e.version, stream, cqlwire.OpResult)
 	return resp
 }
 
@@ -351,11 +284,11 @@ func (e *execution) writeSettle(op *sharding.Op) {
 func (e *execution) OpDone(op *sharding.Op) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.c.log.Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
+			e.c.Logger().Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
 			e.expireWith(e.async.gen, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	maybePanic(e.env.hooks, panicCompletion, e.st.query)
+	maybePanic(&e.env.hooks, panicCompletion, e.st.query)
 	switch e.async.kind {
 	case asyncRead:
 		e.readDone(op)
@@ -424,18 +357,13 @@ func (e *execution) answer(err error) {
 
 // send sends the request's answer, its result or err.
 func (e *execution) send(err error) {
-	a, c := &e.async, e.c
+	a := &e.async
 	var resp *[]byte
-	if err != nil {
-		resp = cqlwire.GetBuffer(0)
-		c.appendError(resp, c.version, a.stream, err)
-	} else {
+	if err == nil {
 		resp, a.resp = a.resp, nil
 		cqlwire.FinishFrame(*resp)
 	}
-	c.observe(cqlwire.Header{Opcode: cqlwire.OpExecute}, e.st.kind, e.now, e.st, nil)
-	c.sendAsync(resp) // and releases the request's place (limits.go)
-	c.inflight.Done()
+	e.c.Answer(a.stream, resp, err, e.st, e.now)
 }
 
 // readOrder is the order of point reads among the ops sharing a

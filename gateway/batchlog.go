@@ -97,13 +97,13 @@ const replayLimit = 32
 
 // replayBatchlog replays every shard's batch log at once and then every
 // interval, until ctx ends.
-func (s *Server) replayBatchlog(ctx context.Context) {
-	tick := time.NewTicker(s.cfg.BatchlogInterval)
+func (v *env) replayBatchlog(ctx context.Context) {
+	tick := time.NewTicker(v.cfg.BatchlogInterval)
 	defer tick.Stop()
 	for {
-		for i := range s.cluster.Control() {
-			if err := s.replayShard(ctx, i); err != nil && ctx.Err() == nil {
-				s.log.Warn("cannot replay the batch log", "shard", s.cluster.Topology().Shards[i].Info.Name, "err", err)
+		for i := range v.cluster.Control() {
+			if err := v.replayShard(ctx, i); err != nil && ctx.Err() == nil {
+				v.log.Warn("cannot replay the batch log", "shard", v.cluster.Topology().Shards[i].Info.Name, "err", err)
 			}
 		}
 		select {
@@ -128,13 +128,13 @@ type loggedBatch struct {
 // keeps other gateways from replaying it at the same time (SKIP LOCKED).
 // A replayed record is deleted from every shard, since the batch's other
 // copy may be anywhere.
-func (s *Server) replayShard(ctx context.Context, shard int) error {
+func (v *env) replayShard(ctx context.Context, shard int) error {
 	for {
 		var done []string
 		n := 0
-		err := pgx.BeginFunc(ctx, s.cluster.Control()[shard], func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, v.cluster.Control()[shard], func(tx pgx.Tx) error {
 			rows, _ := tx.Query(ctx, pgschema.BatchlogReplaySQL,
-				s.cfg.BatchlogTimeout.Milliseconds(), replayLimit)
+				v.cfg.BatchlogTimeout.Milliseconds(), replayLimit)
 			batches, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (loggedBatch, error) {
 				var b loggedBatch
 				err := row.Scan(&b.id, &b.gateway, &b.writtenAt, &b.expired, &b.mutations)
@@ -145,7 +145,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 			}
 			n = len(batches)
 			for _, b := range batches {
-				if s.replay(ctx, &b) {
+				if v.replay(ctx, &b) {
 					done = append(done, pgschema.UUIDText(b.id[:]))
 				}
 			}
@@ -158,7 +158,7 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 		if err != nil {
 			return err
 		}
-		for i, pool := range s.cluster.Control() {
+		for i, pool := range v.cluster.Control() {
 			if i != shard && len(done) > 0 {
 				// A copy that another gateway is replaying is left to it.
 				if _, err := pool.Exec(ctx, pgschema.BatchlogDoneElsewhereSQL, done); err != nil {
@@ -178,20 +178,20 @@ func (s *Server) replayShard(ctx context.Context, shard int) error {
 // Writes that fail for good (their table was dropped, say) are dropped
 // and logged; a shard that cannot be reached keeps the record for the
 // next replay.
-func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
-	log := s.log.With("batch", pgschema.UUIDText(b.id[:]), "writer", pgschema.UUIDText(b.gateway[:]), "written_at", b.writtenAt)
+func (v *env) replay(ctx context.Context, b *loggedBatch) bool {
+	log := v.log.With("batch", pgschema.UUIDText(b.id[:]), "writer", pgschema.UUIDText(b.gateway[:]), "written_at", b.writtenAt)
 	if b.expired {
 		log.Error("batch log record is older than its tables' gc_grace_seconds; dropped without replay")
-		s.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
+		v.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
 		return true
 	}
 	rec, err := decodeBatchRecord(b.mutations)
 	if err != nil {
 		log.Error("batch log record cannot be read; dropped", "err", err)
-		s.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
+		v.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
 		return true
 	}
-	topo := s.cluster.Topology()
+	topo := v.cluster.Topology()
 	var parts []shardPart
 	for _, p := range rec.parts {
 		shard := shardOf(topo, p.shard)
@@ -202,7 +202,7 @@ func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
 		}
 		parts = append(parts, shardPart{shard: shard, steps: p.steps})
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, v.cfg.RequestTimeout)
 	defer cancel()
 	errs := applyParts(ctx, topo, parts, nil)
 	dropped := false
@@ -219,11 +219,11 @@ func (s *Server) replay(ctx context.Context, b *loggedBatch) bool {
 		}
 	}
 	if dropped {
-		s.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
+		v.metrics.batchlogReplays.WithLabelValues("dropped").Inc()
 		return true
 	}
 	log.Info("replayed a logged batch", "shards", len(parts), "age", time.Since(b.writtenAt).Round(time.Millisecond))
-	s.metrics.batchlogReplays.WithLabelValues("applied").Inc()
+	v.metrics.batchlogReplays.WithLabelValues("applied").Inc()
 	return true
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -205,17 +206,17 @@ func (c *stmtCache) len() int {
 
 // prepare returns the planned statement for a query in a keyspace,
 // planning it unless a plan for the current schema is cached.
-func (s *Server) prepare(keyspace string, query []byte) (*statement, error) {
+func (v *env) prepare(keyspace string, query []byte) (*statement, error) {
 	text := statementID(keyspace, query)
-	schema := s.cluster.Schema()
-	if st := s.cache.get(text); st != nil && st.version == schema.Version {
+	schema := v.cluster.Schema()
+	if st := v.cache.get(text); st != nil && st.version == schema.Version {
 		return st, nil
 	}
-	return s.plan(text, keyspace, string(query), schema)
+	return v.plan(text, keyspace, string(query), schema)
 }
 
 // plan plans a statement and caches it when it can be reused.
-func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Schema) (*statement, error) {
+func (v *env) plan(text [16]byte, keyspace, query string, schema *pgschema.Schema) (*statement, error) {
 	parsed, err := translate.Parse(query)
 	if err != nil {
 		return nil, err
@@ -228,7 +229,7 @@ func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Sc
 		version: schema.Version, resultID: cqlwire.ResultMetadataID(plan.Meta().Result), kind: kindOf(parsed.Statement, plan)}
 	compile(st)
 	if cacheable(plan) {
-		s.cache.put(st)
+		v.cache.put(st)
 	}
 	return st, nil
 }
@@ -239,8 +240,8 @@ func (s *Server) plan(text [16]byte, keyspace, query string, schema *pgschema.Sc
 // has another id (preparedID) and the old one answers UNPREPARED, as
 // Cassandra does when a schema change drops the statements of a table:
 // the driver prepares again and learns the new shape.
-func (s *Server) replan(st *statement) (*statement, error) {
-	fresh, err := s.latest(st)
+func (v *env) replan(st *statement) (*statement, error) {
+	fresh, err := v.latest(st)
 	if err == nil && fresh.id != st.id {
 		err = &unpreparedError{id: st.id[:]}
 	}
@@ -250,15 +251,15 @@ func (s *Server) replan(st *statement) (*statement, error) {
 // latest returns the plan of a statement's text against the schema now:
 // the statement itself while its schema holds, else the latest plan
 // cached for its text, planned if none is.
-func (s *Server) latest(st *statement) (*statement, error) {
-	schema := s.cluster.Schema()
+func (v *env) latest(st *statement) (*statement, error) {
+	schema := v.cluster.Schema()
 	if st.version == schema.Version {
 		return st, nil
 	}
-	if fresh := s.cache.get(st.text); fresh != nil && fresh.version == schema.Version {
+	if fresh := v.cache.get(st.text); fresh != nil && fresh.version == schema.Version {
 		return fresh, nil
 	}
-	return s.plan(st.text, st.keyspace, st.query, schema)
+	return v.plan(st.text, st.keyspace, st.query, schema)
 }
 
 // sameVariables reports whether two plans bind the same variables.
@@ -273,7 +274,7 @@ func sameVariables(a, b *statement) bool {
 // request's plan had not seen yet). The schema is reloaded first when the
 // gateway has not seen the change itself yet; an error of that kind with
 // no change behind it is a failure like any other.
-func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bool {
+func (v *env) schemaChanged(ctx context.Context, st *statement, err error) bool {
 	if !staleSQL(err) || !rerunnable(st.plan) {
 		return false
 	}
@@ -281,13 +282,13 @@ func (s *Server) schemaChanged(ctx context.Context, st *statement, err error) bo
 	// from: look again for a while.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	for wait := time.Duration(0); s.cluster.Schema().Version == st.version; wait = 20 * time.Millisecond {
+	for wait := time.Duration(0); v.cluster.Schema().Version == st.version; wait = 20 * time.Millisecond {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-time.After(wait):
 		}
-		s.cluster.Reload(ctx)
+		v.cluster.Reload(ctx)
 	}
 	return true
 }
@@ -324,9 +325,17 @@ func staleSQL(err error) bool {
 // Cassandra answers once a schema change has dropped a table's
 // statements; the driver prepares the statement again, against the schema
 // now, and runs it again.
-func (s *Server) staleExecute(ctx context.Context, st *statement, err error) error {
-	if s.schemaChanged(ctx, st, err) {
+func (v *env) staleExecute(ctx context.Context, st *statement, err error) error {
+	if v.schemaChanged(ctx, st, err) {
 		return &unpreparedError{id: st.id[:]}
 	}
 	return err
+}
+
+// unpreparedError reports an EXECUTE of an id this gateway does not know;
+// drivers prepare the statement again and retry.
+type unpreparedError struct{ id []byte }
+
+func (e *unpreparedError) Error() string {
+	return fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", e.id)
 }

@@ -268,7 +268,7 @@ func (c *conn) handle(j job) {
 		}
 		cqlwire.PutBuffer(body)
 	}()
-	maybePanic(&c.srv.hooks, panicHandler, *body)
+	maybePanic(&c.srv.env.hooks, panicHandler, *body)
 	if h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {
@@ -459,4 +459,23 @@ func (c *conn) writeLoop() {
 			c.nc.Close()
 		}
 	}
+}
+
+// The session an execution sees (exec_env.go).
+
+func (c *conn) ProtocolVersion() byte       { return c.version }
+func (c *conn) SetKeyspace(keyspace string) { c.keyspace.Store(&keyspace) }
+func (c *conn) LocalAddr() net.Addr         { return c.nc.LocalAddr() }
+func (c *conn) Logger() *slog.Logger        { return c.log }
+
+// Answer sends the answer of a request started on the reader, its RESULT
+// frame resp or err, and ends the request.
+func (c *conn) Answer(stream int16, resp *[]byte, err error, st *statement, at time.Time) {
+	if err != nil {
+		resp = cqlwire.GetBuffer(0)
+		c.appendError(resp, c.version, stream, err)
+	}
+	c.observe(cqlwire.Header{Opcode: cqlwire.OpExecute}, st.kind, at, st, nil)
+	c.sendAsync(resp) // and releases the request's place (limits.go)
+	c.inflight.Done()
 }

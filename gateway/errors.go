@@ -19,14 +19,6 @@ import (
 	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
-// unpreparedError reports an EXECUTE of an id this gateway does not know;
-// drivers prepare the statement again and retry.
-type unpreparedError struct{ id []byte }
-
-func (e *unpreparedError) Error() string {
-	return fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", e.id)
-}
-
 // errorMessage turns an error into the CQL error message sent to the
 // client. It is the one place where that happens: errors are classified by
 // type, never by their text, and Postgres errors by SQLSTATE. Details that

@@ -19,7 +19,10 @@ import (
 // execution is one run of a planned statement: the bound values, the
 // request's options and time, and the snapshots it resolves against.
 type execution struct {
-	c *conn
+	// c is the session the request came on, and version its protocol
+	// version.
+	c       session
+	version byte
 	// env is the gateway as executions see it (exec_env.go).
 	env        *env
 	params     *cqlwire.QueryParams
@@ -141,9 +144,9 @@ const (
 
 // newExecution binds a request's values to a statement's variables.
 // now is the request's arrival.
-func (c *conn) newExecution(now time.Time, st *statement, q *cqlwire.QueryParams, from request) (*execution, error) {
+func (v *env) newExecution(s session, now time.Time, st *statement, q *cqlwire.QueryParams, from request) (*execution, error) {
 	e := executionPool.Get().(*execution)
-	if err := c.bind(e, now, st, q, from); err != nil {
+	if err := v.bind(e, s, now, st, q, from); err != nil {
 		e.release()
 		return nil, err
 	}
@@ -152,10 +155,10 @@ func (c *conn) newExecution(now time.Time, st *statement, q *cqlwire.QueryParams
 
 // bind is newExecution on an execution taken from executionPool, which
 // the caller releases should it fail.
-func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.QueryParams, from request) error {
+func (v *env) bind(e *execution, s session, now time.Time, st *statement, q *cqlwire.QueryParams, from request) error {
 	md := st.plan.Meta()
 	e.refs.Store(1)
-	e.c, e.env, e.params, e.now, e.topo, e.schema, e.st = c, &c.srv.env, q, now, c.srv.cluster.Topology(), c.srv.cluster.Schema(), st
+	e.c, e.version, e.env, e.params, e.now, e.topo, e.schema, e.st = s, s.ProtocolVersion(), v, q, now, v.cluster.Topology(), v.cluster.Schema(), st
 	e.nowSeconds = int32(e.now.Unix())
 	if q.HasNow {
 		// v5's now_in_seconds: TTLs count from it and expiry is judged by
@@ -188,7 +191,7 @@ func (c *conn) bind(e *execution, now time.Time, st *statement, q *cqlwire.Query
 		}
 	}
 	// May the session's role run it? (package auth)
-	if err := c.srv.auth.Authorize(c, st.plan, e.now); err != nil {
+	if err := v.auth.Authorize(s, st.plan, e.now); err != nil {
 		return err
 	}
 	return nil
@@ -269,7 +272,7 @@ func (e *execution) use(p *translate.Use, resp *[]byte) error {
 		return invalidf("Keyspace '%s' does not exist", p.Keyspace)
 	}
 	ks := p.Keyspace
-	e.c.keyspace.Store(&ks)
+	e.c.SetKeyspace(ks)
 	*resp = cqlwire.AppendString(cqlwire.AppendInt(*resp, cqlwire.ResultSetKeyspace), ks)
 	return nil
 }

@@ -61,7 +61,7 @@ func (e *execution) clusterRow(rangeOwnership bool) [][]byte {
 		return row
 	}
 	ip := net.IPv4(127, 0, 0, 1)
-	if addr, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
+	if addr, ok := e.c.LocalAddr().(*net.TCPAddr); ok {
 		ip = addr.IP
 	}
 	// InetAddressAndPort.toString: "/address:port", on the storage port

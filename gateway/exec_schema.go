@@ -47,7 +47,7 @@ func (e *execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 	// gateways to serve the new schema.
 	e.env.gateways().AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
 	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
-	cqlwire.AddWarnings(resp, e.c.version, emptyDatacenters(p, e.topo))
+	cqlwire.AddWarnings(resp, e.version, emptyDatacenters(p, e.topo))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
@@ -58,7 +59,7 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 func (c *conn) handleQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) error {
 	body, start := *d, len(*resp)
 	st, err := c.runQuery(ctx, d, resp)
-	if st != nil && c.srv.schemaChanged(ctx, st, err) {
+	if st != nil && c.srv.env.schemaChanged(ctx, st, err) {
 		// Planned against a schema a change has since replaced: planned
 		// again, against the schema now, and run once more.
 		*resp = (*resp)[:start]
@@ -78,14 +79,14 @@ func (c *conn) runQuery(ctx context.Context, d *cqlwire.Decoder, resp *[]byte) (
 	err := cqlwire.DecodeError(d, "QUERY")
 	var st *statement
 	if err == nil {
-		st, err = c.srv.prepare(c.keyspaceFor(q.Keyspace), query)
+		st, err = c.srv.env.prepare(c.keyspaceFor(q.Keyspace), query)
 	}
 	if err != nil {
 		executionPool.Put(e)
 		return nil, err
 	}
 	runs(ctx, st.kind)
-	if err := c.bind(e, arrival(ctx), st, q, fromQuery); err != nil {
+	if err := c.srv.env.bind(e, c, arrival(ctx), st, q, fromQuery); err != nil {
 		e.release()
 		return nil, err
 	}
@@ -118,13 +119,13 @@ func (c *conn) handlePrepare(d *cqlwire.Decoder, resp *[]byte) error {
 	if err := cqlwire.DecodeError(d, "PREPARE"); err != nil {
 		return err
 	}
-	st, err := c.srv.prepare(c.keyspaceFor(keyspace), query)
+	st, err := c.srv.env.prepare(c.keyspaceFor(keyspace), query)
 	if err != nil {
 		return err
 	}
 	if !cacheable(st.plan) {
 		// EXECUTE must find it even though it is planned afresh each time.
-		c.srv.cache.put(st)
+		c.srv.env.cache.put(st)
 	}
 	st.prepared.Store(true)
 	*resp = cqlwire.AppendPrepared(*resp, c.version, st.id[:], st.resultID[:], st.plan.Meta())
@@ -166,8 +167,8 @@ func (c *conn) bindExecute(d *cqlwire.Decoder, at time.Time) (*execution, *state
 		// statement whose result a schema change reshaped goes on serving
 		// once the statement has been prepared again (its new shape has
 		// another id), with the new metadata below, as in Cassandra.
-		if old := c.srv.cache.find(id); old != nil {
-			if fresh, ferr := c.srv.latest(old); ferr == nil && fresh.prepared.Load() && sameVariables(old, fresh) {
+		if old := c.srv.env.cache.find(id); old != nil {
+			if fresh, ferr := c.srv.env.latest(old); ferr == nil && fresh.prepared.Load() && sameVariables(old, fresh) {
 				st, err = fresh, nil
 			}
 		}
@@ -188,7 +189,7 @@ func (c *conn) bindExecute(d *cqlwire.Decoder, at time.Time) (*execution, *state
 			q.Flags &^= cqlwire.QfSkipMetadata
 		}
 	}
-	if err := c.bind(e, at, st, q, fromExecute); err != nil {
+	if err := c.srv.env.bind(e, c, at, st, q, fromExecute); err != nil {
 		e.release()
 		return nil, st, err
 	}
@@ -218,9 +219,76 @@ func (c *conn) runBound(e *execution, resp *[]byte) error {
 
 // lookup finds a prepared statement by id, planned for the current schema.
 func (s *Server) lookup(id []byte) (*statement, error) {
-	st := s.cache.find(id)
+	st := s.env.cache.find(id)
 	if st == nil {
 		return nil, &unpreparedError{id: id}
 	}
-	return s.replan(st)
+	return s.env.replan(st)
+}
+
+// executeAsync starts an EXECUTE on the reader's goroutine if it is a
+// request answered from the pools' goroutines, and reports whether it did
+// (or answered it at once); it then owns the job's body. An EXECUTE it has
+// bound but cannot start goes to the handler with its execution (j.e), so
+// that nothing is decoded, looked up or bound twice.
+func (c *conn) executeAsync(j *job) (done bool) {
+	h, body := j.h, j.body
+	if h.Opcode != cqlwire.OpExecute || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
+		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.Admit(c, h.Opcode) != nil {
+		return false
+	}
+	// This runs on the reader goroutine, which a panic must not end: it is
+	// answered as a handler's would be, unless the request was started,
+	// which its ops or the clock then answer.
+	var e *execution
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("request panicked", "opcode", "EXECUTE", "panic", r, "stack", string(debug.Stack()))
+			done = true
+			if e != nil && e.started() {
+				return
+			}
+			c.observe(h, kindNone, j.at, nil, nil)
+			c.answerError(h, body, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	d := cqlwire.Decoder{B: *body}
+	e, st, err := c.bindExecute(&d, j.at)
+	if err != nil {
+		kind := kindNone
+		if st != nil {
+			kind = st.kind
+		}
+		c.observe(h, kind, j.at, st, *body)
+		c.answerError(h, body, err)
+		return true
+	}
+	maybePanic(&c.srv.env.hooks, panicReader, st.query)
+	started := false
+	var keyed []translate.Restriction
+	switch p := st.plan.(type) {
+	case *translate.Select:
+		started, keyed = !e.resultChanged && e.startRead(st, p, h.Stream, body), p.Keys
+	case *translate.Write:
+		started, keyed = e.startWrite(st, p, h.Stream, body), p.Keys
+	}
+	if !started {
+		// What the attempt keyed, the handler's run takes as it is.
+		if e.keyTaken {
+			e.handedOver = keyed
+		}
+		j.e = e
+	}
+	return started
+}
+
+// answerError answers with err a request the reader took and did not
+// start, and ends it.
+func (c *conn) answerError(h cqlwire.Header, body *[]byte, err error) {
+	b := cqlwire.GetBuffer(0)
+	c.appendError(b, c.version, h.Stream, err)
+	cqlwire.PutBuffer(body)
+	c.send(b)
+	c.release()
+	c.inflight.Done()
 }

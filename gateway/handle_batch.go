@@ -34,14 +34,14 @@ func (c *conn) handleBatch(ctx context.Context, d *cqlwire.Decoder, resp *[]byte
 		if it.Id != nil {
 			st, err = c.srv.lookup(it.Id)
 		} else {
-			st, err = c.srv.prepare(keyspace, it.Query)
+			st, err = c.srv.env.prepare(keyspace, it.Query)
 		}
 		if err != nil {
 			return err
 		}
 		q := b.QueryParams
 		q.Values, q.Unset, q.Names = it.Values, it.Unset, nil
-		e, err := c.newExecution(arrival(ctx), st, &q, fromBatch)
+		e, err := c.srv.env.newExecution(c, arrival(ctx), st, &q, fromBatch)
 		if err != nil {
 			return err
 		}

@@ -7,9 +7,6 @@ import (
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 )
 
-// cqlVersion is the CQL version cqlpg speaks: Cassandra 4.1's.
-const cqlVersion = "3.4.6"
-
 // handleOptions answers SUPPORTED: the CQL version, the compression
 // algorithms offered and the protocol versions.
 func (c *conn) handleOptions(resp *[]byte) error {

@@ -59,18 +59,18 @@ const hintReplayInterval = time.Second
 const hintReplayLimit = 256
 
 // replayHints replays hints until ctx ends.
-func (s *Server) replayHints(ctx context.Context) {
+func (v *env) replayHints(ctx context.Context) {
 	tick := time.NewTicker(hintReplayInterval)
 	defer tick.Stop()
 	pending := hintCounts{}
 	for {
-		s.replayAllHints(ctx, pending)
-		s.publishPending(pending)
+		v.replayAllHints(ctx, pending)
+		v.publishPending(pending)
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		case <-s.shardUp:
+		case <-v.shardUp:
 		}
 	}
 }
@@ -82,31 +82,31 @@ type hintCounts map[[16]byte]map[[16]byte]int64
 // publishPending sets the gauge of hints pending for each shard: the sum
 // of what every holder was last found to hold for it. A holder that is
 // down keeps the count it had.
-func (s *Server) publishPending(pending hintCounts) {
-	for _, sh := range s.cluster.Topology().Shards {
+func (v *env) publishPending(pending hintCounts) {
+	for _, sh := range v.cluster.Topology().Shards {
 		var n int64
 		for _, held := range pending {
 			n += held[sh.Info.HostID]
 		}
-		s.metrics.hintsPending.WithLabelValues(sh.Info.Name).Set(float64(n))
+		v.metrics.hintsPending.WithLabelValues(sh.Info.Name).Set(float64(n))
 	}
 }
 
 // replayAllHints replays every hint held by a shard that is up for a
 // replica that is up, counting in pending the hints each holder keeps.
-func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
-	topo := s.cluster.Topology()
+func (v *env) replayAllHints(ctx context.Context, pending hintCounts) {
+	topo := v.cluster.Topology()
 	for holder, sh := range topo.Shards {
 		if !sh.Pool.Alive() || ctx.Err() != nil {
 			continue
 		}
-		hctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		hctx, cancel := context.WithTimeout(ctx, v.cfg.RequestTimeout)
 		type held struct {
 			target [16]byte
 			n      int64
 		}
 		var targets []held
-		rows, err := s.cluster.Control()[holder].Query(hctx, pgschema.HintsPendingSQL)
+		rows, err := v.cluster.Control()[holder].Query(hctx, pgschema.HintsPendingSQL)
 		if err == nil {
 			targets, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (held, error) {
 				var h held
@@ -125,7 +125,7 @@ func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
 			}
 			for err == nil {
 				var n, done int
-				n, done, err = s.replayHintBatch(hctx, topo, holder, t)
+				n, done, err = v.replayHintBatch(hctx, topo, holder, t)
 				pending[sh.Info.HostID][h.target] -= int64(done)
 				if n < hintReplayLimit {
 					break
@@ -134,7 +134,7 @@ func (s *Server) replayAllHints(ctx context.Context, pending hintCounts) {
 		}
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("cannot replay hints", "shard", sh.Info.Name, "err", err)
+			v.log.Warn("cannot replay hints", "shard", sh.Info.Name, "err", err)
 		}
 	}
 }
@@ -150,9 +150,9 @@ type storedHint struct {
 // holder, each under a row lock that keeps other gateways from replaying
 // it at the same time, and deletes those applied or dropped. It returns
 // how many it read, and deleted.
-func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
+func (v *env) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
 	n, deleted := 0, 0
-	err := pgx.BeginFunc(ctx, s.cluster.Control()[holder], func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, v.cluster.Control()[holder], func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, pgschema.HintReplaySQL, topo.Shards[target].Info.HostID, hintReplayLimit)
 		hints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storedHint, error) {
 			var h storedHint
@@ -168,9 +168,9 @@ func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, h
 		for _, h := range hints {
 			rec, err := decodeBatchRecord(h.mutation)
 			if h.expired || err != nil || len(rec.parts) != 1 {
-				s.log.Error("hint dropped: older than gc_grace_seconds or unreadable; repair the replica",
+				v.log.Error("hint dropped: older than gc_grace_seconds or unreadable; repair the replica",
 					"shard", topo.Shards[target].Info.Name, "err", err)
-				s.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
+				v.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
 				done = append(done, h.id)
 				continue
 			}
@@ -180,10 +180,10 @@ func (s *Server) replayHintBatch(ctx context.Context, topo *sharding.Topology, h
 		for i, err := range replayParts(ctx, topo, parts) {
 			switch {
 			case err == nil:
-				s.metrics.hintsReplayed.WithLabelValues("applied").Inc()
+				v.metrics.hintsReplayed.WithLabelValues("applied").Inc()
 			case permanent(err):
-				s.log.Error("hint cannot be replayed; dropped", "shard", topo.Shards[target].Info.Name, "err", err)
-				s.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
+				v.log.Error("hint cannot be replayed; dropped", "shard", topo.Shards[target].Info.Name, "err", err)
+				v.metrics.hintsReplayed.WithLabelValues("dropped").Inc()
 			default:
 				continue
 			}

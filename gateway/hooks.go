@@ -1,5 +1,7 @@
 package gateway
 
+import "sync/atomic"
+
 // Points of the request path where a test may make a request panic
 // (Server.hooks.panicAt), to check that the panic is recovered there.
 const (
@@ -20,4 +22,15 @@ func maybePanic[T string | []byte](h *hooks, point string, text T) {
 	if f := h.panicAt.Load(); f != nil && (*f)(point, string(text)) {
 		panic("test hook: panic at " + point)
 	}
+}
+
+// hooks let tests interrupt the gateway where a crash would.
+type hooks struct {
+	// dropBatchPart, when it returns true for a shard, leaves that
+	// shard's part of a logged batch unsent and the batch log record in
+	// place, as a gateway that dies halfway through the batch does.
+	dropBatchPart atomic.Pointer[func(shard int) bool]
+	// panicAt, when it returns true for a point of the request path and
+	// the request's text, makes the request panic there (hooks.go).
+	panicAt atomic.Pointer[func(point, text string) bool]
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
-	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -122,9 +121,7 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	tb.Helper()
 	cfg := Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now()}
-	s.metrics = newMetrics(s)
-	s.ui = webui.New(uiBackend{s}, s.log)
+	s := newServer(cfg)
 	ring, err := sharding.NewRing(infos)
 	if err != nil {
 		tb.Fatal(err)
@@ -145,14 +142,14 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	}
 	s.cluster = cluster.NewStatic(s.log, sharding.NewTopology(ring, shards), pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
-	s.env = newEnv(s)
+	s.env.cluster = s.cluster
 	return s
 }
 
 // prepare plans query as PREPARE does and returns its statement.
 func (h *hotServer) prepare(tb testing.TB, query string) *statement {
 	tb.Helper()
-	st, err := h.s.prepare("", []byte(query))
+	st, err := h.s.env.prepare("", []byte(query))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -314,10 +311,10 @@ func BenchmarkQueryUncached(b *testing.B) {
 	frame := queryFrame(q)
 	b.ReportAllocs()
 	for b.Loop() {
-		h.s.cache.mu.Lock()
-		clear(h.s.cache.byID)
-		clear(h.s.cache.byText)
-		h.s.cache.mu.Unlock()
+		h.s.env.cache.mu.Lock()
+		clear(h.s.env.cache.byID)
+		clear(h.s.env.cache.byText)
+		h.s.env.cache.mu.Unlock()
 		cqlwire.PutBuffer(h.roundTrip(frame))
 	}
 }

@@ -24,29 +24,16 @@ type metrics struct {
 	byOpcode    [256]prometheus.Counter
 	errors      *prometheus.CounterVec
 	connections prometheus.Gauge
+	// shardUp is 1 per shard taken to be up, 0 while it is down.
+	shardUp *prometheus.GaugeVec
 	// sweep counts the sweeper's work, by shard.
 	sweep sweepMetrics
-	// batchlogWrites counts batches written to the batch log, and
-	// batchlogReplays the records replayed, by result: applied or dropped.
-	batchlogWrites  prometheus.Counter
-	batchlogReplays *prometheus.CounterVec
-	// hintsWritten counts hints stored for replicas that missed a write,
-	// hintsReplayed those replayed, by result; shardUp is 1 per shard
-	// taken to be up, 0 while it is down.
-	hintsWritten  prometheus.Counter
-	hintsReplayed *prometheus.CounterVec
-	shardUp       *prometheus.GaugeVec
-	// readRepairs counts reads whose replicas disagreed and were repaired.
-	readRepairs prometheus.Counter
 	// latency times requests by the kind of statement they run (observe.go),
 	// read into histograms when scraped: observing is two atomic additions.
 	latency [numKinds]sharding.Latency
 	// slow is the slow-request log's threshold, the longest duration
 	// when the log is off, so that a request pays one comparison.
 	slow time.Duration
-	// hintsPending counts hints waiting on the shards, by target shard, as
-	// the hint replayer last found them.
-	hintsPending *prometheus.GaugeVec
 	// repair is the progress of the current or last repair.
 	repair repair.Status
 	// cluster is the gateway's shards, once open, for the shard pools'
@@ -63,35 +50,19 @@ func newMetrics(s *Server) *metrics {
 			Name: "cqlpg_errors_total", Help: "CQL error responses, by error code."}, []string{"code"}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "cqlpg_connections", Help: "Open client connections."}),
-		batchlogWrites: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "cqlpg_batchlog_writes_total", Help: "LOGGED batches written to the batch log."}),
-		batchlogReplays: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "cqlpg_batchlog_replays_total", Help: "Batch log records replayed, by result (applied or dropped)."},
-			[]string{"result"}),
-		hintsWritten: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "cqlpg_hints_written_total", Help: "Hints stored for replicas that missed a write."}),
-		hintsReplayed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "cqlpg_hints_replayed_total", Help: "Hints replayed, by result (applied or dropped)."},
-			[]string{"result"}),
-		readRepairs: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "cqlpg_read_repairs_total", Help: "Reads whose replicas disagreed and were repaired before the answer."}),
 		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "cqlpg_shard_up", Help: "1 while the shard is taken to be up, 0 while it is down."},
 			[]string{"shard"}),
 	}
-	m.hintsPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cqlpg_hints_pending",
-		Help: "Hints waiting on the shards for a replica, by target shard, as the hint replayer last counted them."},
-		[]string{"shard"})
 	m.slow = s.cfg.SlowQuery
 	if m.slow <= 0 {
 		m.slow = math.MaxInt64
 	}
-	m.registry.MustRegister(m.requests, m.errors, m.connections, m.batchlogWrites, m.batchlogReplays,
-		m.hintsWritten, m.hintsReplayed, m.shardUp, m.readRepairs, m.hintsPending,
+	m.registry.MustRegister(m.requests, m.errors, m.connections, m.shardUp,
 		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
-			Help: "Statements in the plan cache."}, func() float64 { return float64(s.cache.len()) }),
+			Help: "Statements in the plan cache."}, func() float64 { return float64(s.env.cache.len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_schema_unloadable_objects",
 			Help: "Catalog objects (keyspaces, types, tables) the last schema load left out; the log and /readyz name them."},
 			func() float64 {
@@ -101,13 +72,8 @@ func newMetrics(s *Server) *metrics {
 				}
 				return float64(len(c.Schema().Unloadable()))
 			}))
-	// Known label values start at zero, so that their rates exist before
-	// the first event.
-	for _, result := range []string{"applied", "dropped"} {
-		m.hintsReplayed.WithLabelValues(result)
-		m.batchlogReplays.WithLabelValues(result)
-	}
 	m.sweep = newSweepMetrics(m.registry)
+	s.env.metrics = newExecMetrics(m.registry)
 	for op, name := range cqlwire.OpNames {
 		m.byOpcode[op] = m.requests.WithLabelValues(name)
 	}

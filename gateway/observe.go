@@ -1,12 +1,14 @@
 package gateway
 
 import (
-	"context"
 	"encoding/hex"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
 
@@ -15,86 +17,6 @@ import (
 // arrival (the reader's stamp, job.at or execution.now) to the moment its
 // answer is queued for the writer, on whichever goroutine answers it: the
 // handler (conn.handle) or a shard pool's (execution.answer).
-
-// stmtKind is the kind of statement a request runs, a small fixed set:
-// the label of the requests' latency histograms.
-type stmtKind uint8
-
-const (
-	// kindNone is a request that runs no statement (STARTUP, OPTIONS,
-	// REGISTER, PREPARE, AUTH_RESPONSE), or one refused before its
-	// statement was known.
-	kindNone stmtKind = iota
-	kindSelect
-	kindInsert
-	kindUpdate
-	kindDelete
-	// kindBatch is a BATCH, message or statement, without conditions
-	// and not of counters.
-	kindBatch
-	// kindLWT is a conditional write or batch (IF ...).
-	kindLWT
-	// kindCounter is a counter update or a counter batch.
-	kindCounter
-	// kindDDL changes the schema: CREATE, ALTER, DROP, TRUNCATE.
-	kindDDL
-	kindUse
-	// kindOther is every other statement: roles and permissions,
-	// DESCRIBE.
-	kindOther
-	numKinds
-)
-
-var kindNames = [numKinds]string{"none", "select", "insert", "update", "delete", "batch", "lwt", "counter", "ddl", "use", "other"}
-
-func (k stmtKind) String() string { return kindNames[k] }
-
-// kindOf classifies a statement by its parsed form and its plan.
-func kindOf(parsed translate.Statement, plan translate.Plan) stmtKind {
-	switch p := plan.(type) {
-	case *translate.Select:
-		return kindSelect
-	case *translate.Write:
-		switch {
-		case p.Conditions != nil:
-			return kindLWT
-		case p.Counter:
-			return kindCounter
-		case p.Deletion:
-			return kindDelete
-		}
-		if _, ok := parsed.(*translate.UpdateStmt); ok {
-			return kindUpdate
-		}
-		return kindInsert
-	case *translate.Batch:
-		return batchKind(translate.BatchKind(p.Kind), isConditionalBatch(p.Writes))
-	case *translate.Use:
-		return kindUse
-	case *translate.SchemaChange, *translate.Truncate, *translate.Noop:
-		return kindDDL
-	}
-	return kindOther
-}
-
-// batchKind is the kind of a batch of kind k, with conditions or not.
-func batchKind(k translate.BatchKind, conditional bool) stmtKind {
-	switch {
-	case conditional:
-		return kindLWT
-	case k == translate.CounterBatch:
-		return kindCounter
-	}
-	return kindBatch
-}
-
-// runs records, in a handler's request context, the kind of statement
-// the request runs.
-func runs(ctx context.Context, k stmtKind) {
-	if r, ok := ctx.(*requestContext); ok {
-		r.kind = k
-	}
-}
 
 // observe records the end of a request that arrived at at: its latency
 // by kind and, past the slow-request threshold, a log line. st is the
@@ -149,7 +71,7 @@ const maxSlowText = 4096
 func (c *conn) requestText(op byte, d *cqlwire.Decoder) (keyspace, text string) {
 	keyspace = *c.keyspace.Load()
 	named := func(id []byte) string {
-		if st := c.srv.cache.find(id); st != nil {
+		if st := c.srv.env.cache.find(id); st != nil {
 			return st.query
 		}
 		return "prepared statement " + hex.EncodeToString(id)
@@ -185,4 +107,93 @@ func (c *conn) requestText(op byte, d *cqlwire.Decoder) (keyspace, text string) 
 		text = sb.String()
 	}
 	return keyspace, text
+}
+
+// traceable reports whether a request kind can be traced: the ones that
+// run statements, as in Cassandra.
+func traceable(opcode byte) bool {
+	switch opcode {
+	case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
+		return true
+	}
+	return false
+}
+
+// traceRequests names each traceable request as Cassandra's trace
+// sessions do.
+var traceRequests = map[byte]string{
+	cqlwire.OpQuery:   "Execute CQL3 query",
+	cqlwire.OpPrepare: "Preparing CQL3 query",
+	cqlwire.OpExecute: "Execute CQL3 prepared query",
+	cqlwire.OpBatch:   "Execute batch of CQL3 queries",
+}
+
+// beginTrace starts the trace session of a request.
+func (c *conn) beginTrace(h cqlwire.Header, body []byte) *traceSession {
+	now := time.Now()
+	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.Opcode], started: now,
+		client: addrIP(c.nc.RemoteAddr()), coordinator: addrIP(c.nc.LocalAddr()),
+		parameters: c.traceParameters(h, body)}
+	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
+		tr.port = int32(a.Port)
+	}
+	tr.event(now, "Request received")
+	return tr
+}
+
+// endTrace records how a traced request ended and keeps its session.
+func (c *conn) endTrace(tr *traceSession, err error) {
+	now := time.Now()
+	if err != nil {
+		tr.event(now, "Request failed")
+	} else {
+		tr.event(now, "Request complete")
+	}
+	tr.duration = now.Sub(tr.started)
+	c.srv.env.traces.add(tr)
+}
+
+// traceParameters decodes what a session row shows of a request: the
+// query, its consistency levels and page size. The body is decoded anew,
+// as tracing is rare and the handlers decode without keeping anything.
+func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string {
+	d := cqlwire.Decoder{B: body}
+	if h.Flags&cqlwire.FlagCustomPayload != 0 {
+		d.SkipBytesMap()
+	}
+	params := map[string]string{}
+	var q cqlwire.QueryParams
+	switch h.Opcode {
+	case cqlwire.OpQuery:
+		params["query"] = string(d.LongString())
+		d.QueryParams(&q, c.version)
+	case cqlwire.OpPrepare:
+		params["query"] = string(d.LongString())
+		return params
+	case cqlwire.OpExecute:
+		id := d.ShortBytes()
+		if c.version >= 5 {
+			d.ShortBytes()
+		}
+		d.QueryParams(&q, c.version)
+		if st := c.srv.env.cache.find(id); st != nil {
+			params["query"] = st.query
+		}
+	case cqlwire.OpBatch:
+		var b cqlwire.BatchParams
+		d.Batch(&b, c.version)
+		q = b.QueryParams
+		q.PageSize = -1
+	}
+	if d.Err != nil {
+		return params
+	}
+	params["consistency_level"] = sharding.Consistency(q.Consistency).String()
+	if q.SerialConsistency != 0 {
+		params["serial_consistency_level"] = sharding.Consistency(q.SerialConsistency).String()
+	}
+	if q.PageSize > 0 {
+		params["page_size"] = strconv.Itoa(int(q.PageSize))
+	}
+	return params
 }

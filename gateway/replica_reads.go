@@ -282,7 +282,7 @@ func (e *execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		if err != nil {
 			if rctx.Err() != nil || !permanent(err) {
 				// A replica the repair writes to failed or went down.
-				e.c.log.Warn("read repair failed", "err", err)
+				e.c.Logger().Warn("read repair failed", "err", err)
 				return repairTimeout(level, p.ask)
 			}
 			return err

@@ -92,6 +92,14 @@ type Config struct {
 	Log       *slog.Logger
 }
 
+// execConfig is what executions need of the configuration.
+func (c *Config) execConfig() execConfig {
+	return execConfig{ClusterName: c.ClusterName, Datacenter: c.Datacenter, Rack: c.Rack,
+		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
+		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
+		BatchlogTimeout: c.BatchlogTimeout, BatchlogInterval: c.BatchlogInterval}
+}
+
 // clusterConfig is what the cluster needs of the configuration.
 func (c *Config) clusterConfig() cluster.Config {
 	return cluster.Config{Shards: c.Shards, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
@@ -175,7 +183,6 @@ type Server struct {
 	cluster *cluster.Cluster
 	// ui is the web view (gateway/webui).
 	ui      *webui.View
-	cache   *stmtCache
 	metrics *metrics
 	sweeper *repair.Sweeper
 	// gateways registers this gateway with the others on the shards.
@@ -198,27 +205,12 @@ type Server struct {
 
 	stopReplay context.CancelFunc
 	replayDone chan struct{}
-	// shardUp wakes the hint replayer when a shard comes back up.
-	shardUp chan struct{}
-	hooks   hooks
 	// auth logs clients in and authorizes their statements; nil when
 	// authentication is off.
 	auth *auth.Authenticator
-	// traces keeps the trace sessions of traced requests (tracing.go).
-	traces traceStore
-	// env is what executions see of the server (exec_env.go).
+	// env is what executions see of the server (exec_env.go): it holds
+	// the statement cache, the trace sessions and the test hooks.
 	env env
-}
-
-// hooks let tests interrupt the gateway where a crash would.
-type hooks struct {
-	// dropBatchPart, when it returns true for a shard, leaves that
-	// shard's part of a logged batch unsent and the batch log record in
-	// place, as a gateway that dies halfway through the batch does.
-	dropBatchPart atomic.Pointer[func(shard int) bool]
-	// panicAt, when it returns true for a point of the request path and
-	// the request's text, makes the request panic there (hooks.go).
-	panicAt atomic.Pointer[func(point, text string) bool]
 }
 
 // AuthConfig turns on authentication and authorization (auth.Config).
@@ -228,10 +220,7 @@ type AuthConfig = auth.Config
 // the ring, and opens the listeners; Serve then accepts clients.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, log: cfg.Log, cache: newStmtCache(), conns: map[*conn]struct{}{}, started: time.Now(),
-		shardUp: make(chan struct{}, 1)}
-	s.metrics = newMetrics(s)
-	s.ui = webui.New(uiBackend{s}, s.log)
+	s := newServer(cfg)
 	if cfg.HTTP != "" {
 		if err := s.startHTTP(); err != nil {
 			return nil, err
@@ -242,6 +231,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeHTTP()
 		return nil, err
 	}
+	s.env.cluster = s.cluster
 	s.metrics.cluster.Store(s.cluster)
 	for _, sh := range s.cluster.Topology().Shards {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
@@ -253,7 +243,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.env = newEnv(s)
+	s.env.auth = s.auth
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.Close()
 		s.closeHTTP()
@@ -267,14 +257,27 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	replayCtx, stop := context.WithCancel(context.Background())
 	s.stopReplay, s.replayDone = stop, make(chan struct{})
 	var replayers sync.WaitGroup
-	replayers.Go(func() { s.replayBatchlog(replayCtx) })
-	replayers.Go(func() { s.replayHints(replayCtx) })
+	replayers.Go(func() { s.env.replayBatchlog(replayCtx) })
+	replayers.Go(func() { s.env.replayHints(replayCtx) })
 	go func() {
 		replayers.Wait()
 		close(s.replayDone)
 	}()
 	s.startGateways(ctx)
 	return s, nil
+}
+
+// newServer returns a server of cfg, with defaults set, before it opens
+// its shards.
+func newServer(cfg Config) *Server {
+	s := &Server{cfg: cfg, log: cfg.Log, conns: map[*conn]struct{}{}, started: time.Now()}
+	s.env = env{cfg: cfg.execConfig(), log: s.log, cache: newStmtCache(), shardUp: make(chan struct{}, 1),
+		started: s.started, gateways: func() *cluster.Registry { return s.gateways },
+		hostID: func() [16]byte { return s.hostID }, broadcastSchemaChange: s.broadcastSchemaChange,
+		clientRows: s.clientRows, settingRows: s.settingRows}
+	s.metrics = newMetrics(s)
+	s.ui = webui.New(uiBackend{s}, s.log)
+	return s
 }
 
 // shardChanged records a shard going down or up, and on up wakes the
@@ -284,7 +287,7 @@ func (s *Server) shardChanged(name string, up bool) {
 	if up {
 		v = 1
 		select {
-		case s.shardUp <- struct{}{}:
+		case s.env.shardUp <- struct{}{}:
 		default:
 		}
 	}

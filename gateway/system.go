@@ -129,7 +129,7 @@ func (e *execution) matches(row virtualRow, rs []translate.Restriction) (bool, e
 // (cluster.Registry).
 func (e *execution) localRow() virtualRow {
 	ip, port := net.IPv4(127, 0, 0, 1), 9042
-	if addr, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
+	if addr, ok := e.c.LocalAddr().(*net.TCPAddr); ok {
 		ip, port = addr.IP, addr.Port
 	}
 	set := e.env.gateways().Current()
@@ -168,7 +168,7 @@ func (e *execution) peerRows(v2 bool) []virtualRow {
 	// take a row at the address they are connected to for this node: it
 	// lists only gateways at addresses of their own.
 	var local netip.Addr
-	if a, ok := e.c.nc.LocalAddr().(*net.TCPAddr); ok {
+	if a, ok := e.c.LocalAddr().(*net.TCPAddr); ok {
 		local, _ = netip.AddrFromSlice(a.IP)
 		local = local.Unmap()
 	}
@@ -411,3 +411,6 @@ func (e *execution) virtualTableRows() []virtualRow {
 	}
 	return rows
 }
+
+// cqlVersion is the CQL version cqlpg speaks: Cassandra 4.1's.
+const cqlVersion = "3.4.6"

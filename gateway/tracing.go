@@ -4,13 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/cqlpg/cqlpg/gateway/cqlwire"
-	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // A request with the tracing flag is answered with the flag and a trace
@@ -54,97 +50,8 @@ type traceStore struct {
 	sessions []*traceSession
 }
 
-// traceable reports whether a request kind can be traced: the ones that
-// run statements, as in Cassandra.
-func traceable(opcode byte) bool {
-	switch opcode {
-	case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
-		return true
-	}
-	return false
-}
-
-// traceRequests names each traceable request as Cassandra's trace
-// sessions do.
-var traceRequests = map[byte]string{
-	cqlwire.OpQuery:   "Execute CQL3 query",
-	cqlwire.OpPrepare: "Preparing CQL3 query",
-	cqlwire.OpExecute: "Execute CQL3 prepared query",
-	cqlwire.OpBatch:   "Execute batch of CQL3 queries",
-}
-
-// beginTrace starts the trace session of a request.
-func (c *conn) beginTrace(h cqlwire.Header, body []byte) *traceSession {
-	now := time.Now()
-	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.Opcode], started: now,
-		client: addrIP(c.nc.RemoteAddr()), coordinator: addrIP(c.nc.LocalAddr()),
-		parameters: c.traceParameters(h, body)}
-	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
-		tr.port = int32(a.Port)
-	}
-	tr.event(now, "Request received")
-	return tr
-}
-
-// endTrace records how a traced request ended and keeps its session.
-func (c *conn) endTrace(tr *traceSession, err error) {
-	now := time.Now()
-	if err != nil {
-		tr.event(now, "Request failed")
-	} else {
-		tr.event(now, "Request complete")
-	}
-	tr.duration = now.Sub(tr.started)
-	c.srv.traces.add(tr)
-}
-
 func (tr *traceSession) event(now time.Time, activity string) {
 	tr.events = append(tr.events, traceEvent{id: newTimeUUID(now), activity: activity, elapsed: now.Sub(tr.started)})
-}
-
-// traceParameters decodes what a session row shows of a request: the
-// query, its consistency levels and page size. The body is decoded anew,
-// as tracing is rare and the handlers decode without keeping anything.
-func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string {
-	d := cqlwire.Decoder{B: body}
-	if h.Flags&cqlwire.FlagCustomPayload != 0 {
-		d.SkipBytesMap()
-	}
-	params := map[string]string{}
-	var q cqlwire.QueryParams
-	switch h.Opcode {
-	case cqlwire.OpQuery:
-		params["query"] = string(d.LongString())
-		d.QueryParams(&q, c.version)
-	case cqlwire.OpPrepare:
-		params["query"] = string(d.LongString())
-		return params
-	case cqlwire.OpExecute:
-		id := d.ShortBytes()
-		if c.version >= 5 {
-			d.ShortBytes()
-		}
-		d.QueryParams(&q, c.version)
-		if st := c.srv.cache.find(id); st != nil {
-			params["query"] = st.query
-		}
-	case cqlwire.OpBatch:
-		var b cqlwire.BatchParams
-		d.Batch(&b, c.version)
-		q = b.QueryParams
-		q.PageSize = -1
-	}
-	if d.Err != nil {
-		return params
-	}
-	params["consistency_level"] = sharding.Consistency(q.Consistency).String()
-	if q.SerialConsistency != 0 {
-		params["serial_consistency_level"] = sharding.Consistency(q.SerialConsistency).String()
-	}
-	if q.PageSize > 0 {
-		params["page_size"] = strconv.Itoa(int(q.PageSize))
-	}
-	return params
 }
 
 // add keeps a finished session, dropping the oldest beyond the bound.

@@ -89,12 +89,12 @@ func (s *Server) replicaRows(ctx context.Context, role, cql string, key [][]byte
 		s.auth.Attach(c, role)
 		defer s.auth.Forget(c)
 	}
-	st, err := s.prepare("", []byte(cql))
+	st, err := s.env.prepare("", []byte(cql))
 	if err != nil {
 		return nil, err
 	}
 	q := &cqlwire.QueryParams{Consistency: uint16(sharding.One), Values: key}
-	e, err := c.newExecution(time.Now(), st, q, fromQuery)
+	e, err := s.env.newExecution(c, time.Now(), st, q, fromQuery)
 	if err != nil {
 		return nil, err
 	}
