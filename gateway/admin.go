@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -44,14 +45,14 @@ func (s *Server) Sweep(ctx context.Context) []repair.SweepStats { return s.sweep
 const DefaultSweepInterval = time.Minute
 
 // clientRows answers system_views.clients: this gateway's connections.
-func (s *Server) clientRows() []virtualRow {
+func (s *Server) clientRows() []exec.VirtualRow {
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
-	var rows []virtualRow
+	var rows []exec.VirtualRow
 	for _, c := range conns {
 		addr, _ := c.nc.RemoteAddr().(*net.TCPAddr)
 		if addr == nil {
@@ -61,29 +62,29 @@ func (s *Server) clientRows() []virtualRow {
 		if c.started.Load() {
 			stage = "ready"
 		}
-		row := virtualRow{"address": inetValue(addr.IP), "port": intValue(int32(addr.Port)),
-			"hostname": textValue(addr.IP.String()), "connection_stage": textValue(stage),
-			"protocol_version": intValue(int32(c.version)), "request_count": bigintValue(c.requests.Load())}
+		row := exec.VirtualRow{"address": exec.InetValue(addr.IP), "port": exec.IntValue(int32(addr.Port)),
+			"hostname": exec.TextValue(addr.IP.String()), "connection_stage": exec.TextValue(stage),
+			"protocol_version": exec.IntValue(int32(c.version)), "request_count": exec.BigintValue(c.requests.Load())}
 		if s.auth != nil {
 			if role := s.auth.RoleOf(c); role != "" {
-				row["username"] = textValue(role)
+				row["username"] = exec.TextValue(role)
 			}
 		}
 		if opts := c.options.Load(); opts != nil {
-			row["client_options"] = textMapValue(*opts)
+			row["client_options"] = exec.TextMapValue(*opts)
 			if v, ok := (*opts)["DRIVER_NAME"]; ok {
-				row["driver_name"] = textValue(v)
+				row["driver_name"] = exec.TextValue(v)
 			}
 			if v, ok := (*opts)["DRIVER_VERSION"]; ok {
-				row["driver_version"] = textValue(v)
+				row["driver_version"] = exec.TextValue(v)
 			}
 		}
 		tc, ssl := c.nc.(*tls.Conn)
-		row["ssl_enabled"] = boolValue(ssl)
+		row["ssl_enabled"] = exec.BoolValue(ssl)
 		if ssl {
 			st := tc.ConnectionState()
-			row["ssl_protocol"] = textValue(tls.VersionName(st.Version))
-			row["ssl_cipher_suite"] = textValue(tls.CipherSuiteName(st.CipherSuite))
+			row["ssl_protocol"] = exec.TextValue(tls.VersionName(st.Version))
+			row["ssl_cipher_suite"] = exec.TextValue(tls.CipherSuiteName(st.CipherSuite))
 		}
 		rows = append(rows, row)
 	}
@@ -92,7 +93,7 @@ func (s *Server) clientRows() []virtualRow {
 
 // settingRows answers system_views.settings: the gateway's settings, by
 // Cassandra's names where one means the same, with secrets redacted.
-func (s *Server) settingRows() []virtualRow {
+func (s *Server) settingRows() []exec.VirtualRow {
 	c := s.cfg
 	settings := map[string]string{
 		"native_transport_port":                        portOf(c.Listen),
@@ -115,7 +116,7 @@ func (s *Server) settingRows() []virtualRow {
 		"endpoint_snitch":                              "GossipingPropertyFileSnitch",
 		"dc":                                           c.Datacenter,
 		"rack":                                         c.Rack,
-		"partitioner":                                  partitioner,
+		"partitioner":                                  exec.Partitioner,
 	}
 	if c.Auth.Enabled {
 		settings["authenticator"], settings["authorizer"] = "PasswordAuthenticator", "CassandraAuthorizer"
@@ -125,9 +126,9 @@ func (s *Server) settingRows() []virtualRow {
 	for i, sh := range c.Shards {
 		settings[fmt.Sprintf("cqlpg_shard_%d", i)] = sharding.Redact(sh.URL)
 	}
-	var rows []virtualRow
+	var rows []exec.VirtualRow
 	for _, name := range slices.Sorted(maps.Keys(settings)) {
-		rows = append(rows, virtualRow{"name": textValue(name), "value": textValue(settings[name])})
+		rows = append(rows, exec.VirtualRow{"name": exec.TextValue(name), "value": exec.TextValue(settings[name])})
 	}
 	return rows
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 )
 
 // conn is one client connection. Its reader goroutine decodes frame
@@ -181,12 +182,12 @@ const maxIdleHandlers = 64
 
 // job is a request handed to a handler: its header and body, and, for an
 // EXECUTE the reader has bound already but cannot answer from the pools'
-// goroutines (async.go), its execution, which the handler runs as it is.
+// goroutines (exec/async.go), its execution, which the handler runs as it is.
 type job struct {
 	h    cqlwire.Header
 	body *[]byte
 	at   time.Time // arrival
-	e    *execution
+	e    *exec.Execution
 }
 
 // handleLoop handles a request, then waits for the connection's next one
@@ -263,37 +264,37 @@ func (c *conn) handle(j job) {
 			c.log.Error("request panicked", "opcode", cqlwire.OpNames[h.Opcode], "panic", r, "stack", string(debug.Stack()))
 			*resp = (*resp)[:0]
 			c.appendError(resp, c.version, h.Stream, fmt.Errorf("internal error: %v", r))
-			c.observe(h, kindNone, j.at, nil, nil)
+			c.observe(h, exec.KindNone, j.at, nil, nil)
 			c.send(resp)
 		}
 		cqlwire.PutBuffer(body)
 	}()
-	maybePanic(&c.srv.env.hooks, panicHandler, *body)
+	exec.MaybePanic(&c.srv.env.Hooks, exec.PanicHandler, *body)
 	if h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 {
 		plain, err := c.decompressBody(body)
 		if err != nil {
 			c.appendError(resp, c.version, h.Stream, err)
-			c.observe(h, kindNone, j.at, nil, nil)
+			c.observe(h, exec.KindNone, j.at, nil, nil)
 			c.send(resp)
 			return
 		}
 		body = plain
 	}
 	*resp = cqlwire.AppendHeader((*resp)[:0], c.version, h.Stream, cqlwire.OpResult)
-	var tr *traceSession
+	var tr *exec.TraceSession
 	if h.Flags&cqlwire.FlagTracing != 0 && traceable(h.Opcode) {
 		tr = c.beginTrace(h, *body)
 		(*resp)[1] |= cqlwire.FlagTracing
-		*resp = append(*resp, tr.id[:]...)
+		*resp = append(*resp, tr.Id[:]...)
 	}
 	var (
 		err  error
-		kind stmtKind
-		st   *statement // when known before the request runs
+		kind exec.Kind
+		st   *exec.Statement // when known before the request runs
 	)
 	if j.e != nil {
-		st = j.e.st
-		kind = st.kind
+		st = j.e.St
+		kind = st.Kind
 		err = c.runBound(j.e, resp)
 	} else {
 		kind, err = c.dispatch(h, j.at, *body, resp)
@@ -461,21 +462,22 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// The session an execution sees (exec_env.go).
+// The session an execution sees (package exec).
 
 func (c *conn) ProtocolVersion() byte       { return c.version }
+func (c *conn) Keyspace() string            { return *c.keyspace.Load() }
 func (c *conn) SetKeyspace(keyspace string) { c.keyspace.Store(&keyspace) }
 func (c *conn) LocalAddr() net.Addr         { return c.nc.LocalAddr() }
 func (c *conn) Logger() *slog.Logger        { return c.log }
 
 // Answer sends the answer of a request started on the reader, its RESULT
 // frame resp or err, and ends the request.
-func (c *conn) Answer(stream int16, resp *[]byte, err error, st *statement, at time.Time) {
+func (c *conn) Answer(stream int16, resp *[]byte, err error, st *exec.Statement, at time.Time) {
 	if err != nil {
 		resp = cqlwire.GetBuffer(0)
 		c.appendError(resp, c.version, stream, err)
 	}
-	c.observe(cqlwire.Header{Opcode: cqlwire.OpExecute}, st.kind, at, st, nil)
+	c.observe(cqlwire.Header{Opcode: cqlwire.OpExecute}, st.Kind, at, st, nil)
 	c.sendAsync(resp) // and releases the request's place (limits.go)
 	c.inflight.Done()
 }

@@ -75,13 +75,13 @@ func decodeRequest(version, flags, opcode byte, body []byte) error {
 			return err
 		}
 		return checkParams(&q, body)
-	case cqlwire.OpPrepare: // as handlePrepare
+	case cqlwire.OpPrepare: // as exec.Env.PrepareMessage
 		d.LongString()
-		if version >= 5 && d.Int()&prepareWithKeyspace != 0 {
+		if version >= 5 && d.Int()&0x01 != 0 /* with keyspace */ {
 			d.StringBytes()
 		}
 		return cqlwire.DecodeError(&d, "PREPARE")
-	case cqlwire.OpExecute: // as handleExecute and executeAsync
+	case cqlwire.OpExecute: // as exec.Env.BindExecute
 		d.ShortBytes()
 		if version >= 5 {
 			d.ShortBytes()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -32,11 +33,11 @@ func (c *conn) errorMessage(err error) message.Error {
 		shardConfig *sharding.ConfigError
 		exists      *translate.AlreadyExistsError
 		unauth      *translate.UnauthorizedError
-		unprepared  *unpreparedError
+		unprepared  *exec.UnpreparedError
 		protocol    *cqlwire.ProtocolError
 		unavailable *sharding.UnavailableError
-		writeTO     *writeTimeoutError
-		readTO      *readTimeoutError
+		writeTO     *exec.WriteTimeoutError
+		readTO      *exec.ReadTimeoutError
 		funcFailure *cqlfunc.FunctionFailureError
 		authFailure *auth.Error
 		pgErr       *pgconn.PgError
@@ -62,7 +63,7 @@ func (c *conn) errorMessage(err error) message.Error {
 	case errors.As(err, &unauth):
 		return &message.Unauthorized{ErrorMessage: unauth.Msg}
 	case errors.As(err, &unprepared):
-		return &message.Unprepared{ErrorMessage: unprepared.Error(), Id: unprepared.id}
+		return &message.Unprepared{ErrorMessage: unprepared.Error(), Id: unprepared.Id}
 	case errors.As(err, &protocol):
 		return &message.ProtocolError{ErrorMessage: protocol.Msg}
 	case errors.As(err, &unavailable):
@@ -70,11 +71,11 @@ func (c *conn) errorMessage(err error) message.Error {
 			Consistency: primitive.ConsistencyLevel(unavailable.Consistency),
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
 	case errors.As(err, &writeTO):
-		return &message.WriteTimeout{ErrorMessage: writeTO.Error(), Consistency: primitive.ConsistencyLevel(writeTO.consistency),
-			Received: int32(writeTO.received), BlockFor: int32(writeTO.blockFor), WriteType: writeTO.writeType}
+		return &message.WriteTimeout{ErrorMessage: writeTO.Error(), Consistency: primitive.ConsistencyLevel(writeTO.Consistency),
+			Received: int32(writeTO.Received), BlockFor: int32(writeTO.BlockFor), WriteType: writeTO.WriteType}
 	case errors.As(err, &readTO):
-		return &message.ReadTimeout{ErrorMessage: readTO.Error(), Consistency: primitive.ConsistencyLevel(readTO.consistency),
-			Received: int32(readTO.received), BlockFor: int32(readTO.blockFor), DataPresent: readTO.dataPresent}
+		return &message.ReadTimeout{ErrorMessage: readTO.Error(), Consistency: primitive.ConsistencyLevel(readTO.Consistency),
+			Received: int32(readTO.Received), BlockFor: int32(readTO.BlockFor), DataPresent: readTO.DataPresent}
 	case errors.As(err, &funcFailure):
 		return &message.FunctionFailure{ErrorMessage: funcFailure.Msg, Keyspace: funcFailure.Keyspace,
 			Function: funcFailure.Function, Arguments: funcFailure.ArgTypes}

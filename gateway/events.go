@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -22,7 +23,7 @@ import (
 // and go and when another one changes the schema.
 func (s *Server) startGateways(ctx context.Context) {
 	s.gateways = cluster.StartRegistry(ctx, s.cluster, s.cfg.Gateways, cluster.Self{HostID: s.hostID,
-		Datacenter: s.cfg.Datacenter, Rack: s.cfg.Rack, Release: releaseVersion, Started: s.started,
+		Datacenter: s.cfg.Datacenter, Rack: s.cfg.Rack, Release: exec.ReleaseVersion, Started: s.started,
 		Listen: s.listener.Addr()}, s.log, cluster.RegistryHooks{Event: s.broadcastGatewayEvent, SchemaChanged: s.followSchema})
 }
 

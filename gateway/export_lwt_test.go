@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -16,5 +17,5 @@ func (s *Server) PartitionReplicas(keyspace, table string, partition ...[]byte) 
 		return nil, 0, fmt.Errorf("no table %s.%s", keyspace, table)
 	}
 	placement := s.cluster.Topology().Placement(schema.Keyspace(keyspace).Replication)
-	return placement.Replicas(sharding.KeyToken(partition)), lockKey(t, partition), nil
+	return placement.Replicas(sharding.KeyToken(partition)), exec.LockKey(t, partition), nil
 }

@@ -12,20 +12,20 @@ import (
 // as if it died halfway through them; nil restores normal batches.
 func (s *Server) DropBatchParts(drop func(shard int) bool) {
 	if drop == nil {
-		s.env.hooks.dropBatchPart.Store(nil)
+		s.env.Hooks.DropBatchPart.Store(nil)
 		return
 	}
-	s.env.hooks.dropBatchPart.Store(&drop)
+	s.env.Hooks.DropBatchPart.Store(&drop)
 }
 
 // BatchlogWrites returns how many batches the gateway wrote to the batch
 // log.
-func (s *Server) BatchlogWrites() int { return counterValue(s.env.metrics.batchlogWrites) }
+func (s *Server) BatchlogWrites() int { return counterValue(s.env.Metrics.BatchlogWrites) }
 
 // BatchlogReplays returns how many batch log records the gateway replayed
 // with a result (applied or dropped).
 func (s *Server) BatchlogReplays(result string) int {
-	return counterValue(s.env.metrics.batchlogReplays.WithLabelValues(result))
+	return counterValue(s.env.Metrics.BatchlogReplays.WithLabelValues(result))
 }
 
 func counterValue(c prometheus.Counter) int {
@@ -37,20 +37,20 @@ func counterValue(c prometheus.Counter) int {
 }
 
 // HintsWritten returns how many hints the gateway stored.
-func (s *Server) HintsWritten() int { return counterValue(s.env.metrics.hintsWritten) }
+func (s *Server) HintsWritten() int { return counterValue(s.env.Metrics.HintsWritten) }
 
 // ReadRepairs returns how many reads found their replicas disagreeing.
-func (s *Server) ReadRepairs() int { return counterValue(s.env.metrics.readRepairs) }
+func (s *Server) ReadRepairs() int { return counterValue(s.env.Metrics.ReadRepairs) }
 
 // PanicAt makes requests panic at a point of their path ("handler",
 // "reader" or "completion") when panics returns true for the point and
 // the request's text; nil restores normal requests.
 func (s *Server) PanicAt(panics func(point, text string) bool) {
 	if panics == nil {
-		s.env.hooks.panicAt.Store(nil)
+		s.env.Hooks.PanicAt.Store(nil)
 		return
 	}
-	s.env.hooks.panicAt.Store(&panics)
+	s.env.Hooks.PanicAt.Store(&panics)
 }
 
 // RaceEnabled tells the package's external tests that the race detector

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 )
 
 // handleOptions answers SUPPORTED: the CQL version, the compression
@@ -12,7 +13,7 @@ import (
 func (c *conn) handleOptions(resp *[]byte) error {
 	(*resp)[4] = cqlwire.OpSupported
 	options := map[string][]string{
-		"CQL_VERSION":       {cqlVersion},
+		"CQL_VERSION":       {exec.CqlVersion},
 		"COMPRESSION":       cqlwire.CompressionNames,
 		"PROTOCOL_VERSIONS": strings.Split(cqlwire.SupportedVersions, ", "),
 	}

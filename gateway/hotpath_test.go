@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
@@ -142,14 +143,14 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	}
 	s.cluster = cluster.NewStatic(s.log, sharding.NewTopology(ring, shards), pgschema.NewSchema([16]byte{1},
 		map[string]*pgschema.Keyspace{"rf1": keyspace("rf1", 1), "rf3": keyspace("rf3", 3)}))
-	s.env.cluster = s.cluster
+	s.env.Cluster = s.cluster
 	return s
 }
 
 // prepare plans query as PREPARE does and returns its statement.
-func (h *hotServer) prepare(tb testing.TB, query string) *statement {
+func (h *hotServer) prepare(tb testing.TB, query string) *exec.Statement {
 	tb.Helper()
-	st, err := h.s.env.prepare("", []byte(query))
+	st, err := h.s.env.Prepare("", []byte(query))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -231,8 +232,8 @@ func TestHotPath(t *testing.T) {
 	h := newHotServer(t)
 	h.shards.keep = true
 	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
-	resp := h.roundTrip(executeFrame(sel.id, one))
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
+	resp := h.roundTrip(executeFrame(sel.Id, one))
 	want := cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpResult)
 	want = cqlwire.AppendInt(want, cqlwire.ResultRows)
 	want = cqlwire.AppendInt(cqlwire.AppendInt(want, cqlwire.RowsNoMetadata), 1) // flags, one column
@@ -250,7 +251,7 @@ func TestHotPath(t *testing.T) {
 	for _, ks := range []string{"rf1", "rf3"} {
 		ins := h.prepare(t, "INSERT INTO "+ks+".t (k, v) VALUES (?, ?)")
 		before := h.shards.ops
-		resp := h.roundTrip(executeFrame(ins.id, one, value))
+		resp := h.roundTrip(executeFrame(ins.Id, one, value))
 		want := cqlwire.AppendInt(cqlwire.AppendHeader(nil, 4, 7, cqlwire.OpResult), cqlwire.ResultVoid)
 		cqlwire.FinishFrame(want)
 		if string(*resp) != string(want) {
@@ -281,16 +282,16 @@ func hasArg(args [][]byte, v []byte) bool {
 func BenchmarkHotPath(b *testing.B) {
 	h := newHotServer(b)
 	sel := h.prepare(b, "SELECT v FROM rf1.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
 	for _, bc := range []struct {
 		name  string
 		frame []byte
 	}{
-		{"select", executeFrame(sel.id, one)},
-		{"insert-rf1", executeFrame(h.prepare(b, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").id, one, value)},
-		{"insert-rf3", executeFrame(h.prepare(b, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").id, one, value)},
+		{"select", executeFrame(sel.Id, one)},
+		{"insert-rf1", executeFrame(h.prepare(b, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").Id, one, value)},
+		{"insert-rf3", executeFrame(h.prepare(b, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").Id, one, value)},
 		// Two replicas to ask: bound by the reader, run by a handler.
-		{"select-rf3-quorum", atLevel(executeFrame(h.prepare(b, "SELECT v FROM rf3.t WHERE k = ?").id, one), sharding.Quorum)},
+		{"select-rf3-quorum", atLevel(executeFrame(h.prepare(b, "SELECT v FROM rf3.t WHERE k = ?").Id, one), sharding.Quorum)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -307,14 +308,14 @@ func BenchmarkQueryUncached(b *testing.B) {
 	h := newHotServer(b)
 	q := "SELECT v FROM rf1.t WHERE k = 1"
 	st := h.prepare(b, q)
-	h.shards.rows = [][][]byte{cannedRow(st.plan.(*translate.Select))}
+	h.shards.rows = [][][]byte{cannedRow(st.Plan.(*translate.Select))}
 	frame := queryFrame(q)
 	b.ReportAllocs()
 	for b.Loop() {
-		h.s.env.cache.mu.Lock()
-		clear(h.s.env.cache.byID)
-		clear(h.s.env.cache.byText)
-		h.s.env.cache.mu.Unlock()
+		h.s.env.Cache.Mu.Lock()
+		clear(h.s.env.Cache.ByID)
+		clear(h.s.env.Cache.ByText)
+		h.s.env.Cache.Mu.Unlock()
 		cqlwire.PutBuffer(h.roundTrip(frame))
 	}
 }
@@ -326,10 +327,10 @@ func TestHotPathLateOps(t *testing.T) {
 	h := newHotServer(t)
 	h.s.cfg.ReadTimeout, h.s.cfg.WriteTimeout = 20*time.Millisecond, 20*time.Millisecond
 	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
-	row := cannedRow(sel.plan.(*translate.Select))
+	row := cannedRow(sel.Plan.(*translate.Select))
 	h.shards.rows = [][][]byte{row}
 	ins := h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)")
-	selFrame, insFrame := executeFrame(sel.id, one), executeFrame(ins.id, one, value)
+	selFrame, insFrame := executeFrame(sel.Id, one), executeFrame(ins.Id, one, value)
 
 	late := make(chan *sharding.Op, 16)
 	h.shards.mu.Lock()
@@ -406,7 +407,7 @@ func TestHotPathLateOps(t *testing.T) {
 func TestHotPathReplicaFails(t *testing.T) {
 	h := newHotServer(t)
 	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
 	ins := h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)")
 	// A partition whose first replica is shard 0, which fails.
 	var key []byte
@@ -419,7 +420,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 		}
 	}
 	h.shards.failing = map[int]bool{0: true}
-	past := *h.roundTrip(executeFrame(sel.id, key))
+	past := *h.roundTrip(executeFrame(sel.Id, key))
 	if past[4] != cqlwire.OpResult {
 		t.Fatalf("read past a failed replica: opcode %#x, want RESULT", past[4])
 	}
@@ -427,14 +428,14 @@ func TestHotPathReplicaFails(t *testing.T) {
 		t.Errorf("read sent ops to shards %v, want one to the failed replica and one more", h.shards.perShard)
 	}
 	h.shards.failing = nil
-	if healthy := *h.roundTrip(executeFrame(sel.id, key)); string(past) != string(healthy) {
+	if healthy := *h.roundTrip(executeFrame(sel.Id, key)); string(past) != string(healthy) {
 		t.Errorf("read past a failed replica answered %x, want %x as when every replica is up", past, healthy)
 	}
 
 	h.shards.failing = map[int]bool{0: true}
 	h.shards.perShard = [3]int{}
 	hints := h.s.HintsWritten()
-	if resp := h.roundTrip(executeFrame(ins.id, key, value)); (*resp)[4] != cqlwire.OpResult {
+	if resp := h.roundTrip(executeFrame(ins.Id, key, value)); (*resp)[4] != cqlwire.OpResult {
 		t.Fatalf("write at ONE with one replica failing: opcode %#x, want RESULT", (*resp)[4])
 	}
 	if got := h.s.HintsWritten() - hints; got != 1 {
@@ -449,66 +450,6 @@ func TestHotPathReplicaFails(t *testing.T) {
 	}
 }
 
-// TestExecutionRelease checks when an execution returns to the pool:
-// once its last holder lets go, and never after an op was abandoned.
-func TestExecutionRelease(t *testing.T) {
-	e := new(execution)
-	e.refs.Store(1)
-	e.hold()
-	e.release()
-	if e.refs.Load() != 1 {
-		t.Fatalf("refs %d after a holder let go, want 1", e.refs.Load())
-	}
-	e.abandon()
-	e.release()
-	if e.refs.Load() != 1 {
-		t.Fatalf("refs %d after the request let go of an abandoned execution, want 1 (never 0)", e.refs.Load())
-	}
-}
-
-// TestDeadlineLists checks that the clock holds only the asynchronous
-// requests still in flight: one answered leaves its list at once, and
-// one not answered in time is answered with its timeout and leaves too.
-func TestDeadlineLists(t *testing.T) {
-	h := newHotServer(t)
-	h.s.cfg.ReadTimeout = 20 * time.Millisecond
-	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
-	waiting := func() int {
-		deadlines.mu.Lock()
-		defer deadlines.mu.Unlock()
-		return deadlines.waiting
-	}
-	for range 100 {
-		cqlwire.PutBuffer(h.roundTrip(executeFrame(sel.id, one)))
-	}
-	if n := waiting(); n != 0 {
-		t.Fatalf("%d requests wait on the clock after all were answered, want 0", n)
-	}
-
-	late := make(chan *sharding.Op, 3)
-	h.shards.mu.Lock()
-	h.shards.late = late
-	h.shards.mu.Unlock()
-	start := time.Now()
-	for range 3 {
-		resp := h.roundTrip(executeFrame(sel.id, one))
-		if (*resp)[4] != cqlwire.OpError || binary.BigEndian.Uint32((*resp)[9:]) != 0x1200 {
-			t.Fatalf("request on a shard that does not answer: %x, want a read timeout", *resp)
-		}
-		cqlwire.PutBuffer(resp)
-	}
-	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout {
-		t.Errorf("three read timeouts of %v came after %v", h.s.cfg.ReadTimeout, d)
-	}
-	if n := waiting(); n != 0 {
-		t.Errorf("%d requests wait on the clock after their timeouts, want 0", n)
-	}
-	for range 3 {
-		(<-late).Finish(nil)
-	}
-}
-
 // TestHotPathBoundHandoff checks an EXECUTE the reader binds but cannot
 // answer from the pools' goroutines (a QUORUM read of three replicas):
 // the handler runs the execution it was handed and answers as for a
@@ -516,9 +457,9 @@ func TestDeadlineLists(t *testing.T) {
 func TestHotPathBoundHandoff(t *testing.T) {
 	h := newHotServer(t)
 	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.plan.(*translate.Select))}
-	atOne := *h.roundTrip(executeFrame(sel.id, one))
-	quorum := atLevel(executeFrame(sel.id, one), sharding.Quorum)
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
+	atOne := *h.roundTrip(executeFrame(sel.Id, one))
+	quorum := atLevel(executeFrame(sel.Id, one), sharding.Quorum)
 	executes := func() int { return counterValue(h.s.metrics.byOpcode[cqlwire.OpExecute]) }
 	before, ops := executes(), h.shards.ops
 	if got := *h.roundTrip(quorum); string(got) != string(atOne) {
@@ -539,7 +480,7 @@ func TestHotPathBoundHandoff(t *testing.T) {
 func TestHotPathHandoffKeysOnce(t *testing.T) {
 	h := newHotServer(t)
 	sel := h.prepare(t, "SELECT v FROM rf3.t WHERE k = ?")
-	frame := atLevel(executeFrame(sel.id, one), sharding.Quorum)
+	frame := atLevel(executeFrame(sel.Id, one), sharding.Quorum)
 	hdr := cqlwire.ParseHeader(frame)
 	body := cqlwire.GetBuffer(int(hdr.Length))
 	copy(*body, frame[cqlwire.HeaderSize:])
@@ -550,21 +491,60 @@ func TestHotPathHandoffKeysOnce(t *testing.T) {
 	}
 	e := j.e
 	defer func() {
-		e.release()
+		e.Release()
 		h.c.inflight.Done()
 	}()
-	p := sel.plan.(*translate.Select)
-	keyed := e.keys[0]
+	p := sel.Plan.(*translate.Select)
+	keyed := e.Keys[0]
 	if len(keyed) != 1 || string(keyed[0]) != string(one) {
 		t.Fatalf("the reader keyed %x, want [%x]", keyed, one)
 	}
 	// The bound value now says 2: keying again would read it.
-	e.query.Values[0] = []byte{0, 0, 0, 2}
-	keys, ok, err := e.singleKey(p.Keys)
+	e.Query.Values[0] = []byte{0, 0, 0, 2}
+	keys, ok, err := e.SingleKey(p.Keys)
 	if err != nil || !ok || len(keys) != 1 || string(keys[0][0]) != string(one) {
 		t.Errorf("the handler's key: %x %v %v, want the reader's [%x]", keys, ok, err, one)
 	}
-	if _, ok, _ := e.singleKey(p.Keys); ok {
+	if _, ok, _ := e.SingleKey(p.Keys); ok {
 		t.Error("a second keying on the execution took the handed-over key again")
+	}
+}
+
+// TestDeadlineLists checks that the clock holds only the asynchronous
+// requests still in flight: one answered leaves its list at once, and
+// one not answered in time is answered with its timeout and leaves too.
+func TestDeadlineLists(t *testing.T) {
+	h := newHotServer(t)
+	h.s.cfg.ReadTimeout = 20 * time.Millisecond
+	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
+	waiting := exec.Waiting
+	for range 100 {
+		cqlwire.PutBuffer(h.roundTrip(executeFrame(sel.Id, one)))
+	}
+	if n := waiting(); n != 0 {
+		t.Fatalf("%d requests wait on the clock after all were answered, want 0", n)
+	}
+
+	late := make(chan *sharding.Op, 3)
+	h.shards.mu.Lock()
+	h.shards.late = late
+	h.shards.mu.Unlock()
+	start := time.Now()
+	for range 3 {
+		resp := h.roundTrip(executeFrame(sel.Id, one))
+		if (*resp)[4] != cqlwire.OpError || binary.BigEndian.Uint32((*resp)[9:]) != 0x1200 {
+			t.Fatalf("request on a shard that does not answer: %x, want a read timeout", *resp)
+		}
+		cqlwire.PutBuffer(resp)
+	}
+	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout {
+		t.Errorf("three read timeouts of %v came after %v", h.s.cfg.ReadTimeout, d)
+	}
+	if n := waiting(); n != 0 {
+		t.Errorf("%d requests wait on the clock after their timeouts, want 0", n)
+	}
+	for range 3 {
+		(<-late).Finish(nil)
 	}
 }

@@ -28,10 +28,11 @@ var layers = map[string]int{
 	"gateway/repair":           4,
 	"gateway/webui":            4,
 	"gateway/auth":             5,
-	"gateway":                  6,
-	"cmd/cqlpg/internal/bulk":  6,
-	"cmd/cqlpg/internal/shell": 6,
-	"cmd/cqlpg":                7,
+	"gateway/exec":             6,
+	"gateway":                  7,
+	"cmd/cqlpg/internal/bulk":  7,
+	"cmd/cqlpg/internal/shell": 7,
+	"cmd/cqlpg":                8,
 }
 
 // onlyFrom names packages only some others may import: localpg starts

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -30,7 +31,7 @@ type metrics struct {
 	sweep sweepMetrics
 	// latency times requests by the kind of statement they run (observe.go),
 	// read into histograms when scraped: observing is two atomic additions.
-	latency [numKinds]sharding.Latency
+	latency [exec.NumKinds]sharding.Latency
 	// slow is the slow-request log's threshold, the longest duration
 	// when the log is off, so that a request pays one comparison.
 	slow time.Duration
@@ -62,7 +63,7 @@ func newMetrics(s *Server) *metrics {
 		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
-			Help: "Statements in the plan cache."}, func() float64 { return float64(s.env.cache.len()) }),
+			Help: "Statements in the plan cache."}, func() float64 { return float64(s.env.Cache.Len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_schema_unloadable_objects",
 			Help: "Catalog objects (keyspaces, types, tables) the last schema load left out; the log and /readyz name them."},
 			func() float64 {
@@ -73,7 +74,7 @@ func newMetrics(s *Server) *metrics {
 				return float64(len(c.Schema().Unloadable()))
 			}))
 	m.sweep = newSweepMetrics(m.registry)
-	s.env.metrics = newExecMetrics(m.registry)
+	s.env.Metrics = exec.NewMetrics(m.registry)
 	for op, name := range cqlwire.OpNames {
 		m.byOpcode[op] = m.requests.WithLabelValues(name)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/sharding"
 )
@@ -71,7 +72,7 @@ func (c requestCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c requestCollector) Collect(ch chan<- prometheus.Metric) {
-	for k := range numKinds {
+	for k := range exec.NumKinds {
 		s := c.m.latency[k].Snapshot()
 		ch <- histogram(descRequestSeconds, s, k.String())
 		ch <- prometheus.MustNewConstMetric(descStatements, prometheus.CounterValue, float64(s.Count()), k.String())

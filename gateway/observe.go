@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
 )
@@ -22,7 +23,7 @@ import (
 // by kind and, past the slow-request threshold, a log line. st is the
 // statement it ran when known; otherwise the log recovers the text from
 // body, the request's body, decompressed.
-func (c *conn) observe(h cqlwire.Header, kind stmtKind, at time.Time, st *statement, body []byte) {
+func (c *conn) observe(h cqlwire.Header, kind exec.Kind, at time.Time, st *exec.Statement, body []byte) {
 	d := time.Since(at)
 	m := c.srv.metrics
 	m.latency[kind].Observe(d)
@@ -33,11 +34,11 @@ func (c *conn) observe(h cqlwire.Header, kind stmtKind, at time.Time, st *statem
 
 // logSlow logs a slow request: its opcode, kind, keyspace and CQL text,
 // never its values; the connection's logger adds the client's address.
-func (c *conn) logSlow(h cqlwire.Header, kind stmtKind, d time.Duration, st *statement, body []byte) {
+func (c *conn) logSlow(h cqlwire.Header, kind exec.Kind, d time.Duration, st *exec.Statement, body []byte) {
 	keyspace, text := *c.keyspace.Load(), ""
 	switch {
 	case st != nil:
-		keyspace, text = stmtKeyspace(st), st.query
+		keyspace, text = stmtKeyspace(st), st.Query
 	case body != nil:
 		dec := cqlwire.Decoder{B: body}
 		if h.Flags&cqlwire.FlagCustomPayload != 0 {
@@ -51,14 +52,14 @@ func (c *conn) logSlow(h cqlwire.Header, kind stmtKind, d time.Duration, st *sta
 
 // stmtKeyspace returns the keyspace a statement runs in: its table's, or
 // the one it was prepared in.
-func stmtKeyspace(st *statement) string {
-	switch p := st.plan.(type) {
+func stmtKeyspace(st *exec.Statement) string {
+	switch p := st.Plan.(type) {
 	case *translate.Select:
 		return p.Table.Keyspace
 	case *translate.Write:
 		return p.Table.Keyspace
 	}
-	return st.keyspace
+	return st.Keyspace
 }
 
 // maxSlowText bounds the CQL text a slow batch logs.
@@ -71,8 +72,8 @@ const maxSlowText = 4096
 func (c *conn) requestText(op byte, d *cqlwire.Decoder) (keyspace, text string) {
 	keyspace = *c.keyspace.Load()
 	named := func(id []byte) string {
-		if st := c.srv.env.cache.find(id); st != nil {
-			return st.query
+		if st := c.srv.env.Cache.Find(id); st != nil {
+			return st.Query
 		}
 		return "prepared statement " + hex.EncodeToString(id)
 	}
@@ -82,14 +83,14 @@ func (c *conn) requestText(op byte, d *cqlwire.Decoder) (keyspace, text string) 
 		if op == cqlwire.OpQuery {
 			var q cqlwire.QueryParams
 			d.QueryParams(&q, c.version)
-			keyspace = c.keyspaceFor(q.Keyspace)
+			keyspace = exec.KeyspaceFor(c, q.Keyspace)
 		}
 	case cqlwire.OpExecute:
 		text = named(d.ShortBytes())
 	case cqlwire.OpBatch:
 		var b cqlwire.BatchParams
 		d.Batch(&b, c.version)
-		keyspace = c.keyspaceFor(b.Keyspace)
+		keyspace = exec.KeyspaceFor(c, b.Keyspace)
 		var sb strings.Builder
 		for i, it := range b.Items {
 			if i > 0 {
@@ -129,28 +130,28 @@ var traceRequests = map[byte]string{
 }
 
 // beginTrace starts the trace session of a request.
-func (c *conn) beginTrace(h cqlwire.Header, body []byte) *traceSession {
+func (c *conn) beginTrace(h cqlwire.Header, body []byte) *exec.TraceSession {
 	now := time.Now()
-	tr := &traceSession{id: newTimeUUID(now), request: traceRequests[h.Opcode], started: now,
-		client: addrIP(c.nc.RemoteAddr()), coordinator: addrIP(c.nc.LocalAddr()),
-		parameters: c.traceParameters(h, body)}
+	tr := &exec.TraceSession{Id: exec.NewTimeUUID(now), Request: traceRequests[h.Opcode], Started: now,
+		Client: exec.AddrIP(c.nc.RemoteAddr()), Coordinator: exec.AddrIP(c.nc.LocalAddr()),
+		Parameters: c.traceParameters(h, body)}
 	if a, ok := c.nc.LocalAddr().(*net.TCPAddr); ok {
-		tr.port = int32(a.Port)
+		tr.Port = int32(a.Port)
 	}
-	tr.event(now, "Request received")
+	tr.Event(now, "Request received")
 	return tr
 }
 
 // endTrace records how a traced request ended and keeps its session.
-func (c *conn) endTrace(tr *traceSession, err error) {
+func (c *conn) endTrace(tr *exec.TraceSession, err error) {
 	now := time.Now()
 	if err != nil {
-		tr.event(now, "Request failed")
+		tr.Event(now, "Request failed")
 	} else {
-		tr.event(now, "Request complete")
+		tr.Event(now, "Request complete")
 	}
-	tr.duration = now.Sub(tr.started)
-	c.srv.env.traces.add(tr)
+	tr.Duration = now.Sub(tr.Started)
+	c.srv.env.Traces.Add(tr)
 }
 
 // traceParameters decodes what a session row shows of a request: the
@@ -176,8 +177,8 @@ func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string 
 			d.ShortBytes()
 		}
 		d.QueryParams(&q, c.version)
-		if st := c.srv.env.cache.find(id); st != nil {
-			params["query"] = st.query
+		if st := c.srv.env.Cache.Find(id); st != nil {
+			params["query"] = st.Query
 		}
 	case cqlwire.OpBatch:
 		var b cqlwire.BatchParams

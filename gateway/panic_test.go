@@ -129,7 +129,7 @@ func TestPanicRecovered(t *testing.T) {
 	if n := strings.Count(out, "request panicked"); n < 4*rounds {
 		t.Errorf("%d panics logged, want at least %d", n, 4*rounds)
 	}
-	if !strings.Contains(out, "stack=") || !strings.Contains(out, "gateway.maybePanic") {
+	if !strings.Contains(out, "stack=") || !strings.Contains(out, "exec.MaybePanic") {
 		t.Errorf("the panics were logged without their stack:\n%.2000s", out)
 	}
 	t.Logf("%d requests succeeded beside %d that panicked", ok.Load(), 4*rounds)

@@ -17,6 +17,7 @@ import (
 	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -93,11 +94,12 @@ type Config struct {
 }
 
 // execConfig is what executions need of the configuration.
-func (c *Config) execConfig() execConfig {
-	return execConfig{ClusterName: c.ClusterName, Datacenter: c.Datacenter, Rack: c.Rack,
+func (c *Config) execConfig() exec.Config {
+	return exec.Config{ClusterName: c.ClusterName, Datacenter: c.Datacenter, Rack: c.Rack,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
 		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
-		BatchlogTimeout: c.BatchlogTimeout, BatchlogInterval: c.BatchlogInterval}
+		BatchlogTimeout: c.BatchlogTimeout, BatchlogInterval: c.BatchlogInterval,
+		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail}
 }
 
 // clusterConfig is what the cluster needs of the configuration.
@@ -208,9 +210,9 @@ type Server struct {
 	// auth logs clients in and authorizes their statements; nil when
 	// authentication is off.
 	auth *auth.Authenticator
-	// env is what executions see of the server (exec_env.go): it holds
+	// env is what executions see of the server (package exec): it holds
 	// the statement cache, the trace sessions and the test hooks.
-	env env
+	env exec.Env
 }
 
 // AuthConfig turns on authentication and authorization (auth.Config).
@@ -231,7 +233,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeHTTP()
 		return nil, err
 	}
-	s.env.cluster = s.cluster
+	s.env.Cluster = s.cluster
 	s.metrics.cluster.Store(s.cluster)
 	for _, sh := range s.cluster.Topology().Shards {
 		s.metrics.shardUp.WithLabelValues(sh.Info.Name).Set(1)
@@ -243,7 +245,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.env.auth = s.auth
+	s.env.Auth = s.auth
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.Close()
 		s.closeHTTP()
@@ -257,8 +259,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	replayCtx, stop := context.WithCancel(context.Background())
 	s.stopReplay, s.replayDone = stop, make(chan struct{})
 	var replayers sync.WaitGroup
-	replayers.Go(func() { s.env.replayBatchlog(replayCtx) })
-	replayers.Go(func() { s.env.replayHints(replayCtx) })
+	replayers.Go(func() { s.env.ReplayBatchlog(replayCtx) })
+	replayers.Go(func() { s.env.ReplayHints(replayCtx) })
 	go func() {
 		replayers.Wait()
 		close(s.replayDone)
@@ -271,10 +273,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // its shards.
 func newServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.Log, conns: map[*conn]struct{}{}, started: time.Now()}
-	s.env = env{cfg: cfg.execConfig(), log: s.log, cache: newStmtCache(), shardUp: make(chan struct{}, 1),
-		started: s.started, gateways: func() *cluster.Registry { return s.gateways },
-		hostID: func() [16]byte { return s.hostID }, broadcastSchemaChange: s.broadcastSchemaChange,
-		clientRows: s.clientRows, settingRows: s.settingRows}
+	s.env = exec.Env{Config: cfg.execConfig(), Log: s.log, Cache: exec.NewCache(), ShardUp: make(chan struct{}, 1),
+		Started: s.started, Gateways: func() *cluster.Registry { return s.gateways },
+		HostID: func() [16]byte { return s.hostID }, BroadcastSchemaChange: s.broadcastSchemaChange,
+		ClientRows: s.clientRows, SettingRows: s.settingRows}
 	s.metrics = newMetrics(s)
 	s.ui = webui.New(uiBackend{s}, s.log)
 	return s
@@ -287,7 +289,7 @@ func (s *Server) shardChanged(name string, up bool) {
 	if up {
 		v = 1
 		select {
-		case s.env.shardUp <- struct{}{}:
+		case s.env.ShardUp <- struct{}{}:
 		default:
 		}
 	}

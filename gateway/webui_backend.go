@@ -1,20 +1,18 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
-	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/webui"
 	"github.com/cqlpg/cqlpg/pgschema"
-	"github.com/cqlpg/cqlpg/sharding"
-	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
@@ -40,8 +38,13 @@ func (b uiBackend) Login(w http.ResponseWriter, r *http.Request) (string, bool) 
 	return b.s.uiLogin(w, r)
 }
 
-func (b uiBackend) ReplicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) (*message.RowsResult, error) {
-	return b.s.replicaRows(ctx, role, cql, key, shard)
+func (b uiBackend) ReplicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) ([][][]byte, error) {
+	sess := &uiSession{log: b.s.log}
+	if a := b.s.auth; a != nil {
+		a.Attach(sess, role)
+		defer a.Forget(sess)
+	}
+	return b.s.env.ReadReplica(ctx, sess, cql, key, shard)
 }
 
 // uiLogin checks the client's credentials when authentication is on, by
@@ -76,51 +79,15 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) (string, bool) 
 	return user, true
 }
 
-// replicaRows runs a read on one replica only, as role, through the
-// gateway's own path: the statement is planned and cached as a client's
-// would be, the role must be allowed to run it, and rows come back as a
-// client would see them. cql must read a single partition, whose key
-// values are key.
-func (s *Server) replicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) (*message.RowsResult, error) {
-	c := &conn{srv: s, log: s.log, version: byte(primitive.ProtocolVersion4)}
-	ks := ""
-	c.keyspace.Store(&ks)
-	if s.auth != nil {
-		s.auth.Attach(c, role)
-		defer s.auth.Forget(c)
-	}
-	st, err := s.env.prepare("", []byte(cql))
-	if err != nil {
-		return nil, err
-	}
-	q := &cqlwire.QueryParams{Consistency: uint16(sharding.One), Values: key}
-	e, err := s.env.newExecution(c, time.Now(), st, q, fromQuery)
-	if err != nil {
-		return nil, err
-	}
-	defer e.release()
-	e.pinned = []int{shard}
-	var resp []byte
-	if err := e.run(ctx, st, &resp); err != nil {
-		return nil, err
-	}
-	msg, err := resultCodec.Decode(bytes.NewReader(resp), primitive.ProtocolVersion4)
-	if err != nil {
-		return nil, err
-	}
-	rows, ok := msg.(*message.RowsResult)
-	if !ok {
-		return nil, errors.New("the read returned no rows result")
-	}
-	return rows, nil
-}
+// uiSession is the session of the web view's reads, which act for the
+// role logged in to the view.
+type uiSession struct{ log *slog.Logger }
 
-// resultCodec decodes RESULT bodies.
-var resultCodec = func() message.Codec {
-	for _, c := range message.DefaultMessageCodecs {
-		if c.GetOpCode() == primitive.OpCodeResult {
-			return c
-		}
-	}
-	panic("no RESULT codec")
-}()
+func (u *uiSession) ProtocolVersion() byte { return byte(primitive.ProtocolVersion4) }
+func (u *uiSession) Keyspace() string      { return "" }
+func (u *uiSession) SetKeyspace(string)    {}
+func (u *uiSession) LocalAddr() net.Addr   { return nil }
+func (u *uiSession) Logger() *slog.Logger  { return u.log }
+func (u *uiSession) Answer(int16, *[]byte, error, *exec.Statement, time.Time) {
+	panic("the web view's reads run synchronously")
+}

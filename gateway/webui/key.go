@@ -239,25 +239,24 @@ func (r *keyReplica) read(ctx context.Context, q *uiRequest, cql string, key [][
 		r.Err = err.Error()
 		return
 	}
-	if len(rows.Data) > keyRowLimit {
-		rows.Data, r.More = rows.Data[:keyRowLimit], true
+	if len(rows) > keyRowLimit {
+		rows, r.More = rows[:keyRowLimit], true
 	}
-	r.rows = rows.Data
-	cols := rows.Metadata.Columns
-	for _, row := range rows.Data {
+	r.rows = rows
+	for _, row := range rows {
 		out := make([]string, len(row))
 		for j, v := range row {
 			if v == nil {
 				out[j] = "null"
 				continue
 			}
-			typ := pgschema.Scalar(pgschema.Bigint) // writetime
+			typ, name := pgschema.Scalar(pgschema.Bigint), "writetime" // rowsCQL's
 			if j < len(t.Columns) {
-				typ = t.Columns[j].Type
+				typ, name = t.Columns[j].Type, t.Columns[j].Name
 			}
 			s, err := cqltext.Table.Format(typ, v)
 			if err != nil {
-				s = fmt.Sprintf("(%s: %v)", cols[j].Name, err)
+				s = fmt.Sprintf("(%s: %v)", name, err)
 			}
 			out[j] = s
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
-	"github.com/datastax/go-cassandra-native-protocol/message"
 )
 
 // The web view at /ui on the HTTP port shows operators the live ring, where
@@ -81,7 +80,9 @@ type Backend interface {
 	// ReplicaRows runs a read of one partition, whose key values are key,
 	// on one replica only, as role, planned and authorized as a client's
 	// read would be.
-	ReplicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) (*message.RowsResult, error)
+	// The rows come as their columns' values, in the order cql selects
+	// them.
+	ReplicaRows(ctx context.Context, role, cql string, key [][]byte, shard int) ([][][]byte, error)
 	// MaySelect reports whether role may read t's rows.
 	MaySelect(role string, t *pgschema.Table) bool
 	// RequestTimeout bounds each read a page makes; ReadTimeout is the

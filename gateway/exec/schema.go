@@ -1,0 +1,157 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// schemaChange applies DDL to every shard and answers SCHEMA_CHANGE, or
+// VOID when IF [NOT] EXISTS made it a no-op.
+func (e *Execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
+	now := e.Now
+	creator := e.env.Auth.RoleOf(e.c)
+	version := cluster.NewUUID(4)
+	applied, err := e.env.Cluster.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
+		ok, err := applyChange(ctx, tx, p, now)
+		if err != nil || !ok {
+			return ok, err
+		}
+		// Grants to the creator, revokes on what is dropped (auth.go).
+		return true, authSchemaChange(ctx, tx, p, creator)
+	})
+	if applied {
+		e.env.Auth.Changed()
+	}
+	if err != nil {
+		return schemaError(err)
+	}
+	if !applied {
+		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
+		return nil
+	}
+	e.env.BroadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
+	// Drivers check schema agreement right after the answer, and sleep a
+	// while when they find none: the answer waits, briefly, for the other
+	// gateways to serve the new schema.
+	e.env.Gateways().AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
+	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
+	cqlwire.AddWarnings(resp, e.version, emptyDatacenters(p, e.topo))
+	return nil
+}
+
+// emptyDatacenters warns of the datacenters a keyspace's new replication
+// names that no shard is in. Cassandra 4.1 refuses such a keyspace; the
+// seeds create keyspaces for 'us-east' and 'eu-west' on any cluster, so
+// cqlpg accepts it and says what it means: no replica there until a
+// shard of that datacenter joins.
+func emptyDatacenters(p *translate.SchemaChange, topo *sharding.Topology) []string {
+	if p.NewKeyspace == nil || len(p.NewKeyspace.Replication.DCFactors) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, sh := range topo.Shards {
+		known[sh.Info.DC] = true
+	}
+	var warnings []string
+	for _, dc := range slices.Sorted(maps.Keys(p.NewKeyspace.Replication.DCFactors)) {
+		if !known[dc] && p.NewKeyspace.Replication.DCFactors[dc] > 0 {
+			warnings = append(warnings, fmt.Sprintf("Datacenter %s of the replication of keyspace %s has no shard: "+
+				"its replicas there are not written until a shard of datacenter %s joins the ring", dc, p.Keyspace, dc))
+		}
+	}
+	return warnings
+}
+
+// applyChange makes one planned schema change inside a shard's
+// transaction, reporting whether it changed anything.
+func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now time.Time) (bool, error) {
+	switch s := p.Statement.(type) {
+	case *translate.CreateKeyspaceStmt:
+		return pgschema.CreateKeyspace(ctx, tx, p.NewKeyspace, s.IfNotExists)
+	case *translate.AlterKeyspaceStmt:
+		return pgschema.AlterKeyspace(ctx, tx, p.NewKeyspace, s.IfExists)
+	case *translate.CreateTableStmt:
+		table := *p.NewTable
+		table.ID = cluster.NewUUID(1)
+		return pgschema.CreateTable(ctx, tx, &table, s.IfNotExists)
+	case *translate.AlterTableStmt:
+		switch s.Op {
+		case translate.AlterAdd:
+			return true, pgschema.AddColumns(ctx, tx, p.NewTable, p.Columns)
+		case translate.AlterDrop:
+			when := now
+			if p.DropTime != nil {
+				when = time.UnixMicro(*p.DropTime)
+			}
+			return true, pgschema.DropColumns(ctx, tx, p.NewTable, p.Columns, when)
+		case translate.AlterRename:
+			return true, pgschema.RenameColumns(ctx, tx, p.NewTable, p.Renames)
+		}
+		return true, pgschema.SetOptions(ctx, tx, p.NewTable)
+	case *translate.CreateTypeStmt:
+		return pgschema.CreateType(ctx, tx, p.NewType, s.IfNotExists)
+	case *translate.AlterTypeStmt:
+		return true, pgschema.AlterType(ctx, tx, p.NewType, p.FieldRenames, p.TypeUsers, p.UserTables)
+	case *translate.CreateIndexStmt:
+		return pgschema.CreateIndex(ctx, tx, p.OldTable, p.Index, p.IndexColumn, s.IfNotExists)
+	case *translate.DropStmt:
+		switch s.Kind {
+		case translate.DropKeyspace:
+			return pgschema.DropKeyspace(ctx, tx, p.Keyspace, s.IfExists)
+		case translate.DropType:
+			return pgschema.DropType(ctx, tx, p.Keyspace, p.Name, s.IfExists)
+		case translate.DropIndex:
+			return pgschema.DropIndex(ctx, tx, p.Keyspace, p.Index.Name, s.IfExists)
+		}
+		return pgschema.DropTable(ctx, tx, p.Keyspace, p.Name, s.IfExists)
+	}
+	return false, errors.New("unsupported schema change")
+}
+
+// truncate empties a table on every shard; Cassandra needs every replica
+// for it too.
+func (e *Execution) truncate(ctx context.Context, p *translate.Truncate, resp *[]byte) error {
+	err := e.env.Cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return pgschema.Truncate(ctx, tx, p.Table)
+	})
+	if err != nil {
+		return schemaError(err)
+	}
+	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
+	return nil
+}
+
+// schemaError gives catalog errors Cassandra's wording.
+func schemaError(err error) error {
+	var exists *pgschema.ExistsError
+	var missing *pgschema.MissingError
+	switch {
+	case errors.As(err, &exists) && exists.Type != "":
+		return invalidf("A user type with name '%s' already exists", exists.Type)
+	case errors.As(err, &exists) && exists.Index != "":
+		return invalidf("Index '%s' already exists", exists.Index)
+	case errors.As(err, &exists):
+		return &translate.AlreadyExistsError{Keyspace: exists.Keyspace, Table: exists.Table}
+	case errors.As(err, &missing) && missing.Type != "":
+		return invalidf("Type '%s.%s' doesn't exist", missing.Keyspace, missing.Type)
+	case errors.As(err, &missing) && missing.Index != "":
+		return invalidf("Index '%s.%s' doesn't exist'", missing.Keyspace, missing.Index)
+	case errors.As(err, &missing) && missing.Table == "":
+		return invalidf("Keyspace '%s' doesn't exist", missing.Keyspace)
+	case errors.As(err, &missing):
+		return invalidf("Table '%s.%s' doesn't exist", missing.Keyspace, missing.Table)
+	}
+	return err
+}
