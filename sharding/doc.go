@@ -28,7 +28,9 @@
 //     statement is prepared once per connection under a name digesting
 //     its text and parameter types; one Postgres refuses as prepared
 //     before a schema change reshaped its result runs again on a fresh
-//     connection.
+//     connection. A transaction that lasts several round trips (Tx, which
+//     a lightweight transaction holds its lock in) runs on connections of
+//     the pool's own beside the workers', so that it never starves ops.
 //   - Token choices for a joining shard (AllocateTokens) and the share of the
 //     ring each shard owns (Ring.Ownership), for the operator tooling.
 //

@@ -55,6 +55,9 @@ type Pool struct {
 	// (Stats).
 	conns int
 	stats poolStats
+	// tx holds the connections of transactions that last several round
+	// trips (pool_tx.go).
+	tx txState
 }
 
 // PoolConfig configures a Pool.
@@ -101,7 +104,8 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: cancelDeadlineDelay}
 	}
 	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
-		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns}
+		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns,
+		tx: newTxState(cfg.Conns)}
 	for range cfg.Conns {
 		p.wg.Go(p.work)
 	}
@@ -202,6 +206,7 @@ func (p *Pool) probe() {
 func (p *Pool) Close() {
 	close(p.stop)
 	p.wg.Wait()
+	p.closeTx()
 	for {
 		select {
 		case op := <-p.queue:

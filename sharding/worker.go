@@ -436,7 +436,18 @@ func connLost(err error) bool {
 // prepares succeeded, the op's error, and whether the connection is
 // unusable.
 func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
-	for {
+	var rows RowSink
+	if op != nil {
+		rows = op.Rows
+	}
+	return collectEach(pl, rows, nil)
+}
+
+// collectEach reads results up to the next sync point, handing the rows
+// of every statement to rows or, with each set, those of the ith
+// statement to each[i], and returns as collect does.
+func collectEach(pl *pgconn.Pipeline, rows RowSink, each []RowSink) (parsed int, err error, fatal bool) {
+	for i := 0; ; {
 		res, rerr := pl.GetResults()
 		if rerr != nil {
 			if connLost(rerr) {
@@ -451,9 +462,14 @@ func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 		case *pgconn.StatementDescription:
 			parsed++
 		case *pgconn.ResultReader:
+			sink := rows
+			if each != nil {
+				sink = sinkAt(each, i)
+			}
+			i++
 			for r.NextRow() {
-				if op != nil && op.Rows != nil && err == nil {
-					err = op.Rows.Row(r.Values())
+				if sink != nil && err == nil {
+					err = sink.Row(r.Values())
 				}
 			}
 			if _, cerr := r.Close(); cerr != nil && err == nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -113,53 +112,67 @@ type casRead struct {
 // casTx is a lightweight transaction's transaction on its partition's
 // first replica, which holds the partition's lock until it ends.
 type casTx struct {
-	conn   *pgxpool.Conn
+	tx     *sharding.Tx
 	ballot int64
 	// timeout bounds the write and the commit, which go on past the
 	// request's context.
 	timeout time.Duration
 }
 
-// beginCAS begins a transaction on a partition's first replica, takes the
-// partition's lock and, if asked, its next ballot, and runs reads, all in
-// one round trip. It returns the first row of each read (nil for none), as
-// Postgres values. It writes nothing: a first replica that cannot be
-// reached makes the partition unavailable to lightweight transactions.
+// firstRow keeps a copy of the first row a statement returns.
+type firstRow struct{ row [][]byte }
+
+func (f *firstRow) Row(values [][]byte) error {
+	if f.row == nil {
+		f.row = make([][]byte, len(values))
+		for i, v := range values {
+			if v != nil {
+				f.row[i] = append([]byte{}, v...)
+			}
+		}
+	}
+	return nil
+}
+
+// The statements that take a partition's lock and its next ballot.
+var (
+	lwtLock   = sharding.Statement{SQL: pgschema.LWTLockSQL, ParamOIDs: []uint32{pgschema.OIDInt8}}
+	lwtBallot = sharding.Statement{SQL: pgschema.LWTBallotSQL, ParamOIDs: []uint32{pgschema.OIDInt8}}
+)
+
+// beginCAS begins a transaction on a partition's first replica, through
+// its shard pool, takes the partition's lock and, if asked, its next
+// ballot, and runs reads, all in one round trip. It returns the first row
+// of each read (nil for none), as Postgres values. It writes nothing: a
+// first replica that cannot be reached makes the partition unavailable to
+// lightweight transactions.
 func (e *Execution) beginCAS(ctx context.Context, replicas []int, lock int64, level sharding.Consistency,
 	ballot bool, reads []casRead) (*casTx, [][][]byte, error) {
 	unavailable := &sharding.UnavailableError{Consistency: level, Required: 1}
 	if len(replicas) == 0 {
 		return nil, nil, unavailable
 	}
-	argsets := make([]argBuffer, len(reads))
+	lockArg := [][]byte{int8Value(lock)}
+	steps := []sharding.Step{{Stmt: &lwtLock, Args: lockArg, Formats: binaryParams}}
+	var ballotRow firstRow
+	sinks := []sharding.RowSink{nil}
+	if ballot {
+		steps = append(steps, sharding.Step{Stmt: &lwtBallot, Args: lockArg, Formats: binaryParams})
+		sinks = append(sinks, &ballotRow)
+	}
+	found := make([]firstRow, len(reads))
 	for i, rd := range reads {
-		if err := argsets[i].build(rd.e, rd.read.Params, rd.args); err != nil {
+		var args argBuffer
+		if err := args.build(rd.e, rd.read.Params, rd.args); err != nil {
 			return nil, nil, err
 		}
+		steps = append(steps, sharding.Step{Stmt: &sharding.Statement{SQL: rd.read.SQL, ParamOIDs: paramOIDs(rd.read.Params)},
+			Args: args.args, Formats: binaryParams})
+		sinks = append(sinks, &found[i])
 	}
-	conn, err := e.env.Cluster.Control()[replicas[0]].Acquire(ctx)
+	shard := e.topo.Shards[replicas[0]]
+	tx, err := shard.Pool.Begin(ctx, steps, sinks)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, e.topo.Shards[replicas[0]].Info.Name, err)
-	}
-	tx := &casTx{conn: conn, timeout: e.env.Config.RequestTimeout}
-	pl := conn.Conn().PgConn().StartPipeline(ctx)
-	pl.SendQueryParams("BEGIN", nil, nil, nil, nil)
-	pl.SendQueryParams(pgschema.LWTLockSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, nil)
-	head := 2
-	if ballot {
-		pl.SendQueryParams(pgschema.LWTBallotSQL, [][]byte{int8Value(lock)}, []uint32{pgschema.OIDInt8}, binaryParams, binaryParams)
-		head++
-	}
-	for i, rd := range reads {
-		pl.SendQueryParams(rd.read.SQL, argsets[i].args, paramOIDs(rd.read.Params), binaryParams, binaryParams)
-	}
-	pl.SendPipelineSync()
-	found, err := tx.collect(pl)
-	if err != nil {
-		tx.release(ctx)
 		var pgErr *pgconn.PgError
 		switch {
 		case ctx.Err() != nil && ballot:
@@ -167,76 +180,37 @@ func (e *Execution) beginCAS(ctx context.Context, replicas []int, lock int64, le
 			// contention does; nothing was written.
 			return nil, nil, &WriteTimeoutError{WriteType: primitive.WriteTypeCas, Consistency: level,
 				BlockFor: len(replicas), err: ctx.Err()}
-		case ctx.Err() == nil && !errors.As(err, &pgErr):
-			// The connection failed; what ran on it is rolled back.
-			return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, e.topo.Shards[replicas[0]].Info.Name, err)
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case !errors.As(err, &pgErr):
+			// The shard could not be reached, or the connection failed;
+			// what ran on it is rolled back.
+			return nil, nil, fmt.Errorf("%w: shard %s: %v", unavailable, shard.Info.Name, err)
 		}
 		return nil, nil, err
 	}
-	if len(found) < head+len(reads) {
-		tx.release(ctx)
-		return nil, nil, fmt.Errorf("lwt transaction: %d results for %d statements", len(found), head+len(reads))
-	}
+	x := &casTx{tx: tx, timeout: e.env.Config.RequestTimeout}
 	if ballot {
-		b := found[head-1]
+		b := ballotRow.row
 		if len(b) != 1 || len(b[0]) != 8 {
-			tx.release(ctx)
+			x.release(ctx)
 			return nil, nil, errors.New("lwt transaction: no ballot")
 		}
-		tx.ballot = int64(binary.BigEndian.Uint64(b[0]))
+		x.ballot = int64(binary.BigEndian.Uint64(b[0]))
 	}
-	return tx, found[head:], nil
+	rows := make([][][]byte, len(reads))
+	for i := range found {
+		rows[i] = found[i].row
+	}
+	return x, rows, nil
 }
 
-// collect reads a pipeline's results up to its sync point: the first row
-// of each statement, copied, or nil.
-func (x *casTx) collect(pl *pgconn.Pipeline) ([][][]byte, error) {
-	if err := pl.Flush(); err != nil {
-		pl.Close()
-		return nil, err
-	}
-	var found [][][]byte
-	var failed error
-	for {
-		res, err := pl.GetResults()
-		if err != nil {
-			var pgErr *pgconn.PgError
-			if !errors.As(err, &pgErr) {
-				pl.Close()
-				return nil, err
-			}
-			if failed == nil {
-				failed = err
-			}
-			continue
-		}
-		switch r := res.(type) {
-		case *pgconn.ResultReader:
-			var row [][]byte
-			for r.NextRow() {
-				if row == nil {
-					row = make([][]byte, len(r.Values()))
-					for i, v := range r.Values() {
-						if v != nil {
-							row[i] = append([]byte{}, v...)
-						}
-					}
-				}
-			}
-			if _, err := r.Close(); err != nil && failed == nil {
-				failed = err
-			}
-			found = append(found, row)
-		case *pgconn.PipelineSync:
-			if err := pl.Close(); err != nil && failed == nil {
-				failed = err
-			}
-			return found, failed
-		case nil:
-			pl.Close()
-			return nil, errors.New("pipeline ended before its sync point")
-		}
-	}
+// write applies steps inside the transaction, in one round trip; once
+// started it goes on past ctx, for up to the transaction's timeout.
+func (x *casTx) write(ctx context.Context, steps []sharding.Step) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.timeout)
+	defer cancel()
+	return x.tx.Run(ctx, steps, nil)
 }
 
 // commit commits the transaction, which releases the lock. Once the other
@@ -244,24 +218,12 @@ func (x *casTx) collect(pl *pgconn.Pipeline) ([][][]byte, error) {
 func (x *casTx) commit(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.timeout)
 	defer cancel()
-	_, err := x.conn.Conn().PgConn().Exec(ctx, "COMMIT").ReadAll()
-	return err
+	return x.tx.Commit(ctx)
 }
 
 // release rolls back the transaction unless it was committed, which
-// releases the lock, and returns the connection to its pool.
-func (x *casTx) release(ctx context.Context) {
-	if x.conn == nil {
-		return
-	}
-	if pg := x.conn.Conn().PgConn(); !pg.IsClosed() && pg.TxStatus() != 'I' {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		pg.Exec(rctx, "ROLLBACK").ReadAll()
-		cancel()
-	}
-	x.conn.Release()
-	x.conn = nil
-}
+// releases the lock, and gives its connection back to the pool.
+func (x *casTx) release(ctx context.Context) { x.tx.Rollback(ctx) }
 
 func int8Value(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
 
@@ -307,15 +269,13 @@ func applyConditional(ctx context.Context, tx *casTx, writes []casWrite, replica
 			ops = append(ops, op)
 		}
 	}
+	steps := make([]sharding.Step, len(writes))
+	for i, wr := range writes {
+		steps[i] = sharding.Step{Stmt: wr.stmt, Args: args[i].args, Formats: binaryParams}
+	}
+	err := tx.write(ctx, steps)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tx.timeout)
 	defer cancel()
-	var err error
-	for i, wr := range writes {
-		rr := tx.conn.Conn().PgConn().ExecParams(ctx, wr.stmt.SQL, args[i].args, wr.stmt.ParamOIDs, binaryParams, binaryParams)
-		if _, err = rr.Close(); err != nil {
-			break
-		}
-	}
 	// ops holds each write's op for each other replica in turn.
 	failed := make([]bool, len(replicas)-1)
 	var replicaErr error
