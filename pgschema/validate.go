@@ -48,6 +48,12 @@ func Validate(t *Type, v []byte) error {
 	return nil
 }
 
+// ValidateSerialized checks a value of type t as Cassandra's serializers
+// do (TypeSerializer.validate), an empty value included where they take
+// one, with their error texts; of what Postgres cannot store it refuses
+// only text that is not UTF-8, which no function can hand on either.
+func ValidateSerialized(t *Type, v []byte) error { return validate(t, v) }
+
 // emptyStorable reports whether Postgres holds an empty value of the kind.
 func emptyStorable(k Kind) bool { return k == Text || k == Ascii || k == Blob }
 
