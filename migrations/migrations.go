@@ -1,10 +1,3 @@
-// Package migrations holds the SQL that creates cqlpg's catalog in every
-// shard, embedded in the binary and applied with golang-migrate.
-//
-// In: a connection string of a shard. Out: the shard's "cqlpg" schema at the
-// newest version. Migrations only move forward while a gateway runs; the
-// .down.sql files exist for operators who remove cqlpg from a server.
-// golang-migrate's advisory lock lets several gateways start at once.
 package migrations
 
 import (

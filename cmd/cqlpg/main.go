@@ -1,12 +1,3 @@
-// Command cqlpg runs Cassandra applications on PostgreSQL: it serves the
-// Cassandra native protocol and stores data in PostgreSQL shards.
-//
-// Usage:
-//
-//	cqlpg serve [--listen HOST:PORT] [--http HOST:PORT] [--shard POSTGRES_URL]...
-//	            [--local-shards N] [--data-dir DIR]
-//	cqlpg repair [--shard POSTGRES_URL]... [KEYSPACE[.TABLE]]
-//	cqlpg ring [--shard POSTGRES_URL]...
 package main
 
 import (

@@ -1,7 +1,3 @@
-// Package shellquote quotes words for a POSIX shell, for the commands
-// cqlpg shows an operator to paste (psql on a shard, for one). It has no
-// dependencies, so that the gateway's web view and the local Postgres
-// launcher share it without importing each other.
 package shellquote
 
 import "strings"
