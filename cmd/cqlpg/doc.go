@@ -5,7 +5,7 @@
 //
 //	cqlpg serve [--listen HOST:PORT] [--http HOST:PORT] [--shard POSTGRES_URL]...
 //	            [--local-shards N] [--data-dir DIR] [--config FILE]
-//	cqlpg config                 print the configuration file's settings
+//	cqlpg config                 print the configuration serve would run with, as YAML
 //	cqlpg exec [-e CQL | -f FILE] run CQL as cqlsh does and print what it prints
 //	cqlpg load | unload TABLE FILE
 //	                             copy CSV in cqlsh COPY's format in and out
