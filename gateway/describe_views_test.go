@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -145,12 +146,17 @@ func TestViews(t *testing.T) {
 		t.Errorf("column_list:\n%s\nwant:\n%s", got, want)
 	}
 
-	// The ring: the shard's own tokens, each range starting at the token
-	// before it, the first at the last.
-	var tokens []int64
-	var name string
-	if err := conn.QueryRow(ctx, "SELECT name, tokens FROM cqlpg.node").Scan(&name, &tokens); err != nil {
+	// The ring: every member's tokens, each range starting at the token
+	// before it on the ring, the first at the last.
+	owner := map[int64]string{}
+	members, _, err := pgschema.LoadMembers(ctx, conn)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range members {
+		for _, tok := range m.Tokens {
+			owner[tok] = m.Name
+		}
 	}
 	rows, err := conn.Query(ctx, "SELECT shard, start_token, end_token FROM cqlpg.ring ORDER BY end_token")
 	if err != nil {
@@ -165,18 +171,18 @@ func TestViews(t *testing.T) {
 		if err := rows.Scan(&shard, &start, &end); err != nil {
 			t.Fatal(err)
 		}
-		if shard != name || prev != nil && start != *prev || start == end && len(tokens) > 1 {
+		if owner[end] != shard || prev != nil && start != *prev || start == end && len(owner) > 1 {
 			t.Errorf("ring row %d: %s (%d, %d]", n, shard, start, end)
 		}
-		if n == 0 && len(tokens) > 1 && start < end {
+		if n == 0 && len(owner) > 1 && start < end {
 			t.Errorf("first range (%d, %d] does not wrap round", start, end)
 		}
 		ends = append(ends, end)
 		prev = &end
 		n++
 	}
-	if rows.Err() != nil || len(ends) != len(tokens) {
-		t.Errorf("ring has %d ranges for %d tokens (%v)", len(ends), len(tokens), rows.Err())
+	if rows.Err() != nil || len(ends) != len(owner) || len(members) != len(shardURLs) {
+		t.Errorf("ring has %d ranges for %d tokens of %d members (%v)", len(ends), len(owner), len(members), rows.Err())
 	}
 
 	// Hints and roles, written and read back in a transaction that is

@@ -93,51 +93,44 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 	if len(cfg.Shards) == 0 {
 		return nil, errors.New("no shards configured")
 	}
-	c := &Cluster{log: log, control: make([]*pgxpool.Pool, len(cfg.Shards)), changed: make(chan struct{}, 1)}
-	errs := make([]error, len(cfg.Shards))
-	var wg sync.WaitGroup
+	c := &Cluster{log: log, changed: make(chan struct{}, 1)}
+	urls := make([]string, len(cfg.Shards))
 	for i, sc := range cfg.Shards {
-		wg.Go(func() {
-			if err := migrations.Up(ctx, sc.URL); err != nil {
-				errs[i] = fmt.Errorf("shard %d: %w", i, err)
-				return
-			}
-			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(sc.URL))
-			if err == nil {
-				pc.MaxConns = 4
-				c.control[i], err = pgxpool.NewWithConfig(ctx, pc)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("shard %d: %w", i, err)
-			}
-		})
+		urls[i] = sc.URL
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var err error
+	if c.control, err = openControl(ctx, urls); err != nil {
 		c.Close()
 		return nil, err
 	}
-	infos, err := c.join(ctx, cfg)
+	members, urls, err := c.membership(ctx, cfg)
 	if err != nil {
 		c.Close()
 		return nil, err
+	}
+	infos := make([]sharding.ShardInfo, len(members))
+	for i, m := range members {
+		infos[i] = sharding.ShardInfo{HostID: m.HostID, Name: m.Name, DC: m.Datacenter, Rack: m.Rack}
+		for _, t := range m.Tokens {
+			infos[i].Tokens = append(infos[i].Tokens, sharding.Token(t))
+		}
 	}
 	ring, err := sharding.NewRing(infos)
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	shards := make([]*sharding.Shard, len(cfg.Shards))
-	for i, sc := range cfg.Shards {
+	shards := make([]*sharding.Shard, len(members))
+	for i, url := range urls {
 		name := infos[i].Name
-		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(sc.URL),
+		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(url),
 			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log, Null: cfg.NullData,
 			OnChange: func(up bool) { onChange(name, up) }})
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
-		shards[i] = &sharding.Shard{Info: infos[i], URL: pgschema.GatewayConnString(sc.URL), Pool: pool}
+		shards[i] = &sharding.Shard{Info: infos[i], URL: pgschema.GatewayConnString(url), Pool: pool}
 	}
 	c.topo.Store(sharding.NewTopology(ring, shards))
 	if err := c.Reload(ctx); err != nil {
@@ -149,6 +142,40 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 		return nil, fmt.Errorf("triggers for SQL writes: %w", err)
 	}
 	return c, nil
+}
+
+// openControl migrates the catalog of each shard at urls and opens its
+// control pool, all at once.
+func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
+	pools := make([]*pgxpool.Pool, len(urls))
+	errs := make([]error, len(urls))
+	var wg sync.WaitGroup
+	for i, url := range urls {
+		wg.Go(func() {
+			if err := migrations.Up(ctx, url); err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+				return
+			}
+			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+			if err == nil {
+				pc.MaxConns = 4
+				pools[i], err = pgxpool.NewWithConfig(ctx, pc)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, p := range pools {
+			if p != nil {
+				p.Close()
+			}
+		}
+		return nil, err
+	}
+	return pools, nil
 }
 
 // join reads each shard's identity, giving new shards tokens that

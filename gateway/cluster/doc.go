@@ -2,7 +2,10 @@
 // pools for the catalog and schema changes, their data pools, the token
 // ring and the schema, the last two as snapshots swapped atomically.
 //
-// Open migrates each shard's catalog, joins new shards to the ring and
+// Open migrates each shard's catalog, takes the ring from the members the
+// shards record (members.go: the cluster's first start records the shards
+// given; later, members not given are reached at their recorded
+// addresses, and shards given that are not members are left out) and
 // loads the schema. ApplySchema runs a schema change on every shard under
 // the shard's schema lock and notifies the other gateways once it has
 // committed everywhere (SchemaChannel); Reload and SwapSchema replace the

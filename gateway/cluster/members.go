@@ -1,0 +1,132 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Membership lives in the cluster, not in each gateway's flags: every
+// shard records the members (cqlpg.members) and the ring version. A
+// gateway reaches the whole cluster through any one member: it takes the
+// membership of the newest ring version among the shards it was given,
+// opens the members it was not given at the addresses they record, and
+// leaves out a shard it was given that is not a member, saying so, rather
+// than hand it token ranges whose data it does not hold.
+//
+// The first start of a cluster (or of one older than membership) records
+// it: every shard given is then a member, in the order given, each taking
+// tokens that balance the ring with those before it.
+
+// membership returns the cluster's members in joining order and the
+// connection string of each, and leaves c.control holding the members'
+// control pools in that order.
+func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member, []string, error) {
+	var members []pgschema.Member
+	var version int64
+	nodes := make([]*pgschema.Node, len(c.control))
+	for i, pool := range c.control {
+		node, err := pgschema.LoadNode(ctx, pool)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		nodes[i] = node
+		ms, v, err := pgschema.LoadMembers(ctx, pool)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		if v > version {
+			members, version = ms, v
+		}
+	}
+	if members == nil {
+		if err := c.recordMembers(ctx, cfg); err != nil {
+			return nil, nil, err
+		}
+		return c.membership(ctx, cfg)
+	}
+	given := map[[16]byte]int{}
+	for i, n := range nodes {
+		if n != nil {
+			given[n.HostID] = i
+		}
+	}
+	pools := make([]*pgxpool.Pool, len(members))
+	urls := make([]string, len(members))
+	used := make([]bool, len(c.control))
+	var missing []int
+	for j, m := range members {
+		if i, ok := given[m.HostID]; ok {
+			pools[j], urls[j], used[i] = c.control[i], cfg.Shards[i].URL, true
+			continue
+		}
+		urls[j] = pgschema.MemberURL(m.Address, cfg.Shards[0].URL)
+		missing = append(missing, j)
+	}
+	for i, u := range used {
+		if !u {
+			c.log.Warn("a shard given is not a member of the cluster, and gets no token ranges: add it with cqlpg shard add",
+				"shard", sharding.Redact(cfg.Shards[i].URL), "members", len(members), "ring_version", version)
+			c.control[i].Close()
+		}
+	}
+	if len(missing) > 0 {
+		found := make([]string, len(missing))
+		for k, j := range missing {
+			found[k] = urls[j]
+		}
+		opened, err := openControl(ctx, found)
+		if err != nil {
+			c.control = nil
+			for _, p := range pools {
+				if p != nil {
+					p.Close()
+				}
+			}
+			return nil, nil, fmt.Errorf("a member the catalog records: %w", err)
+		}
+		for k, j := range missing {
+			pools[j] = opened[k]
+			c.log.Info("reaching a member that was not given, at the address the catalog records",
+				"shard", members[j].Name, "address", members[j].Address)
+		}
+	}
+	c.control = pools
+	return members, urls, nil
+}
+
+// recordMembers records the shards given as the cluster's members, at
+// ring version 1, on every one of them: each joins the ring as shards
+// always have, claiming its identity and tokens unless it has them.
+func (c *Cluster) recordMembers(ctx context.Context, cfg Config) error {
+	infos, err := c.join(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	members := make([]pgschema.Member, len(infos))
+	for i, in := range infos {
+		addr, err := pgschema.MemberAddress(cfg.Shards[i].URL)
+		if err != nil {
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+		members[i] = pgschema.Member{HostID: in.HostID, Name: in.Name, Address: addr, Datacenter: in.DC, Rack: in.Rack,
+			State: pgschema.MemberNormal, Position: i}
+		for _, t := range in.Tokens {
+			members[i].Tokens = append(members[i].Tokens, int64(t))
+		}
+	}
+	err = c.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := pgschema.SaveMembers(ctx, tx, members, 1)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record the cluster's members: %w", err)
+	}
+	c.log.Info("recorded the cluster's members", "shards", len(members))
+	return nil
+}

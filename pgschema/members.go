@@ -1,0 +1,116 @@
+package pgschema
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Member is a shard of the cluster as cqlpg.members records it, the same
+// on every shard.
+type Member struct {
+	HostID [16]byte
+	Name   string
+	// Address is where gateways reach the shard: its connection string
+	// without a password (MemberAddress).
+	Address          string
+	Datacenter, Rack string
+	Tokens           []int64
+	State            string
+	// Position is the shard's place in the order shards joined the ring,
+	// which numbers them alike on every gateway.
+	Position int
+}
+
+// The states of a member.
+const (
+	MemberNormal  = "normal"
+	MemberJoining = "joining"
+	MemberLeaving = "leaving"
+)
+
+// LoadMembers reads the members a shard records, in joining order, and
+// the ring version; a shard that records none (a cluster that has not
+// recorded its membership yet) gives nil and 0.
+func LoadMembers(ctx context.Context, q Querier) ([]Member, int64, error) {
+	var version int64
+	rows, err := q.Query(ctx, `SELECT host_id, name, address, datacenter, rack, tokens, state, position,
+		(SELECT version FROM cqlpg.ring_version) FROM cqlpg.members ORDER BY position`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read members: %w", err)
+	}
+	defer rows.Close()
+	var ms []Member
+	for rows.Next() {
+		var m Member
+		var v *int64
+		if err := rows.Scan(&m.HostID, &m.Name, &m.Address, &m.Datacenter, &m.Rack, &m.Tokens, &m.State, &m.Position, &v); err != nil {
+			return nil, 0, fmt.Errorf("read members: %w", err)
+		}
+		if v != nil {
+			version = *v
+		}
+		ms = append(ms, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read members: %w", err)
+	}
+	return ms, version, nil
+}
+
+// SaveMembers records ms as the shard's members at ring version, in the
+// caller's transaction, unless the shard already records that version or
+// a newer one; it reports whether it wrote.
+func SaveMembers(ctx context.Context, q Querier, ms []Member, version int64) (bool, error) {
+	var cur int64
+	if err := q.QueryRow(ctx, `SELECT coalesce((SELECT version FROM cqlpg.ring_version FOR UPDATE), 0)`).Scan(&cur); err != nil {
+		return false, fmt.Errorf("read ring version: %w", err)
+	}
+	if cur >= version {
+		return false, nil
+	}
+	if _, err := q.Exec(ctx, `DELETE FROM cqlpg.members`); err != nil {
+		return false, fmt.Errorf("write members: %w", err)
+	}
+	for _, m := range ms {
+		if _, err := q.Exec(ctx, `INSERT INTO cqlpg.members (host_id, name, address, datacenter, rack, tokens, state, position)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.HostID, m.Name, m.Address, m.Datacenter, m.Rack, m.Tokens, m.State, m.Position); err != nil {
+			return false, fmt.Errorf("write member %s: %w", m.Name, err)
+		}
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO cqlpg.ring_version (version) VALUES ($1)
+		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now()`, version); err != nil {
+		return false, fmt.Errorf("write ring version: %w", err)
+	}
+	return true, nil
+}
+
+// MemberAddress is where a shard reached by url is, for the other
+// gateways: the connection string's host, port, database and user, and
+// none of its secrets. A gateway adds its own password (MemberURL).
+func MemberAddress(url string) (string, error) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s", connValue(cfg.Host), cfg.Port,
+		connValue(cfg.Database), connValue(cfg.User)), nil
+}
+
+// MemberURL is the connection string of a member at address, with the
+// password of the connection string given, which reached another member:
+// a cluster's shards share their credentials.
+func MemberURL(address, given string) string {
+	cfg, err := pgconn.ParseConfig(given)
+	if err != nil || cfg.Password == "" {
+		return address
+	}
+	return address + " password=" + connValue(cfg.Password)
+}
+
+// connValue quotes a value for a keyword/value connection string.
+func connValue(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
