@@ -13,6 +13,8 @@ Usage:
   cqlpg repair [flags] [KEYSPACE[.TABLE]]
                         bring the replicas of the shards to the same data (cqlpg repair -h for flags)
   cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
+  cqlpg shard status [flags] [KEYSPACE]
+                        print the cluster's members as nodetool status does
   cqlpg load [flags] KEYSPACE.TABLE FILE.csv
                         load a CSV file in cqlsh's COPY format into a table (cqlpg load -h for flags)
   cqlpg unload [flags] KEYSPACE.TABLE FILE.csv
@@ -38,6 +40,8 @@ func main() {
 		os.Exit(repairCommand(os.Args[2:]))
 	case "ring":
 		os.Exit(ring(os.Args[2:]))
+	case "shard":
+		os.Exit(shardCommand(os.Args[2:]))
 	case "load":
 		os.Exit(load(os.Args[2:]))
 	case "unload":

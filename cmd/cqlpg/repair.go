@@ -69,8 +69,9 @@ func (f *shardFlags) with(command string, fn func(ctx context.Context, c *cluste
 
 // open opens the shards for a tool: those given with --shard, or
 // the managed local ones, started if they are not running (and stopped
-// again by the returned function). urls are their connection strings,
-// in ring order.
+// again by the returned function). urls are the members' connection
+// strings, in ring order, which may be more than those given: any one
+// member reaches the cluster.
 func (f *shardFlags) open(ctx context.Context) (c *cluster.Cluster, urls []string, closeShards func(), err error) {
 	cfg := gateway.Config{Log: slog.New(slog.DiscardHandler)}
 	for _, spec := range f.shards {
@@ -91,7 +92,7 @@ func (f *shardFlags) open(ctx context.Context) (c *cluster.Cluster, urls []strin
 		stop()
 		return nil, nil, nil, err
 	}
-	for _, s := range cfg.Shards {
+	for _, s := range c.Topology().Shards {
 		urls = append(urls, s.URL)
 	}
 	return c, urls, func() { c.Close(); stop() }, nil

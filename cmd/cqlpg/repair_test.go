@@ -21,10 +21,11 @@ import (
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
-// TestRepairAndRingCommands runs `cqlpg repair` and `cqlpg ring` on three
-// shards a gateway has written to: repair brings a replica that lost rows
-// level with the others, printing its progress on stderr, and ring prints
-// the shards, their tokens and ownership.
+// TestRepairAndRingCommands runs `cqlpg repair`, `cqlpg ring` and `cqlpg
+// shard status` on three shards a gateway has written to: repair brings a
+// replica that lost rows level with the others, printing its progress on
+// stderr, ring prints the shards, their tokens and ownership, and shard
+// status the members as nodetool status does, given one shard's URL.
 func TestRepairAndRingCommands(t *testing.T) {
 	bin := buildCqlpg(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -128,6 +129,32 @@ func TestRepairAndRingCommands(t *testing.T) {
 	}
 	if n := len(regexp.MustCompile(`(?m)^\s*-?\d+\s+shard\d\s+\d+\.\d\d%`).FindAllString(string(out), -1)); n != 48 {
 		t.Errorf("ring lists %d tokens, want 48:\n%s", n, out)
+	}
+
+	// The members as nodetool status shows them, through one shard's URL:
+	// up and normal, with their data, tokens and share; with the
+	// keyspace, each replicates all of it (RF 3 on three shards).
+	for _, tc := range []struct {
+		args []string
+		owns string
+	}{
+		{[]string{"shard", "status", "--shard", clusters[1].URL()}, `\d+\.\d%`},
+		{[]string{"shard", "status", "--shard", clusters[1].URL(), "rk"}, `100\.0%`},
+	} {
+		out, err := exec.Command(bin, tc.args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cqlpg %s: %v\n%s", strings.Join(tc.args[:2], " "), err, out)
+		}
+		line := regexp.MustCompile(`(?m)^UN\s+shard\d\s+\d+\.\d [KM]iB\s+16\s+` + tc.owns +
+			`\s+[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\s+rack1$`)
+		if n := len(line.FindAllString(string(out), -1)); n != 3 || !strings.Contains(string(out), "Datacenter: datacenter1") ||
+			!strings.Contains(string(out), "Ring version 1") {
+			t.Errorf("cqlpg %v: %d shard lines, want 3:\n%s", tc.args[2:], n, out)
+		}
+	}
+	if out, err := exec.Command(bin, "shard", "status", "--shard", clusters[0].URL(), "nope").CombinedOutput(); exitCode(err) != 1 ||
+		!strings.Contains(string(out), "keyspace nope does not exist") {
+		t.Errorf("shard status of a missing keyspace: exit %d, %s", exitCode(err), out)
 	}
 }
 
