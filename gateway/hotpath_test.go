@@ -41,7 +41,7 @@ type fakeShards struct {
 	// failing, when set, names shards whose connections fail every op,
 	// and perShard counts the ops each shard was sent.
 	failing  map[int]bool
-	perShard [3]int
+	perShard [4]int
 }
 
 // on returns the run of shard i.
@@ -94,11 +94,16 @@ func newHotServer(tb testing.TB) *hotServer {
 	f := &fakeShards{}
 	infos := fakeShardInfos(3, 16, func(i int) (string, string, string) { return fmt.Sprintf("pg%d", i), "datacenter1", "rack1" })
 	s := newFakeServer(tb, infos, func(i int) *sharding.Pool { return sharding.NewFuncPool(infos[i].Name, f.on(i)) })
+	return &hotServer{s: s, c: newFakeConn(s), shards: f}
+}
+
+// newFakeConn returns a started v4 connection to s, with no socket.
+func newFakeConn(s *Server) *conn {
 	c := &conn{srv: s, log: s.log, version: 4, out: make(chan *[]byte, 256), work: make(chan job), closed: make(chan struct{})}
 	c.started.Store(true)
 	empty := ""
 	c.keyspace.Store(&empty)
-	return &hotServer{s: s, c: c, shards: f}
+	return c
 }
 
 // fakeShardInfos returns n shards joined to a ring in turn, with vnodes
@@ -433,7 +438,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 	}
 
 	h.shards.failing = map[int]bool{0: true}
-	h.shards.perShard = [3]int{}
+	h.shards.perShard = [4]int{}
 	hints := h.s.HintsWritten()
 	if resp := h.roundTrip(executeFrame(ins.Id, key, value)); (*resp)[4] != cqlwire.OpResult {
 		t.Fatalf("write at ONE with one replica failing: opcode %#x, want RESULT", (*resp)[4])

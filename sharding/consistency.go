@@ -42,9 +42,14 @@ type UnavailableError struct {
 	Consistency     Consistency
 	Required, Alive int
 	DC              string
+	// Msg, when set, is the error's text in place of the level's.
+	Msg string
 }
 
 func (e *UnavailableError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
 	if e.DC != "" {
 		return fmt.Sprintf("Cannot achieve consistency level %s in DC %s", e.Consistency, e.DC)
 	}
@@ -124,6 +129,45 @@ func (t *Topology) Require(level Consistency, replicas []int, localDC string) Ac
 		a.need = n
 	}
 	return a
+}
+
+// RequireWrite returns what level needs of a write to replicas, whose
+// last pending ones are pending (Placement.WriteReplicas). The level is
+// counted on the others, as Require does, and then needs the pending
+// ones too, as Cassandra's blockFor does: all of them for ONE, TWO,
+// THREE, QUORUM, SERIAL and ALL, those of the local datacenter for the
+// LOCAL_ levels, each datacenter's for EACH_QUORUM, none for ANY. An
+// acknowledgement counts the same from either, so a write it accepts
+// reaches the level both among the replicas before the movement and
+// among those after it.
+func (t *Topology) RequireWrite(level Consistency, replicas []int, pending int, localDC string) Acks {
+	a := t.Require(level, replicas[:len(replicas)-pending], localDC)
+	for _, r := range replicas[len(replicas)-pending:] {
+		dc := t.Shards[r].Info.DC
+		switch {
+		case level == Any:
+		case a.each != nil:
+			a.each.countPending(dc)
+			a.need++
+		case a.local == "" || dc == a.local:
+			a.need++
+		}
+	}
+	return a
+}
+
+// countPending adds a pending replica in datacenter dc to its quorum.
+func (d *dcAcks) countPending(dc string) {
+	for i := range d.n {
+		if d.dcs[i] == dc {
+			d.need[i]++
+			return
+		}
+	}
+	if d.n < maxDCs {
+		d.dcs[d.n], d.need[d.n] = dc, 1
+		d.n++
+	}
 }
 
 // countDC counts one more replica in datacenter dc.

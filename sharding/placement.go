@@ -16,6 +16,9 @@ type Placement struct {
 	// range i's replicas are replicas[i*factor : (i+1)*factor].
 	factor   int
 	replicas []int
+	// next is the placement on the ring once ranges in movement have
+	// moved (Topology.Next), nil when none move.
+	next *Placement
 }
 
 // Placement computes the replicas of every range of r under rep.
@@ -41,7 +44,7 @@ func (r *Ring) Placement(rep Replication) *Placement {
 	p := &Placement{ring: r}
 	switch canonicalClass(rep.Class) {
 	case SimpleStrategyClass:
-		p.factor = min(max(rep.Factor, 0), len(r.shards))
+		p.factor = min(max(rep.Factor, 0), r.holding)
 		p.replicas = make([]int, 0, p.factor*len(r.tokens))
 		for i := range r.tokens {
 			p.replicas = r.appendSimple(p.replicas, i, p.factor)
@@ -73,6 +76,28 @@ func (p *Placement) Factor() int {
 // slice is shared: callers must not modify it. It does not allocate.
 func (p *Placement) Replicas(t Token) []int {
 	return p.RangeReplicas(p.ring.RangeIndex(t))
+}
+
+// WriteReplicas returns the shards a write of token t goes to: its
+// replicas, then, while ranges move, the pending ones, which hold t once
+// the movement completes and do not yet (pending counts them). Without a
+// movement it is Replicas and does not allocate; the slice is then
+// shared, and callers must not modify it.
+func (p *Placement) WriteReplicas(t Token) (replicas []int, pending int) {
+	replicas = p.Replicas(t)
+	if p.next == nil {
+		return replicas, 0
+	}
+	for _, s := range p.next.Replicas(t) {
+		if !slices.Contains(replicas[:len(replicas)-pending], s) {
+			if pending == 0 {
+				replicas = slices.Clone(replicas)
+			}
+			replicas = append(replicas, s)
+			pending++
+		}
+	}
+	return replicas, pending
 }
 
 // RangeReplicas returns the shard indexes holding vnode range i, primary
@@ -128,9 +153,13 @@ type ntsWalker struct {
 // newNTSWalker indexes r's datacenters and racks and the factors rep gives
 // them.
 func newNTSWalker(r *Ring, rep Replication) *ntsWalker {
+	// Shards without tokens are never met on the walk, and count for
+	// nothing: not in their datacenter's shards, nor its racks.
 	shardsInDC := make(map[string]int)
 	for _, s := range r.shards {
-		shardsInDC[s.DC]++
+		if len(s.Tokens) > 0 {
+			shardsInDC[s.DC]++
+		}
 	}
 	// Number datacenters in sorted order so nothing depends on map
 	// iteration order.
@@ -152,6 +181,9 @@ func newNTSWalker(r *Ring, rep Replication) *ntsWalker {
 	type rackKey struct{ dc, rack string }
 	rackIndex := make(map[rackKey]int)
 	for i, s := range r.shards {
+		if len(s.Tokens) == 0 {
+			continue
+		}
 		d := dcIndex[s.DC]
 		k := rackKey{s.DC, s.Rack}
 		if _, ok := rackIndex[k]; !ok {

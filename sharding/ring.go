@@ -33,12 +33,16 @@ type Ring struct {
 	// duplicates; owners[i] is the index of the shard owning tokens[i].
 	tokens []Token
 	owners []int
+	// holding counts the shards that hold tokens.
+	holding int
 }
 
 // NewRing builds the ring owned by shards. Shard indexes used throughout
-// the package are positions in shards. It fails if there are no shards, if
-// a shard has no tokens, or if two shards (or one shard twice) claim the
-// same token, since ownership of that range would be ambiguous.
+// the package are positions in shards. A shard may hold no tokens: one
+// joining the cluster is a shard of the ring its reads use, with nothing
+// to read yet (Topology). It fails if there are no tokens at all, or if
+// two shards (or one shard twice) claim the same token, since ownership
+// of that range would be ambiguous.
 func NewRing(shards []ShardInfo) (*Ring, error) {
 	if len(shards) == 0 {
 		return nil, errors.New("sharding: a ring needs at least one shard")
@@ -50,14 +54,17 @@ func NewRing(shards []ShardInfo) (*Ring, error) {
 	var entries []entry
 	r := &Ring{shards: make([]ShardInfo, len(shards))}
 	for i, s := range shards {
-		if len(s.Tokens) == 0 {
-			return nil, fmt.Errorf("sharding: shard %d (%q) has no tokens", i, s.Name)
+		if len(s.Tokens) > 0 {
+			r.holding++
 		}
 		s.Tokens = slices.Clone(s.Tokens)
 		r.shards[i] = s
 		for _, t := range s.Tokens {
 			entries = append(entries, entry{t, i})
 		}
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("sharding: a ring needs at least one token")
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
 		if c := cmp.Compare(a.tok, b.tok); c != 0 {

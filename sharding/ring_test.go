@@ -65,7 +65,7 @@ func TestNewRing(t *testing.T) {
 		wantErr string
 	}{
 		{"no shards", nil, "at least one shard"},
-		{"shard without tokens", []ShardInfo{shard("a", "dc1", "r1", 1), shard("b", "dc1", "r1")}, `shard 1 ("b") has no tokens`},
+		{"no tokens", []ShardInfo{shard("a", "dc1", "r1"), shard("b", "dc1", "r1")}, "at least one token"},
 		{"token owned by two shards", []ShardInfo{shard("a", "dc1", "r1", 1, 5), shard("b", "dc1", "r1", 5)}, `token 5 is owned by both shard "a" and shard "b"`},
 		{"token repeated within a shard", []ShardInfo{shard("a", "dc1", "r1", 7, 7)}, `shard "a" lists token 7 twice`},
 	}

@@ -16,8 +16,16 @@ type Shard struct {
 // shards, indexed as the ring indexes them. A request resolves every
 // placement against a single snapshot; a new snapshot replaces the old one
 // atomically.
+//
+// While token ranges move (a shard joining or leaving), Next is the ring
+// once the movement completes, over the same shards: a joining shard holds
+// its tokens there and none on Ring, a leaving one the reverse. Reads use
+// Ring's replicas; writes go to those and to the replicas Next adds, the
+// pending ones (Placement.WriteReplicas), whose acknowledgements the
+// levels then need too (RequireWrite), as Cassandra's pending ranges do.
 type Topology struct {
 	Ring   *Ring
+	Next   *Ring
 	Shards []*Shard
 	// placements caches one Placement per replication setting, keyed by
 	// its canonical String form. Entries never change once stored.
@@ -29,6 +37,12 @@ func NewTopology(ring *Ring, shards []*Shard) *Topology {
 	return &Topology{Ring: ring, Shards: shards}
 }
 
+// NewMovingTopology returns the snapshot of shards placed on ring while
+// ranges move to their places on next.
+func NewMovingTopology(ring, next *Ring, shards []*Shard) *Topology {
+	return &Topology{Ring: ring, Next: next, Shards: shards}
+}
+
 // Placement returns the replica sets of a replication setting, computing
 // them on first use.
 func (t *Topology) Placement(rep Replication) *Placement {
@@ -36,6 +50,10 @@ func (t *Topology) Placement(rep Replication) *Placement {
 	if p, ok := t.placements.Load(key); ok {
 		return p.(*Placement)
 	}
-	p, _ := t.placements.LoadOrStore(key, t.Ring.Placement(rep))
-	return p.(*Placement)
+	p := t.Ring.Placement(rep)
+	if t.Next != nil {
+		p.next = t.Next.Placement(rep)
+	}
+	stored, _ := t.placements.LoadOrStore(key, p)
+	return stored.(*Placement)
 }

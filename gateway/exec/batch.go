@@ -49,7 +49,7 @@ type mutations struct {
 	gcGrace int64
 	// replicaSets are the replicas of each partition written, by keyspace
 	// and token: what the consistency level counts.
-	replicaSets map[partitionID][]int
+	replicaSets map[partitionID]writeSet
 }
 
 // partitionID names a partition's replicas: one keyspace, one token.
@@ -71,7 +71,7 @@ const defaultGCGrace = 864000
 
 // add records a write of the row r names, with its arguments, on each of
 // its replicas.
-func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]byte, r *rowArgs, replicas []int) {
+func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]byte, r *rowArgs, replicas []int, pending int) {
 	mu := mutation{table: p.Table, token: r.token, key: r.key,
 		step: sharding.Step{Stmt: stmt, Args: args, Formats: binaryParams}}
 	if m.first.table == nil {
@@ -87,9 +87,16 @@ func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]b
 		m.byShard[shard] = append(m.byShard[shard], mu)
 	}
 	if m.replicaSets == nil {
-		m.replicaSets = map[partitionID][]int{}
+		m.replicaSets = map[partitionID]writeSet{}
 	}
-	m.replicaSets[partitionID{p.Table.Keyspace, r.token}] = replicas
+	m.replicaSets[partitionID{p.Table.Keyspace, r.token}] = writeSet{replicas, pending}
+}
+
+// writeSet is the shards a partition's writes go to, the last pending of
+// them pending (Placement.WriteReplicas).
+type writeSet struct {
+	replicas []int
+	pending  int
 }
 
 // require returns what level needs of each partition's replicas, or an
@@ -97,12 +104,12 @@ func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]b
 func (m *mutations) require(level sharding.Consistency, localDC string) ([]sharding.Acks, [][]int, error) {
 	acks := make([]sharding.Acks, 0, len(m.replicaSets))
 	sets := make([][]int, 0, len(m.replicaSets))
-	for _, replicas := range m.replicaSets {
-		a := m.topo.Require(level, replicas, localDC)
-		if err := m.topo.Available(&a, replicas); err != nil {
+	for _, ws := range m.replicaSets {
+		a := m.topo.RequireWrite(level, ws.replicas, ws.pending, localDC)
+		if err := m.topo.Available(&a, ws.replicas); err != nil {
 			return nil, nil, err
 		}
-		acks, sets = append(acks, a), append(sets, replicas)
+		acks, sets = append(acks, a), append(sets, ws.replicas)
 	}
 	return acks, sets, nil
 }

@@ -47,7 +47,10 @@ func (e *Execution) conditional(ctx context.Context, stmt *sharding.Statement, p
 	t := p.Table
 	token := sharding.KeyToken(key[:len(t.PartitionKey)])
 	r.key, r.token = key, int64(token)
-	replicas := placement.Replicas(token)
+	replicas, err := casReplicas(placement, token, e.serialLevel())
+	if err != nil {
+		return err
+	}
 	fetch := fetchOf(c)
 	reads := e.casReads(c, r, fetch)
 	tx, found, err := e.beginCAS(ctx, replicas, LockKey(t, key[:len(t.PartitionKey)]), e.serialLevel(), true, reads)
@@ -74,6 +77,18 @@ func (e *Execution) conditional(ctx context.Context, stmt *sharding.Statement, p
 	}
 	*resp = appendCASResult(*resp, t, c, applied, state.shown)
 	return nil
+}
+
+// casReplicas returns the replicas a lightweight transaction on token
+// writes, the pending one last while ranges move. As Cassandra's Paxos,
+// it refuses while more than one replica of the token is pending.
+func casReplicas(placement *sharding.Placement, token sharding.Token, level sharding.Consistency) ([]int, error) {
+	replicas, pending := placement.WriteReplicas(token)
+	if pending > 1 {
+		return nil, &sharding.UnavailableError{Consistency: level, Required: len(replicas) + 1, Alive: len(replicas),
+			Msg: fmt.Sprintf("Cannot perform LWT operation as there is more than one (%d) pending range movement", pending)}
+	}
+	return replicas, nil
 }
 
 // checkCASConsistency applies Cassandra's checks of a conditional write's

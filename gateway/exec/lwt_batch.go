@@ -105,7 +105,10 @@ func (v *Env) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *
 	if err != nil {
 		return err
 	}
-	replicas := placement.Replicas(sharding.Token(rows[0].token))
+	replicas, err := casReplicas(placement, sharding.Token(rows[0].token), first.serialLevel())
+	if err != nil {
+		return err
+	}
 	fetch := batchFetch(items)
 	reads, rowReads := batchReads(items, rows, fetch)
 	tx, found, err := first.beginCAS(ctx, replicas, LockKey(t, partition), first.serialLevel(), true, reads)

@@ -116,11 +116,12 @@ func (e *Execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 	return w
 }
 
-// add records a write of one partition, refusing it when too few of the
-// partition's replicas are up for the level.
-func (w *replicaWrites) add(replicas []int, step sharding.Step, gcGrace int64) error {
+// add records a write of one partition to replicas, the last pending of
+// them pending (Placement.WriteReplicas), refusing it when too few are up
+// for the level.
+func (w *replicaWrites) add(replicas []int, pending int, step sharding.Step, gcGrace int64) error {
 	topo := w.e.topo
-	acks := topo.Require(w.level, replicas, w.e.env.Config.Datacenter)
+	acks := topo.RequireWrite(w.level, replicas, pending, w.e.env.Config.Datacenter)
 	if err := topo.Available(&acks, replicas); err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 		row.key = key
 		token := sharding.KeyToken(key[:npk])
 		row.token = int64(token)
-		replicas := placement.Replicas(token)
+		replicas, pending := placement.WriteReplicas(token)
 		if len(replicas) == 0 {
 			return nil, &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
 		}
@@ -106,12 +106,12 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 			return nil, err
 		}
 		if e.mutations != nil {
-			e.mutations.add(p, stmt, args.args, &row, replicas)
+			e.mutations.add(p, stmt, args.args, &row, replicas, pending)
 			continue
 		}
 		// Every replica applies the same write; the reconciliation in its
 		// SQL makes the order in which replicas see writes irrelevant.
-		if err := w.add(replicas, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
+		if err := w.add(replicas, pending, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
 			return nil, err
 		}
 	}
