@@ -14,7 +14,9 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
+	"github.com/jackc/pgx/v5"
 )
 
 // placed matches a shard given with its datacenter and rack, DC:RACK=URL.
@@ -64,6 +66,12 @@ func serve(args []string) int {
 			return 1
 		}
 		defer stopLocalShards(clusters, log)
+		if n := recordedMembers(ctx, clusters[0].URL()); n > len(clusters) {
+			log.Error(fmt.Sprintf("the cluster has %d shards and --local-shards %d would leave some out: "+
+				"start it with --local-shards %d, or take shards out of the cluster with cqlpg shard decommission",
+				n, len(clusters), n))
+			return 1
+		}
 		for _, cl := range clusters {
 			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: cl.URL()})
 		}
@@ -88,6 +96,21 @@ func serve(args []string) int {
 		log.Warn("shutdown", "err", err)
 	}
 	return 0
+}
+
+// recordedMembers returns how many members the shard at url records, 0
+// when it records none or cannot say (a new shard).
+func recordedMembers(ctx context.Context, url string) int {
+	conn, err := pgx.Connect(ctx, pgschema.GatewayConnString(url))
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	members, _, err := pgschema.LoadMembers(ctx, conn)
+	if err != nil {
+		return 0
+	}
+	return len(members)
 }
 
 // startLocalShards starts (or reuses) the managed local shards and prints

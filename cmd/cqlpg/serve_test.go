@@ -204,14 +204,20 @@ func TestServeManagedShards(t *testing.T) {
 	}
 
 	second := startServe(t, bin, dataDir)
-	defer second.stop(t)
 	if strings.Contains(second.output.String(), "initialized PostgreSQL cluster") {
 		t.Error("the restart initialized new clusters instead of reusing them")
 	}
 	sess = second.session(t)
-	defer sess.Close()
 	var v string
 	if err := sess.Query("SELECT v FROM served.t WHERE k = 1").WithContext(context.Background()).Scan(&v); err != nil || v != "kept" {
 		t.Fatalf("after restart: %q %v", v, err)
+	}
+	sess.Close()
+	second.stop(t)
+
+	// Fewer local shards than the cluster has would drop some: refused.
+	_, stderr, code := runCqlpg(bin, "serve", "--data-dir", dataDir, "--local-shards", "2", "--listen", "127.0.0.1:0", "--http", "")
+	if code != 1 || !strings.Contains(stderr, "the cluster has 3 shards") || !strings.Contains(stderr, "cqlpg shard decommission") {
+		t.Errorf("serve with --local-shards 2 on three: exit %d, %s", code, stderr)
 	}
 }
