@@ -190,10 +190,7 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 			after.Keyspace, after.Name, c.Name); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.dropped_columns (keyspace_name, table_name, column_name, dropped_time, kind, type)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (keyspace_name, table_name, column_name)
-			DO UPDATE SET dropped_time = excluded.dropped_time, kind = excluded.kind, type = excluded.type`,
-			after.Keyspace, after.Name, c.Name, when, c.Kind.String(), c.Type.String()); err != nil {
+		if err := recordDropped(ctx, tx, after, c, when); err != nil {
 			return err
 		}
 	}
@@ -299,4 +296,13 @@ func execAll(ctx context.Context, tx Querier, stmts []string) error {
 		}
 	}
 	return nil
+}
+
+// recordDropped records column c of table t as dropped at when.
+func recordDropped(ctx context.Context, tx Querier, t *Table, c *Column, when time.Time) error {
+	_, err := tx.Exec(ctx, `INSERT INTO cqlpg.dropped_columns (keyspace_name, table_name, column_name, dropped_time, kind, type)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (keyspace_name, table_name, column_name)
+		DO UPDATE SET dropped_time = excluded.dropped_time, kind = excluded.kind, type = excluded.type`,
+		t.Keyspace, t.Name, c.Name, when, c.Kind.String(), c.Type.String())
+	return err
 }

@@ -130,3 +130,53 @@ func (c *Cluster) recordMembers(ctx context.Context, cfg Config) error {
 	c.log.Info("recorded the cluster's members", "shards", len(members))
 	return nil
 }
+
+// CopyCatalog gives the shard at url, migrated if need be, the cluster's
+// catalog: its schema (keyspaces, types, tables with their dropped
+// columns, indexes, as the members hold them, at the same schema version)
+// and its roles and permissions. It refuses a shard that already holds a
+// keyspace. A shard joining the cluster takes the catalog this way before
+// any data.
+func (c *Cluster) CopyCatalog(ctx context.Context, url string) error {
+	pools, err := openControl(ctx, []string{url})
+	if err != nil {
+		return err
+	}
+	to := pools[0]
+	defer to.Close()
+	var schema *pgschema.Schema
+	var roles *pgschema.Roles
+	err = c.ReadCatalog(ctx, func(q pgschema.Querier) error {
+		var err error
+		if schema, err = pgschema.Load(ctx, q); err != nil {
+			return err
+		}
+		roles, err = pgschema.ReadRoles(ctx, q)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read the cluster's catalog: %w", err)
+	}
+	if n := len(schema.Unloadable()); n > 0 {
+		return fmt.Errorf("the cluster's catalog has %d objects that do not load (see /readyz): fix them first", n)
+	}
+	return pgx.BeginFunc(ctx, to, func(tx pgx.Tx) error {
+		if err := pgschema.Lock(ctx, tx); err != nil {
+			return err
+		}
+		var keyspaces int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM cqlpg.keyspaces`).Scan(&keyspaces); err != nil {
+			return err
+		}
+		if keyspaces > 0 {
+			return fmt.Errorf("the shard already holds %d keyspaces", keyspaces)
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL cqlpg.ddl = 'on'"); err != nil {
+			return err
+		}
+		if err := pgschema.CopySchema(ctx, tx, schema); err != nil {
+			return err
+		}
+		return pgschema.WriteRoles(ctx, tx, roles)
+	})
+}
