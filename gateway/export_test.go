@@ -63,3 +63,6 @@ const RaceEnabled = raceEnabled
 func (s *Server) SetUICountLimits(timeout time.Duration, rows int64) {
 	s.ui.SetCountLimits(timeout, rows)
 }
+
+// RingVersion is the ring version the gateway serves.
+func (s *Server) RingVersion() int64 { return s.cluster.RingVersion() }

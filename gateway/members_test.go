@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -139,4 +141,131 @@ func equalInts(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// TestRingFollowed changes the members a running gateway serves, as the
+// join of a shard does, and checks that the gateway follows within a
+// second, without a restart: with the new shard joining, writes of the
+// tokens it will own reach it too; once it is normal, reads of those
+// tokens go to it.
+func TestRingFollowed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger()}
+	for _, c := range clusters[:2] {
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
+	}
+	gw, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gw.Serve()
+	defer gw.Shutdown(context.Background())
+	sess := sessionOn(t, gw, "")
+	defer sess.Close()
+	exec(t, sess, "CREATE KEYSPACE follow WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE follow.t (k int PRIMARY KEY, v int)")
+
+	// The third shard takes the catalog and tokens, and joins.
+	tool, err := gateway.OpenCluster(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tool.Close()
+	if err := tool.CopyCatalog(ctx, clusters[2].URL()); err != nil {
+		t.Fatal(err)
+	}
+	conns := make([]*pgx.Conn, 3)
+	for i, c := range clusters {
+		if conns[i], err = pgx.Connect(ctx, pgschema.GatewayConnString(c.URL())); err != nil {
+			t.Fatal(err)
+		}
+		defer conns[i].Close(ctx)
+	}
+	members, version, err := pgschema.LoadMembers(ctx, conns[0])
+	if err != nil || version != 1 || len(members) != 2 {
+		t.Fatalf("members %+v at version %d: %v", members, version, err)
+	}
+	var existing [][]sharding.Token
+	for _, m := range members {
+		var toks []sharding.Token
+		for _, tok := range m.Tokens {
+			toks = append(toks, sharding.Token(tok))
+		}
+		existing = append(existing, toks)
+	}
+	addr, err := pgschema.MemberAddress(clusters[2].URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	joiner := pgschema.Member{HostID: [16]byte{0xaa, 0x40, 2: 1}, Name: "shard2", Address: addr, Datacenter: "datacenter1",
+		Rack: "rack1", State: pgschema.MemberJoining, Position: 2}
+	for _, tok := range sharding.AllocateTokens(existing, 16, 7) {
+		joiner.Tokens = append(joiner.Tokens, int64(tok))
+	}
+	setMembers := func(ms []pgschema.Member, version int64) {
+		t.Helper()
+		for _, conn := range conns {
+			if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+				_, err := pgschema.SaveMembers(ctx, tx, ms, version)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start := time.Now()
+		for gw.RingVersion() != version {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("the gateway serves ring version %d, %v after version %d was recorded", gw.RingVersion(), time.Since(start), version)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if d := time.Since(start); d > 1500*time.Millisecond {
+			t.Errorf("the gateway took %v to follow ring version %d", d, version)
+		}
+	}
+	setMembers(append(slices.Clone(members), joiner), 2)
+
+	// Joining: the writes of its future tokens reach it too.
+	for k := range 300 {
+		if err := sess.Query("INSERT INTO follow.t (k, v) VALUES (?, ?)", k, k).Consistency(gocql.One).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var onJoiner []int
+	rows, err := conns[2].Query(ctx, `SELECT k FROM follow.t ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k int
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		onJoiner = append(onJoiner, k)
+	}
+	if rows.Err() != nil || len(onJoiner) == 0 || len(onJoiner) == 300 {
+		t.Fatalf("the joining shard holds %d of 300 rows written while it joined (%v)", len(onJoiner), rows.Err())
+	}
+
+	// Normal: its tokens are read from it. With the old owners' copies
+	// deleted behind the gateway's back, the rows are still found.
+	joiner.State = pgschema.MemberNormal
+	setMembers(append(slices.Clone(members), joiner), 3)
+	for _, conn := range conns[:2] {
+		if _, err := conn.Exec(ctx, `DELETE FROM follow.t WHERE k = ANY($1)`, onJoiner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range onJoiner {
+		var v int
+		if err := sess.Query("SELECT v FROM follow.t WHERE k = ?", k).Consistency(gocql.One).Scan(&v); err != nil || v != k {
+			t.Fatalf("key %d, owned by the new shard: %d, %v", k, v, err)
+		}
+	}
 }

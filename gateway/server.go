@@ -205,8 +205,10 @@ type Server struct {
 	open, refused atomic.Int64
 	requests      atomic.Int64
 
-	stopReplay context.CancelFunc
-	replayDone chan struct{}
+	// stopBackground stops the work beside requests (the replayers and
+	// the ring follower), and backgroundDone is closed once it has.
+	stopBackground context.CancelFunc
+	backgroundDone chan struct{}
 	// auth logs clients in and authorizes their statements; nil when
 	// authentication is off.
 	auth *auth.Authenticator
@@ -214,6 +216,10 @@ type Server struct {
 	// the statement cache, the trace sessions and the test hooks.
 	env exec.Env
 }
+
+// ringCheck is how often a gateway checks the ring version the members
+// record.
+const ringCheck = 500 * time.Millisecond
 
 // AuthConfig turns on authentication and authorization (auth.Config).
 type AuthConfig = auth.Config
@@ -256,14 +262,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.hostID = s.identity()
 	s.sweeper = repair.NewSweeper(s.cluster, s.cfg.Sweep, s.log, s.metrics.sweep.record)
-	replayCtx, stop := context.WithCancel(context.Background())
-	s.stopReplay, s.replayDone = stop, make(chan struct{})
-	var replayers sync.WaitGroup
-	replayers.Go(func() { s.env.ReplayBatchlog(replayCtx) })
-	replayers.Go(func() { s.env.ReplayHints(replayCtx) })
+	bgCtx, stop := context.WithCancel(context.Background())
+	s.stopBackground, s.backgroundDone = stop, make(chan struct{})
+	var background sync.WaitGroup
+	background.Go(func() { s.env.ReplayBatchlog(bgCtx) })
+	background.Go(func() { s.env.ReplayHints(bgCtx) })
+	// Membership changes reach this gateway within ringCheck.
+	background.Go(func() { s.cluster.FollowRing(bgCtx, ringCheck) })
 	go func() {
-		replayers.Wait()
-		close(s.replayDone)
+		background.Wait()
+		close(s.backgroundDone)
 	}()
 	s.startGateways(ctx)
 	return s, nil
@@ -396,8 +404,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 	}
-	s.stopReplay()
-	<-s.replayDone
+	s.stopBackground()
+	<-s.backgroundDone
 	s.sweeper.Stop()
 	s.cluster.Close()
 	s.closeHTTP()

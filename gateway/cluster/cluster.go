@@ -30,9 +30,14 @@ type ShardConfig struct {
 // the catalog and schema changes, the data pools, the ring and the schema,
 // the last two as snapshots swapped atomically.
 type Cluster struct {
-	log      *slog.Logger
-	control  []*pgxpool.Pool
-	topo     atomic.Pointer[sharding.Topology]
+	log *slog.Logger
+	cfg Config
+	// onChange hears of a data pool going down or up.
+	onChange func(shard string, up bool)
+	// ring is the membership served (ring.go), and ringMu serializes its
+	// changes.
+	ring     atomic.Pointer[ringState]
+	ringMu   sync.Mutex
 	current  atomic.Pointer[pgschema.Schema]
 	reloadMu sync.Mutex
 	// changed is signalled when a reload changes the schema version, for
@@ -57,14 +62,25 @@ type Config struct {
 }
 
 // Topology returns the current ring and shards.
-func (c *Cluster) Topology() *sharding.Topology { return c.topo.Load() }
+func (c *Cluster) Topology() *sharding.Topology {
+	if r := c.ring.Load(); r != nil {
+		return r.topo
+	}
+	return nil
+}
 
 // Schema returns the current schema snapshot.
 func (c *Cluster) Schema() *pgschema.Schema { return c.current.Load() }
 
 // Control returns the control pools, one per shard in topology order,
-// for the catalog and the gateways' own tables.
-func (c *Cluster) Control() []*pgxpool.Pool { return c.control }
+// for the catalog and the gateways' own tables. A caller that needs both
+// in step takes them from one Ring.
+func (c *Cluster) Control() []*pgxpool.Pool {
+	if r := c.ring.Load(); r != nil {
+		return r.control
+	}
+	return nil
+}
 
 // Changed is signalled when a reload changes the schema version, for the
 // gateway to publish the version it serves.
@@ -81,7 +97,7 @@ func (c *Cluster) Applying(version [16]byte) bool {
 // control pools, for benchmarks that run without shards.
 func NewStatic(log *slog.Logger, topo *sharding.Topology, schema *pgschema.Schema) *Cluster {
 	c := &Cluster{log: log, changed: make(chan struct{}, 1)}
-	c.topo.Store(topo)
+	c.ring.Store(&ringState{topo: topo})
 	c.current.Store(schema)
 	return c
 }
@@ -93,46 +109,30 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 	if len(cfg.Shards) == 0 {
 		return nil, errors.New("no shards configured")
 	}
-	c := &Cluster{log: log, changed: make(chan struct{}, 1)}
+	c := &Cluster{log: log, cfg: cfg, onChange: onChange, changed: make(chan struct{}, 1)}
 	urls := make([]string, len(cfg.Shards))
 	for i, sc := range cfg.Shards {
 		urls[i] = sc.URL
 	}
-	var err error
-	if c.control, err = openControl(ctx, urls); err != nil {
-		c.Close()
+	given, err := openControl(ctx, urls)
+	if err != nil {
 		return nil, err
 	}
-	members, urls, err := c.membership(ctx, cfg)
+	c.ring.Store(&ringState{control: given})
+	members, version, urls, control, err := c.membership(ctx, cfg)
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	infos := make([]sharding.ShardInfo, len(members))
-	for i, m := range members {
-		infos[i] = sharding.ShardInfo{HostID: m.HostID, Name: m.Name, DC: m.Datacenter, Rack: m.Rack}
-		for _, t := range m.Tokens {
-			infos[i].Tokens = append(infos[i].Tokens, sharding.Token(t))
-		}
-	}
-	ring, err := sharding.NewRing(infos)
+	r, err := c.newRing(version, members, urls, control, nil)
 	if err != nil {
-		c.Close()
+		for _, p := range control {
+			p.Close()
+		}
+		c.ring.Store(nil)
 		return nil, err
 	}
-	shards := make([]*sharding.Shard, len(members))
-	for i, url := range urls {
-		name := infos[i].Name
-		pool, err := sharding.NewPool(sharding.PoolConfig{Name: name, URL: pgschema.GatewayConnString(url),
-			Conns: cfg.ShardConns, Timeout: cfg.RequestTimeout, Log: log, Null: cfg.NullData,
-			OnChange: func(up bool) { onChange(name, up) }})
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		shards[i] = &sharding.Shard{Info: infos[i], URL: pgschema.GatewayConnString(url), Pool: pool}
-	}
-	c.topo.Store(sharding.NewTopology(ring, shards))
+	c.ring.Store(r)
 	if err := c.Reload(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -180,11 +180,11 @@ func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
 
 // join reads each shard's identity, giving new shards tokens that
 // balance the ring with the shards before them.
-func (c *Cluster) join(ctx context.Context, cfg Config) ([]sharding.ShardInfo, error) {
+func (c *Cluster) join(ctx context.Context, cfg Config, control []*pgxpool.Pool) ([]sharding.ShardInfo, error) {
 	var infos []sharding.ShardInfo
 	var existing [][]sharding.Token
 	for i, sc := range cfg.Shards {
-		node, err := pgschema.LoadNode(ctx, c.control[i])
+		node, err := pgschema.LoadNode(ctx, control[i])
 		if err != nil {
 			return nil, fmt.Errorf("shard %d: %w", i, err)
 		}
@@ -195,7 +195,7 @@ func (c *Cluster) join(ctx context.Context, cfg Config) ([]sharding.ShardInfo, e
 			for _, t := range tokens {
 				n.Tokens = append(n.Tokens, int64(t))
 			}
-			if node, err = pgschema.ClaimNode(ctx, c.control[i], n); err != nil {
+			if node, err = pgschema.ClaimNode(ctx, control[i], n); err != nil {
 				return nil, fmt.Errorf("shard %d: %w", i, err)
 			}
 			c.log.Info("shard joined the ring", "shard", node.Name, "tokens", len(node.Tokens))
@@ -224,7 +224,7 @@ func (c *Cluster) SwapSchema(ctx context.Context) (old, cur *pgschema.Schema, er
 	defer c.reloadMu.Unlock()
 	old = c.current.Load()
 	var errs []error
-	for i, pool := range c.control {
+	for i, pool := range c.Control() {
 		s, err := pgschema.Load(ctx, pool)
 		if err == nil {
 			c.current.Store(s)
@@ -251,7 +251,7 @@ func (c *Cluster) SwapSchema(ctx context.Context) (old, cur *pgschema.Schema, er
 // reads do: every shard holds the whole catalog.
 func (c *Cluster) ReadCatalog(ctx context.Context, f func(q pgschema.Querier) error) error {
 	var errs []error
-	for i, pool := range c.control {
+	for i, pool := range c.Control() {
 		err := f(pool)
 		if err == nil {
 			return nil
@@ -272,10 +272,11 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 	change func(ctx context.Context, tx pgx.Tx) (bool, error)) (bool, error) {
 	c.applying.Store(version, struct{}{})
 	defer c.applying.Delete(version)
-	applied := make([]bool, len(c.control))
-	errs := make([]error, len(c.control))
+	control := c.Control()
+	applied := make([]bool, len(control))
+	errs := make([]error, len(control))
 	var wg sync.WaitGroup
-	for i, pool := range c.control {
+	for i, pool := range control {
 		wg.Go(func() {
 			ok := false
 			errs[i] = retryLocks(ctx, func() error {
@@ -344,9 +345,10 @@ func retryLocks(ctx context.Context, f func() error) error {
 // OnEveryShard runs f in a transaction on every shard, in parallel, and
 // returns the first error.
 func (c *Cluster) OnEveryShard(ctx context.Context, f func(ctx context.Context, tx pgx.Tx) error) error {
-	errs := make([]error, len(c.control))
+	control := c.Control()
+	errs := make([]error, len(control))
 	var wg sync.WaitGroup
-	for i, pool := range c.control {
+	for i, pool := range control {
 		wg.Go(func() {
 			errs[i] = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return f(ctx, tx) })
 		})
@@ -359,9 +361,10 @@ func (c *Cluster) OnEveryShard(ctx context.Context, f func(ctx context.Context, 
 func (c *Cluster) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	errs := make([]error, len(c.control))
+	control := c.Control()
+	errs := make([]error, len(control))
 	var wg sync.WaitGroup
-	for i, pool := range c.control {
+	for i, pool := range control {
 		wg.Go(func() {
 			if err := pool.Ping(ctx); err != nil {
 				errs[i] = fmt.Errorf("shard %d is unreachable", i)
@@ -379,7 +382,7 @@ func (c *Cluster) Close() {
 			s.Pool.Close()
 		}
 	}
-	for _, p := range c.control {
+	for _, p := range c.Control() {
 		if p != nil {
 			p.Close()
 		}
@@ -423,7 +426,7 @@ func (c *Cluster) notifySchema(ctx context.Context, version [16]byte) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for i, pool := range c.control {
+	for i, pool := range c.Control() {
 		wg.Go(func() {
 			if _, err := pool.Exec(ctx, NotifySQL, SchemaChannel, pgschema.UUIDText(version[:])); err != nil {
 				c.log.Warn("cannot notify the other gateways of a schema change; they see it at their next version check",

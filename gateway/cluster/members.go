@@ -23,46 +23,48 @@ import (
 // it: every shard given is then a member, in the order given, each taking
 // tokens that balance the ring with those before it.
 
-// membership returns the cluster's members in joining order and the
-// connection string of each, and leaves c.control holding the members'
-// control pools in that order.
-func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member, []string, error) {
+// membership returns the cluster's members in joining order, the ring
+// version, and the connection string and control pool of each member,
+// taking over the control pools of the shards given (Control) that are
+// members and closing the others.
+func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member, int64, []string, []*pgxpool.Pool, error) {
 	var members []pgschema.Member
 	var version int64
-	nodes := make([]*pgschema.Node, len(c.control))
-	for i, pool := range c.control {
+	given := c.Control()
+	nodes := make([]*pgschema.Node, len(given))
+	for i, pool := range given {
 		node, err := pgschema.LoadNode(ctx, pool)
 		if err != nil {
-			return nil, nil, fmt.Errorf("shard %d: %w", i, err)
+			return nil, 0, nil, nil, fmt.Errorf("shard %d: %w", i, err)
 		}
 		nodes[i] = node
 		ms, v, err := pgschema.LoadMembers(ctx, pool)
 		if err != nil {
-			return nil, nil, fmt.Errorf("shard %d: %w", i, err)
+			return nil, 0, nil, nil, fmt.Errorf("shard %d: %w", i, err)
 		}
 		if v > version {
 			members, version = ms, v
 		}
 	}
 	if members == nil {
-		if err := c.recordMembers(ctx, cfg); err != nil {
-			return nil, nil, err
+		if err := c.recordMembers(ctx, cfg, given); err != nil {
+			return nil, 0, nil, nil, err
 		}
 		return c.membership(ctx, cfg)
 	}
-	given := map[[16]byte]int{}
+	byHost := map[[16]byte]int{}
 	for i, n := range nodes {
 		if n != nil {
-			given[n.HostID] = i
+			byHost[n.HostID] = i
 		}
 	}
 	pools := make([]*pgxpool.Pool, len(members))
 	urls := make([]string, len(members))
-	used := make([]bool, len(c.control))
+	used := make([]bool, len(given))
 	var missing []int
 	for j, m := range members {
-		if i, ok := given[m.HostID]; ok {
-			pools[j], urls[j], used[i] = c.control[i], cfg.Shards[i].URL, true
+		if i, ok := byHost[m.HostID]; ok {
+			pools[j], urls[j], used[i] = given[i], cfg.Shards[i].URL, true
 			continue
 		}
 		urls[j] = pgschema.MemberURL(m.Address, cfg.Shards[0].URL)
@@ -72,7 +74,7 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 		if !u {
 			c.log.Warn("a shard given is not a member of the cluster, and gets no token ranges: add it with cqlpg shard add",
 				"shard", sharding.Redact(cfg.Shards[i].URL), "members", len(members), "ring_version", version)
-			c.control[i].Close()
+			given[i].Close()
 		}
 	}
 	if len(missing) > 0 {
@@ -82,13 +84,13 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 		}
 		opened, err := openControl(ctx, found)
 		if err != nil {
-			c.control = nil
+			c.ring.Store(nil)
 			for _, p := range pools {
 				if p != nil {
 					p.Close()
 				}
 			}
-			return nil, nil, fmt.Errorf("a member the catalog records: %w", err)
+			return nil, 0, nil, nil, fmt.Errorf("a member the catalog records: %w", err)
 		}
 		for k, j := range missing {
 			pools[j] = opened[k]
@@ -96,15 +98,14 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 				"shard", members[j].Name, "address", members[j].Address)
 		}
 	}
-	c.control = pools
-	return members, urls, nil
+	return members, version, urls, pools, nil
 }
 
 // recordMembers records the shards given as the cluster's members, at
 // ring version 1, on every one of them: each joins the ring as shards
 // always have, claiming its identity and tokens unless it has them.
-func (c *Cluster) recordMembers(ctx context.Context, cfg Config) error {
-	infos, err := c.join(ctx, cfg)
+func (c *Cluster) recordMembers(ctx context.Context, cfg Config, given []*pgxpool.Pool) error {
+	infos, err := c.join(ctx, cfg, given)
 	if err != nil {
 		return err
 	}

@@ -110,10 +110,10 @@ type Registry struct {
 	// wake asks for a heartbeat now: another gateway registered, left or
 	// changed its schema version.
 	wake chan struct{}
-	// registered marks the shards that hold this run's registration, so
-	// that a row found under another instance there means a clash, not a
-	// restart.
-	registered []bool
+	// registered marks the shards (by control pool) that hold this run's
+	// registration, so that a row found under another instance there
+	// means a clash, not a restart.
+	registered sync.Map
 	// unreachable is set while no shard answers heartbeats, so that the
 	// outage is logged once.
 	unreachable bool
@@ -148,7 +148,7 @@ type Self struct {
 // reach shards is not fatal: the heartbeat retries.
 func StartRegistry(ctx context.Context, c *Cluster, cfg GatewaysConfig, self Self, log *slog.Logger, hooks RegistryHooks) *Registry {
 	r := &Registry{cluster: c, hooks: hooks, listenAddr: self.Listen, cfg: cfg, log: log, instance: NewUUID(4),
-		started: self.Started, wake: make(chan struct{}, 1), registered: make([]bool, len(c.Control()))}
+		started: self.Started, wake: make(chan struct{}, 1)}
 	port := 0
 	if a, ok := self.Listen.(*net.TCPAddr); ok {
 		port = a.Port
@@ -343,11 +343,11 @@ func (r *Registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	if err := pool.SendBatch(ctx, &b).Close(); err != nil {
 		return nil, fmt.Errorf("gateway heartbeat: %w", err)
 	}
-	if prev != nil && *prev != r.instance && r.registered[i] {
+	if _, ok := r.registered.Load(pool); prev != nil && *prev != r.instance && ok {
 		r.log.Warn("another gateway registers with this gateway's host id; give each gateway its own listen address",
 			"host_id", pgschema.UUIDText(r.self.HostID[:]), "shard", i)
 	}
-	r.registered[i] = true
+	r.registered.Store(pool, true)
 	return list, nil
 }
 
