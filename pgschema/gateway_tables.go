@@ -67,13 +67,17 @@ const (
 const (
 	GatewayRegisterSQL = `WITH prev AS (SELECT instance FROM cqlpg.gateways WHERE host_id = $1)
 INSERT INTO cqlpg.gateways (host_id, instance, rpc_address, rpc_port, datacenter, rack,
-	release_version, schema_version, started_at, heartbeat)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+	release_version, schema_version, started_at, ring_version, heartbeat)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
 ON CONFLICT (host_id) DO UPDATE SET instance = excluded.instance, rpc_address = excluded.rpc_address,
 	rpc_port = excluded.rpc_port, datacenter = excluded.datacenter, rack = excluded.rack,
 	release_version = excluded.release_version, schema_version = excluded.schema_version,
-	started_at = excluded.started_at, heartbeat = now()
+	started_at = excluded.started_at, ring_version = excluded.ring_version, heartbeat = now()
 RETURNING (SELECT instance FROM prev)`
+	// GatewaysBehindSQL lists the gateways heard of within $1 seconds that
+	// serve a ring version older than $2.
+	GatewaysBehindSQL = `SELECT host(rpc_address) || ':' || rpc_port, ring_version FROM cqlpg.gateways
+WHERE heartbeat > now() - make_interval(secs => $1) AND ring_version < $2 ORDER BY 1`
 	// GatewaysAliveSQL lists the other gateways ($2 is this one) heard of
 	// within $1 seconds, with the seconds since their heartbeat.
 	GatewaysAliveSQL = `SELECT host_id, rpc_address, rpc_port, datacenter, rack, release_version, schema_version,

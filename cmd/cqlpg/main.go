@@ -15,6 +15,8 @@ Usage:
   cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
   cqlpg shard status [flags] [KEYSPACE]
                         print the cluster's members as nodetool status does
+  cqlpg shard add [flags] URL
+                        join a new PostgreSQL shard to the running cluster, streaming its data
   cqlpg load [flags] KEYSPACE.TABLE FILE.csv
                         load a CSV file in cqlsh's COPY format into a table (cqlpg load -h for flags)
   cqlpg unload [flags] KEYSPACE.TABLE FILE.csv

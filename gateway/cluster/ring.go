@@ -165,6 +165,11 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 	}
 	c.ring.Store(next)
 	c.log.Info("switched to a new ring", "version", version, "members", len(members), "from", cur.version)
+	// The registry says so at once, for the operation that waits on it.
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
 	// Members that left: their pools go once requests that took the old
 	// state have had their time.
 	var gone []*sharding.Shard
@@ -183,4 +188,40 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 		})
 	}
 	return true, nil
+}
+
+// AwaitRing waits until every gateway heard of within alive serves ring
+// version or a newer one, or until limit has passed, when it names the
+// gateways behind. A topology operation takes each step only once every
+// gateway serves the ring of the step before.
+func (c *Cluster) AwaitRing(ctx context.Context, version int64, alive, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		behind := map[string]int64{}
+		for _, pool := range c.Control() {
+			rows, err := pool.Query(ctx, pgschema.GatewaysBehindSQL, alive.Seconds(), version)
+			if err != nil {
+				continue
+			}
+			for rows.Next() {
+				var addr string
+				var v int64
+				if rows.Scan(&addr, &v) == nil {
+					behind[addr] = v
+				}
+			}
+			rows.Close()
+		}
+		if len(behind) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gateways still serve an older ring than version %d after %v: %v", version, limit, behind)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
