@@ -33,6 +33,11 @@ var (
 		"Data connections running a pipeline on the shard.", []string{"shard"}, nil)
 	descShardMax = prometheus.NewDesc("cqlpg_shard_connections_max",
 		"Data connections the gateway may open to the shard.", []string{"shard"}, nil)
+	descShardState = prometheus.NewDesc("cqlpg_shard_state",
+		"1 for the shard's state on the ring the gateway serves: normal, joining (a pending replica of the ranges it takes) or leaving.",
+		[]string{"shard", "state"}, nil)
+	descRingVersion = prometheus.NewDesc("cqlpg_ring_version",
+		"The ring version the gateway serves (cqlpg.ring_version); it moves with every membership change.", nil, nil)
 
 	descRepairRunning = prometheus.NewDesc("cqlpg_repair_running",
 		"1 while a repair runs in this process.", nil, nil)
@@ -85,7 +90,7 @@ type shardCollector struct{ m *metrics }
 
 func (c shardCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPipelineSeconds, descShardOps, descShardOpErrors, descShardQueued,
-		descShardOpen, descShardBusy, descShardMax} {
+		descShardOpen, descShardBusy, descShardMax, descShardState, descRingVersion} {
 		ch <- d
 	}
 }
@@ -95,8 +100,11 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 	if cl == nil {
 		return // the gateway is still opening its shards
 	}
-	for _, sh := range cl.Topology().Shards {
+	topo := cl.Topology()
+	ch <- prometheus.MustNewConstMetric(descRingVersion, prometheus.GaugeValue, float64(cl.RingVersion()))
+	for i, sh := range topo.Shards {
 		s, name := sh.Pool.Stats(), sh.Info.Name
+		ch <- prometheus.MustNewConstMetric(descShardState, prometheus.GaugeValue, 1, name, shardState(topo, i))
 		gauge := func(d *prometheus.Desc, v int) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), name)
 		}
@@ -108,6 +116,23 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descShardBusy, s.Busy)
 		gauge(descShardMax, s.Conns)
 	}
+}
+
+// shardState names the state of shard i on topo's rings: joining when
+// it holds tokens only on the ring after a movement, leaving when only on
+// the ring reads use.
+func shardState(topo *sharding.Topology, i int) string {
+	if topo.Next == nil {
+		return "normal"
+	}
+	now, next := len(topo.Ring.Shards()[i].Tokens) > 0, len(topo.Next.Shards()[i].Tokens) > 0
+	switch {
+	case !now && next:
+		return "joining"
+	case now && !next:
+		return "leaving"
+	}
+	return "normal"
 }
 
 // repairCollector reads the repair status.

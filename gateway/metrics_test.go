@@ -154,6 +154,12 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s may open %v connections", shard, v)
 		}
 		after.has(t, "cqlpg_shard_up"+label)
+		if v := after.has(t, `cqlpg_shard_state{shard="`+shard+`",state="normal"}`); v != 1 {
+			t.Errorf("%s: cqlpg_shard_state normal %v", shard, v)
+		}
+	}
+	if v := after.has(t, "cqlpg_ring_version"); v < 1 {
+		t.Errorf("cqlpg_ring_version %v", v)
 	}
 
 	ranges := after.has(t, "cqlpg_repair_ranges")
