@@ -30,6 +30,16 @@ func (c *Cluster) RingVersion() int64 {
 	return 0
 }
 
+// Snapshot returns the topology and the members' control pools of one
+// ring version, indexed alike; Topology and Control, called one after the
+// other, may straddle a switch.
+func (c *Cluster) Snapshot() (*sharding.Topology, []*pgxpool.Pool) {
+	if r := c.ring.Load(); r != nil {
+		return r.topo, r.control
+	}
+	return nil, nil
+}
+
 // newRing builds the state of members at version, whose connection
 // strings and control pools are urls and control. Members in old keep
 // their data pools; the others get new ones.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -101,9 +102,10 @@ func (v *Env) ReplayBatchlog(ctx context.Context) {
 	tick := time.NewTicker(v.Config.BatchlogInterval)
 	defer tick.Stop()
 	for {
-		for i := range v.Cluster.Control() {
-			if err := v.replayShard(ctx, i); err != nil && ctx.Err() == nil {
-				v.Log.Warn("cannot replay the batch log", "shard", v.Cluster.Topology().Shards[i].Info.Name, "err", err)
+		topo, control := v.Cluster.Snapshot()
+		for i, pool := range control {
+			if err := v.replayShard(ctx, pool); err != nil && ctx.Err() == nil {
+				v.Log.Warn("cannot replay the batch log", "shard", topo.Shards[i].Info.Name, "err", err)
 			}
 		}
 		select {
@@ -123,16 +125,17 @@ type loggedBatch struct {
 	mutations []byte
 }
 
-// replayShard replays the records of one shard's batch log older than
+// replayShard replays the records of one shard's batch log (pool, its
+// control pool) older than
 // the batch log timeout, a few at a time, each under a row lock that
 // keeps other gateways from replaying it at the same time (SKIP LOCKED).
 // A replayed record is deleted from every shard, since the batch's other
 // copy may be anywhere.
-func (v *Env) replayShard(ctx context.Context, shard int) error {
+func (v *Env) replayShard(ctx context.Context, pool *pgxpool.Pool) error {
 	for {
 		var done []string
 		n := 0
-		err := pgx.BeginFunc(ctx, v.Cluster.Control()[shard], func(tx pgx.Tx) error {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			rows, _ := tx.Query(ctx, pgschema.BatchlogReplaySQL,
 				v.Config.BatchlogTimeout.Milliseconds(), replayLimit)
 			batches, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (loggedBatch, error) {
@@ -158,10 +161,10 @@ func (v *Env) replayShard(ctx context.Context, shard int) error {
 		if err != nil {
 			return err
 		}
-		for i, pool := range v.Cluster.Control() {
-			if i != shard && len(done) > 0 {
+		for _, other := range v.Cluster.Control() {
+			if other != pool && len(done) > 0 {
 				// A copy that another gateway is replaying is left to it.
-				if _, err := pool.Exec(ctx, pgschema.BatchlogDoneElsewhereSQL, done); err != nil {
+				if _, err := other.Exec(ctx, pgschema.BatchlogDoneElsewhereSQL, done); err != nil {
 					return err
 				}
 			}

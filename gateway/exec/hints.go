@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -95,7 +96,7 @@ func (v *Env) publishPending(pending hintCounts) {
 // replayAllHints replays every hint held by a shard that is up for a
 // replica that is up, counting in pending the hints each holder keeps.
 func (v *Env) replayAllHints(ctx context.Context, pending hintCounts) {
-	topo := v.Cluster.Topology()
+	topo, control := v.Cluster.Snapshot()
 	for holder, sh := range topo.Shards {
 		if !sh.Pool.Alive() || ctx.Err() != nil {
 			continue
@@ -106,7 +107,7 @@ func (v *Env) replayAllHints(ctx context.Context, pending hintCounts) {
 			n      int64
 		}
 		var targets []held
-		rows, err := v.Cluster.Control()[holder].Query(hctx, pgschema.HintsPendingSQL)
+		rows, err := control[holder].Query(hctx, pgschema.HintsPendingSQL)
 		if err == nil {
 			targets, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (held, error) {
 				var h held
@@ -125,7 +126,7 @@ func (v *Env) replayAllHints(ctx context.Context, pending hintCounts) {
 			}
 			for err == nil {
 				var n, done int
-				n, done, err = v.replayHintBatch(hctx, topo, holder, t)
+				n, done, err = v.replayHintBatch(hctx, topo, control[holder], t)
 				pending[sh.Info.HostID][h.target] -= int64(done)
 				if n < hintReplayLimit {
 					break
@@ -150,9 +151,9 @@ type storedHint struct {
 // holder, each under a row lock that keeps other gateways from replaying
 // it at the same time, and deletes those applied or dropped. It returns
 // how many it read, and deleted.
-func (v *Env) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder, target int) (int, int, error) {
+func (v *Env) replayHintBatch(ctx context.Context, topo *sharding.Topology, holder *pgxpool.Pool, target int) (int, int, error) {
 	n, deleted := 0, 0
-	err := pgx.BeginFunc(ctx, v.Cluster.Control()[holder], func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, holder, func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, pgschema.HintReplaySQL, topo.Shards[target].Info.HostID, hintReplayLimit)
 		hints, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storedHint, error) {
 			var h storedHint

@@ -103,7 +103,7 @@ func (q *uiRequest) tableView() (any, error) {
 	for _, c := range t.Columns {
 		page.Columns = append(page.Columns, layoutColumn{Name: c.Name, Type: c.Type.String(), Role: columnRole(c), PGName: c.PGName})
 	}
-	topo := q.b.Cluster().Topology()
+	topo, control := q.b.Cluster().Snapshot()
 	d := ringDrawing{ring: topo.Ring, up: func(i int) bool { return topo.Shards[i].Pool.Alive() }, noArcs: true}
 	shards := d.draw().Shards
 	page.Shards = make([]shardLayout, len(shards))
@@ -124,12 +124,12 @@ func (q *uiRequest) tableView() (any, error) {
 		l := &page.Shards[i]
 		l.uiShard, l.Schema = sh, t.PGSchema
 		l.Psql = psqlCommand(topo.Shards[i].URL, t)
-		if !sh.Up || i >= len(q.b.Cluster().Control()) {
+		if !sh.Up || i >= len(control) {
 			l.Err = "down: not asked"
 			continue
 		}
 		wg.Go(func() {
-			if err := l.load(ctx, q.b.Cluster().Control()[i], t, counting); err != nil {
+			if err := l.load(ctx, control[i], t, counting); err != nil {
 				l.Err = redactError(err)
 			}
 		})
