@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,12 +115,18 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 	for i, sc := range cfg.Shards {
 		urls[i] = sc.URL
 	}
-	given, err := openControl(ctx, urls)
+	given, down, err := openMembers(ctx, urls)
 	if err != nil {
 		return nil, err
 	}
+	if !slices.Contains(down, false) {
+		for _, p := range given {
+			p.Close()
+		}
+		return nil, errors.New("no shard given can be reached")
+	}
 	c.ring.Store(&ringState{control: given})
-	members, version, urls, control, err := c.membership(ctx, cfg)
+	members, version, urls, control, err := c.membership(ctx, cfg, down)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -137,9 +144,18 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 		c.Close()
 		return nil, err
 	}
-	if err := c.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error { return pgschema.SyncSQLWrites(ctx, tx) }); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("triggers for SQL writes: %w", err)
+	for i, pool := range c.Control() {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgschema.SyncSQLWrites(ctx, tx) })
+		var connect *pgconn.ConnectError
+		if errors.As(err, &connect) {
+			log.Warn("a member is down as the gateway starts; its requests fail over to the other replicas until it is back",
+				"shard", c.Topology().Shards[i].Info.Name)
+			continue
+		}
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("triggers for SQL writes: %w", err)
+		}
 	}
 	return c, nil
 }
@@ -176,6 +192,49 @@ func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
 		return nil, err
 	}
 	return pools, nil
+}
+
+// openMembers opens the control pools of the members at urls as
+// openControl does, except that a member that cannot be reached is not an
+// error: its pool is made all the same (it connects when the member comes
+// back) and down reports it. It fails only for other errors. A cluster opens with a member down, as a
+// Cassandra coordinator starts with a node down.
+func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []bool, error) {
+	pools := make([]*pgxpool.Pool, len(urls))
+	down := make([]bool, len(urls))
+	errs := make([]error, len(urls))
+	var wg sync.WaitGroup
+	for i, url := range urls {
+		wg.Go(func() {
+			err := migrations.Up(ctx, url)
+			var connect *pgconn.ConnectError
+			if errors.As(err, &connect) {
+				down[i], err = true, nil
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+				return
+			}
+			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+			if err == nil {
+				pc.MaxConns = 4
+				pools[i], err = pgxpool.NewWithConfig(ctx, pc)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, p := range pools {
+			if p != nil {
+				p.Close()
+			}
+		}
+		return nil, nil, err
+	}
+	return pools, down, nil
 }
 
 // join reads each shard's identity, giving new shards tokens that

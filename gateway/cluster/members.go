@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,12 +29,19 @@ import (
 // version, and the connection string and control pool of each member,
 // taking over the control pools of the shards given (Control) that are
 // members and closing the others.
-func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member, int64, []string, []*pgxpool.Pool, error) {
+//
+// down marks the shards given that cannot be reached: they are left out
+// of the reading, and a member among them is reached, when it is back, at
+// the address the catalog records.
+func (c *Cluster) membership(ctx context.Context, cfg Config, down []bool) ([]pgschema.Member, int64, []string, []*pgxpool.Pool, error) {
 	var members []pgschema.Member
 	var version int64
 	given := c.Control()
 	nodes := make([]*pgschema.Node, len(given))
 	for i, pool := range given {
+		if down[i] {
+			continue
+		}
 		node, err := pgschema.LoadNode(ctx, pool)
 		if err != nil {
 			return nil, 0, nil, nil, fmt.Errorf("shard %d: %w", i, err)
@@ -47,10 +56,13 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 		}
 	}
 	if members == nil {
+		if slices.Contains(down, true) {
+			return nil, 0, nil, nil, errors.New("a shard given cannot be reached, and the others record no members: start the cluster with every shard up")
+		}
 		if err := c.recordMembers(ctx, cfg, given); err != nil {
 			return nil, 0, nil, nil, err
 		}
-		return c.membership(ctx, cfg)
+		return c.membership(ctx, cfg, down)
 	}
 	byHost := map[[16]byte]int{}
 	for i, n := range nodes {
@@ -71,6 +83,10 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 		missing = append(missing, j)
 	}
 	for i, u := range used {
+		if !u && down[i] {
+			given[i].Close() // reached at the address the catalog records, if a member
+			continue
+		}
 		if !u {
 			c.log.Warn("a shard given is not a member of the cluster, and gets no token ranges: add it with cqlpg shard add",
 				"shard", sharding.Redact(cfg.Shards[i].URL), "members", len(members), "ring_version", version)
@@ -82,7 +98,7 @@ func (c *Cluster) membership(ctx context.Context, cfg Config) ([]pgschema.Member
 		for k, j := range missing {
 			found[k] = urls[j]
 		}
-		opened, err := openControl(ctx, found)
+		opened, _, err := openMembers(ctx, found)
 		if err != nil {
 			c.ring.Store(nil)
 			for _, p := range pools {
