@@ -140,3 +140,44 @@ func TestWriteReplicasNoMovement(t *testing.T) {
 		}
 	}
 }
+
+// TestMovements checks the ranges a movement streams: every token whose
+// replicas after the movement include a shard that does not hold it now
+// lies in exactly one movement, naming those replicas, and no other token
+// does.
+func TestMovements(t *testing.T) {
+	for _, join := range []bool{true, false} {
+		topo := movingTopology(t, join)
+		for _, rf := range []int{1, 2, 3} {
+			rep := Replication{Class: SimpleStrategyClass, Factor: rf}
+			moves := topo.Movements(rep)
+			now, next := topo.Placement(rep), topo.Next.Placement(rep)
+			for tok := Token(-450); tok <= 450; tok += 25 {
+				name := fmt.Sprintf("join %v rf %d token %d", join, rf, tok)
+				var gained []int
+				for _, s := range next.Replicas(tok) {
+					if !slices.Contains(now.Replicas(tok), s) {
+						gained = append(gained, s)
+					}
+				}
+				var in []Movement
+				for _, m := range moves {
+					if m.Range.Contains(tok) {
+						in = append(in, m)
+					}
+				}
+				switch {
+				case len(gained) == 0 && len(in) > 0:
+					t.Errorf("%s: moves in %v, but its replicas stay %v", name, in, now.Replicas(tok))
+				case len(gained) > 0 && len(in) != 1:
+					t.Errorf("%s: in %d movements (%v), want one giving it to %v", name, len(in), in, gained)
+				case len(gained) > 0 && (!slices.Equal(in[0].To, gained) || !slices.Equal(in[0].From, now.Replicas(tok))):
+					t.Errorf("%s: %v, want from %v to %v", name, in[0], now.Replicas(tok), gained)
+				}
+			}
+		}
+	}
+	if m := NewTopology(mustRing(t, shard("a", "dc1", "r1", 0)), nil).Movements(Replication{Class: SimpleStrategyClass, Factor: 1}); m != nil {
+		t.Errorf("a ring at rest moves %v", m)
+	}
+}

@@ -1,0 +1,56 @@
+package sharding
+
+import "slices"
+
+// A Movement is a token range whose replicas change when a movement of
+// ranges completes: the shards that hold it now, and those that hold it
+// only once the movement completes, which must receive its data.
+type Movement struct {
+	Range Range
+	// From are the range's replicas on the ring reads use, primary first;
+	// To are the replicas it gains on the ring after the movement.
+	From, To []int
+}
+
+// Movements lists the ranges of rep whose replicas on t.Next include
+// shards that do not hold them on t.Ring, in ring order: what a movement
+// must stream before reads switch to the new ring. Each range is cut at
+// the tokens of both rings, so that its replicas are the same throughout
+// on each; neighbouring ranges with the same replicas are merged. A
+// topology without a movement has none.
+func (t *Topology) Movements(rep Replication) []Movement {
+	if t.Next == nil {
+		return nil
+	}
+	now, next := t.Ring.Placement(rep), t.Next.Placement(rep)
+	tokens := append(t.Ring.Tokens(), t.Next.Tokens()...)
+	slices.Sort(tokens)
+	tokens = slices.Compact(tokens)
+	var out []Movement
+	for i, end := range tokens {
+		start := tokens[(i+len(tokens)-1)%len(tokens)]
+		from := now.Replicas(end)
+		var to []int
+		for _, s := range next.Replicas(end) {
+			if !slices.Contains(from, s) {
+				to = append(to, s)
+			}
+		}
+		if len(to) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Range.End == start && slices.Equal(out[n-1].From, from) &&
+			slices.Equal(out[n-1].To, to) {
+			out[n-1].Range.End = end
+			continue
+		}
+		out = append(out, Movement{Range: Range{Start: start, End: end}, From: slices.Clone(from), To: to})
+	}
+	// The last range may continue the first across the wrap.
+	if n := len(out); n > 1 && out[n-1].Range.End == out[0].Range.Start && slices.Equal(out[n-1].From, out[0].From) &&
+		slices.Equal(out[n-1].To, out[0].To) {
+		out[0].Range.Start = out[n-1].Range.Start
+		out = out[:n-1]
+	}
+	return out
+}
