@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -62,7 +63,8 @@ func LoadMembers(ctx context.Context, q Querier) ([]Member, int64, error) {
 
 // SaveMembers records ms as the shard's members at ring version, in the
 // caller's transaction, unless the shard already records that version or
-// a newer one; it reports whether it wrote.
+// a newer one, and drops the hints it holds for shards not among them; it
+// reports whether it wrote.
 func SaveMembers(ctx context.Context, q Querier, ms []Member, version int64) (bool, error) {
 	var cur int64
 	if err := q.QueryRow(ctx, `SELECT coalesce((SELECT version FROM cqlpg.ring_version FOR UPDATE), 0)`).Scan(&cur); err != nil {
@@ -79,6 +81,9 @@ func SaveMembers(ctx context.Context, q Querier, ms []Member, version int64) (bo
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.HostID, m.Name, m.Address, m.Datacenter, m.Rack, m.Tokens, m.State, m.Position); err != nil {
 			return false, fmt.Errorf("write member %s: %w", m.Name, err)
 		}
+	}
+	if err := DropFormerHints(ctx, q, ms); err != nil {
+		return false, err
 	}
 	if _, err := q.Exec(ctx, `INSERT INTO cqlpg.ring_version (version) VALUES ($1)
 		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now()`, version); err != nil {
@@ -113,4 +118,62 @@ func MemberURL(address, given string) string {
 // connValue quotes a value for a keyword/value connection string.
 func connValue(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// DropFormerHints drops the hints the shard holds for shards that are not
+// among members: they are never replayed, and go with the shard, as
+// Cassandra excises a removed node's hints.
+func DropFormerHints(ctx context.Context, q Querier, members []Member) error {
+	hosts := make([][16]byte, len(members))
+	for i, m := range members {
+		hosts[i] = m.HostID
+	}
+	if _, err := q.Exec(ctx, `DELETE FROM cqlpg.hints WHERE target <> ALL($1::uuid[])`, hosts); err != nil {
+		return fmt.Errorf("drop the hints of former members: %w", err)
+	}
+	return nil
+}
+
+// RingTokens returns the member's tokens as ring tokens.
+func (m Member) RingTokens() []sharding.Token {
+	out := make([]sharding.Token, len(m.Tokens))
+	for i, t := range m.Tokens {
+		out[i] = sharding.Token(t)
+	}
+	return out
+}
+
+// WipeShard drops, in the caller's transaction, what a shard holds as a
+// member: its keyspaces and their data, its identity and the membership
+// it records. A shard that a join cut short and then abandoned is wiped
+// this way before it joins again.
+func WipeShard(ctx context.Context, tx Querier) error {
+	rows, err := tx.Query(ctx, `SELECT keyspace_name FROM cqlpg.keyspaces`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if _, err := DropKeyspace(ctx, tx, name, true); err != nil {
+			return fmt.Errorf("drop keyspace %s: %w", name, err)
+		}
+	}
+	for _, table := range []string{"cqlpg.members", "cqlpg.ring_version", "cqlpg.node"} {
+		if _, err := tx.Exec(ctx, "DELETE FROM "+table); err != nil {
+			return fmt.Errorf("wipe %s: %w", table, err)
+		}
+	}
+	return nil
 }

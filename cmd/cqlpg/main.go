@@ -17,6 +17,10 @@ Usage:
                         print the cluster's members as nodetool status does
   cqlpg shard add [flags] URL
                         join a new PostgreSQL shard to the running cluster, streaming its data
+  cqlpg shard decommission|remove NAME, cqlpg shard replace NAME URL, cqlpg shard abort
+                        take a live or dead shard out of the ring, replace a dead one, or roll one back
+  cqlpg cleanup [flags] [KEYSPACE[.TABLE]]
+                        delete from each shard the rows of ranges it no longer replicates
   cqlpg load [flags] KEYSPACE.TABLE FILE.csv
                         load a CSV file in cqlsh's COPY format into a table (cqlpg load -h for flags)
   cqlpg unload [flags] KEYSPACE.TABLE FILE.csv
@@ -44,6 +48,8 @@ func main() {
 		os.Exit(ring(os.Args[2:]))
 	case "shard":
 		os.Exit(shardCommand(os.Args[2:]))
+	case "cleanup":
+		os.Exit(cleanupCommand(os.Args[2:]))
 	case "load":
 		os.Exit(load(os.Args[2:]))
 	case "unload":

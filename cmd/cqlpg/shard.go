@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
 	"sync"
 	"text/tabwriter"
@@ -21,21 +21,37 @@ import (
 const shardUsage = `Usage:
   cqlpg shard status [flags] [KEYSPACE]
   cqlpg shard add [flags] URL
+  cqlpg shard decommission [flags] NAME
+  cqlpg shard remove [flags] NAME
+  cqlpg shard replace [flags] NAME URL
+  cqlpg shard abort [flags]
 
 status prints the cluster's members as nodetool status does, by
 datacenter: state (U up, D down; N normal, J joining, L leaving), data
-size, tokens, share of the ring, host id and rack. With KEYSPACE the share
-is effective: of the token space each shard replicates under that
-keyspace's replication.
+size, tokens, share of the ring, host id and rack, and the topology
+operation in progress. With KEYSPACE the share is effective: of the token
+space each shard replicates under that keyspace's replication.
 
 add joins the PostgreSQL database at URL, which must hold no keyspace, to
 the running cluster: it takes the catalog and tokens that balance the
 ring, joins as a pending replica of its ranges (writes reach it, reads do
 not yet), receives their rows from the replicas that hold them, and then
-serves them. Gateways follow each step within a second, and each step
-waits until every live gateway has. Run it again to resume a join cut
-short. The shards that gave up ranges keep their copies until cqlpg
-cleanup.
+serves them. The shards that gave up ranges keep their copies until
+cqlpg cleanup.
+
+decommission takes a live shard out of the ring: the shards that take
+its ranges over receive them, merged from it and the other replicas,
+then it leaves. Its database keeps its data.
+
+remove takes a dead shard out of the ring: the shards that take its
+ranges over receive them from the replicas that are up.
+
+replace has the empty database at URL take a dead shard's tokens,
+datacenter and rack, and receive its ranges from the replicas that are up.
+
+Gateways follow each step within a second, and each step waits until
+every live gateway has. One operation runs at a time; one cut short is
+resumed by running its command again, or rolled back by abort.
 
 Flags:
 `
@@ -49,7 +65,15 @@ func shardCommand(args []string) int {
 	case "status":
 		return shardStatusCommand(args[1:])
 	case "add":
-		return shardAddCommand(args[1:])
+		return shardMoveCommand("add", args[1:], 1)
+	case "decommission":
+		return shardMoveCommand("decommission", args[1:], 1)
+	case "remove":
+		return shardMoveCommand("remove", args[1:], 1)
+	case "replace":
+		return shardMoveCommand("replace", args[1:], 2)
+	case "abort":
+		return shardMoveCommand("abort", args[1:], 0)
 	}
 	fmt.Fprint(os.Stderr, shardUsage)
 	return 2
@@ -80,33 +104,64 @@ func shardStatusCommand(args []string) int {
 	})
 }
 
-func shardAddCommand(args []string) int {
-	fs := flag.NewFlagSet("shard add", flag.ContinueOnError)
+// shardMoveCommand runs a topology operation (add, decommission, remove,
+// replace or abort) that takes args positional arguments.
+func shardMoveCommand(op string, args []string, want int) int {
+	command := "cqlpg shard " + op
+	fs := flag.NewFlagSet("shard "+op, flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), shardUsage); fs.PrintDefaults() }
 	shards := addShardFlags(fs)
-	name := fs.String("name", "", "the new shard's `name` (default: the next free shardN)")
-	dc := fs.String("dc", "datacenter1", "the new shard's `datacenter`")
-	rack := fs.String("rack", "rack1", "the new shard's `rack`")
-	numTokens := fs.Int("num-tokens", 16, "how many `tokens` the new shard takes")
+	var join cluster.JoinOptions
+	force := false
+	switch op {
+	case "add", "replace":
+		fs.StringVar(&join.Name, "name", "", "the new shard's `name` (default: the next free shardN)")
+		fs.BoolVar(&join.Force, "force", false, "wipe a database that a join cut short and then rolled back left behind")
+	case "decommission":
+		fs.BoolVar(&force, "force", false, "decommission even if fewer shards than a keyspace's replication factor remain")
+	}
+	if op == "add" {
+		fs.StringVar(&join.Datacenter, "dc", "datacenter1", "the new shard's `datacenter`")
+		fs.StringVar(&join.Rack, "rack", "rack1", "the new shard's `rack`")
+		fs.IntVar(&join.NumTokens, "num-tokens", 16, "how many `tokens` the new shard takes")
+	}
+	throughput := fs.Float64("stream-throughput", 0, "limit streaming to this many `rows` a second (0: no limit)")
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
 	}
-	if len(positional) != 1 || *numTokens < 1 {
+	if len(positional) != want || (op == "add" && join.NumTokens < 1) {
 		fs.Usage()
 		return 2
 	}
-	return shards.with("cqlpg shard add", func(ctx context.Context, c *cluster.Cluster, _ []string) int {
-		if err := refuseCounters(c.Schema()); err != nil {
-			fmt.Fprintln(os.Stderr, "cqlpg shard add:", err)
+	return shards.with(command, func(ctx context.Context, c *cluster.Cluster, _ []string) int {
+		fail := func(err error) int {
+			fmt.Fprintln(os.Stderr, command+":", err)
 			return 1
 		}
-		err := c.Join(ctx, positional[0], cluster.JoinOptions{Name: *name, Datacenter: *dc, Rack: *rack, NumTokens: *numTokens,
-			Stream: streamRanges(os.Stderr, c), Progress: func(step string) { fmt.Fprintln(os.Stderr, step) },
-			GatewayTimeout: 10 * time.Second, BarrierLimit: 30 * time.Second})
+		if err := refuseCounters(c.Schema()); err != nil && op != "abort" {
+			return fail(err)
+		}
+		join.OpOptions = cluster.OpOptions{Stream: streamRanges(os.Stderr, c, *throughput),
+			Progress: func(step string) { fmt.Fprintln(os.Stderr, step) }, GatewayTimeout: 10 * time.Second,
+			BarrierLimit: 30 * time.Second}
+		switch op {
+		case "add":
+			err = c.Join(ctx, positional[0], join)
+		case "decommission":
+			err = c.Decommission(ctx, positional[0], force, join.OpOptions)
+		case "remove":
+			err = c.Remove(ctx, positional[0], join.OpOptions)
+		case "replace":
+			err = c.Replace(ctx, positional[0], positional[1], join)
+		case "abort":
+			var what string
+			if what, err = c.Abort(ctx, join.OpOptions); err == nil {
+				fmt.Fprintf(os.Stderr, "rolled back: %s\n", what)
+			}
+		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "cqlpg shard add:", err)
-			return 1
+			return fail(err)
 		}
 		return 0
 	})
@@ -125,13 +180,14 @@ func refuseCounters(s *pgschema.Schema) error {
 	return nil
 }
 
-// streamRanges returns the streaming of a join: every range the joining
-// shard will replicate, of every table, reconciled from the replicas that
-// hold it now onto the joiner (repair.RangeOn), so that the joiner holds
-// their merge, write times, expiries and deletions included. Progress
-// goes to out.
-func streamRanges(out io.Writer, c *cluster.Cluster) func(ctx context.Context, topo *sharding.Topology, joiner int) error {
-	return func(ctx context.Context, topo *sharding.Topology, joiner int) error {
+// streamRanges returns the streaming of a movement: every range a
+// replica gains (Topology.Movements), of every table, reconciled from the
+// replicas that hold it now (but lost, whose data is gone) onto those
+// that gain it (repair.RangeOn), so that they hold the merge, write
+// times, expiries and deletions included. Two ranges stream at once, at
+// most perSecond rows a second if it is above zero. Progress goes to out.
+func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx context.Context, topo *sharding.Topology, lost int) error {
+	return func(ctx context.Context, topo *sharding.Topology, lost int) error {
 		type piece struct {
 			t          *pgschema.Table
 			start, end int64
@@ -142,29 +198,84 @@ func streamRanges(out io.Writer, c *cluster.Cluster) func(ctx context.Context, t
 			if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) {
 				continue
 			}
-			now, next := topo.Placement(ks.Replication), topo.Next.Placement(ks.Replication)
+			moves := topo.Movements(ks.Replication)
 			for _, t := range ks.SortedTables() {
-				for i := range topo.Next.Len() {
-					if !slices.Contains(next.RangeReplicas(i), joiner) {
-						continue
+				for _, m := range moves {
+					var replicas []int
+					for _, r := range m.From {
+						if r != lost {
+							replicas = append(replicas, r)
+						}
 					}
-					r := topo.Next.Range(i)
-					pieces = append(pieces, piece{t, int64(r.Start), int64(r.End), append(slices.Clone(now.Replicas(r.End)), joiner)})
+					if len(replicas) == 0 {
+						return fmt.Errorf("%s.%s (%d, %d]: no replica holds it but %s, which is down", ks.Name, t.Name,
+							m.Range.Start, m.Range.End, topo.Shards[lost].Info.Name)
+					}
+					pieces = append(pieces, piece{t, int64(m.Range.Start), int64(m.Range.End), append(replicas, m.To...)})
 				}
 			}
 		}
-		start := time.Now()
-		for i, p := range pieces {
-			if err := repair.RangeOn(ctx, topo, p.t, p.start, p.end, p.replicas); err != nil {
-				return fmt.Errorf("%s.%s (%d, %d]: %w", p.t.Keyspace, p.t.Name, p.start, p.end, err)
-			}
-			if done := i + 1; done%16 == 0 || done == len(pieces) {
-				elapsed := time.Since(start)
-				left := time.Duration(float64(elapsed) / float64(done) * float64(len(pieces)-done))
-				fmt.Fprintf(out, "streamed %d of %d ranges, %s elapsed, about %s left\n", done, len(pieces),
-					elapsed.Round(time.Millisecond), left.Round(time.Second))
+		var (
+			mu          sync.Mutex
+			done        int
+			rows        int64
+			start       = time.Now()
+			next        = make(chan piece)
+			errs        = make([]error, 2)
+			wg          sync.WaitGroup
+			ctx2, abort = context.WithCancel(ctx)
+		)
+		defer abort()
+		for w := range errs {
+			wg.Go(func() {
+				for p := range next {
+					n, err := repair.RangeOn(ctx2, topo, p.t, p.start, p.end, p.replicas)
+					if err != nil {
+						errs[w] = fmt.Errorf("%s.%s (%d, %d]: %w", p.t.Keyspace, p.t.Name, p.start, p.end, err)
+						abort()
+						return
+					}
+					mu.Lock()
+					done, rows = done+1, rows+n
+					elapsed := time.Since(start)
+					if done%16 == 0 || done == len(pieces) {
+						left := time.Duration(float64(elapsed) / float64(done) * float64(len(pieces)-done))
+						fmt.Fprintf(out, "streamed %d of %d ranges, %d rows (%.0f rows/s), %s elapsed, about %s left\n", done,
+							len(pieces), rows, float64(rows)/elapsed.Seconds(), elapsed.Round(time.Millisecond), left.Round(time.Second))
+					}
+					// The throughput limit: wait until the rows so far are
+					// within it.
+					wait := time.Duration(0)
+					if perSecond > 0 {
+						wait = time.Duration(float64(rows)/perSecond*float64(time.Second)) - elapsed
+					}
+					mu.Unlock()
+					if wait > 0 {
+						select {
+						case <-time.After(wait):
+						case <-ctx2.Done():
+						}
+					}
+				}
+			})
+		}
+	feed:
+		for _, p := range pieces {
+			select {
+			case next <- p:
+			case <-ctx2.Done():
+				break feed
 			}
 		}
+		close(next)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(out, "streamed %d ranges, %d rows in %s\n", len(pieces), rows, time.Since(start).Round(time.Millisecond))
 		return nil
 	}
 }
@@ -234,7 +345,11 @@ func shardStatus(ctx context.Context, out io.Writer, c *cluster.Cluster, keyspac
 		}
 		w.Flush()
 	}
-	fmt.Fprintf(out, "\nRing version %d; no topology operation in progress.\n", version)
+	if op := cluster.Operation(members); op != "" {
+		fmt.Fprintf(out, "\nRing version %d; in progress: %s.\n", version, op)
+	} else {
+		fmt.Fprintf(out, "\nRing version %d; no topology operation in progress.\n", version)
+	}
 	return nil
 }
 

@@ -32,16 +32,13 @@ import (
 // A join cut short is resumed by running it again: a shard recorded as
 // joining streams its ranges again, which changes nothing already there.
 
-// JoinOptions configure a join.
-type JoinOptions struct {
-	// Name, Datacenter and Rack place the shard; Name defaults to the
-	// next free shardN.
-	Name, Datacenter, Rack string
-	// NumTokens is how many tokens the shard takes.
-	NumTokens int
-	// Stream copies to the joining shard (index joiner of topo) the
-	// ranges it will replicate.
-	Stream func(ctx context.Context, topo *sharding.Topology, joiner int) error
+// OpOptions configure a topology operation.
+type OpOptions struct {
+	// Stream copies the ranges of topo's movement (Topology.Movements)
+	// to the replicas that gain them, reconciled from those that hold
+	// them now, leaving out lost, the index of a member whose data is
+	// gone (-1 for none).
+	Stream func(ctx context.Context, topo *sharding.Topology, lost int) error
 	// Progress hears of each step.
 	Progress func(step string)
 	// GatewayTimeout is how long a gateway's silence takes to count it as
@@ -49,126 +46,148 @@ type JoinOptions struct {
 	GatewayTimeout, BarrierLimit time.Duration
 }
 
+func (o OpOptions) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// JoinOptions configure a join.
+type JoinOptions struct {
+	// Name, Datacenter and Rack place the shard; Name defaults to the
+	// next free shardN.
+	Name, Datacenter, Rack string
+	// NumTokens is how many tokens the shard takes.
+	NumTokens int
+	// Force takes a shard that holds what a join cut short and then
+	// aborted left there, wiping it first.
+	Force bool
+	OpOptions
+}
+
 // Join adds the shard at url to the cluster, as described above.
 func (c *Cluster) Join(ctx context.Context, url string, o JoinOptions) error {
-	progress := func(format string, args ...any) {
-		if o.Progress != nil {
-			o.Progress(fmt.Sprintf(format, args...))
-		}
-	}
-	cur := c.ring.Load()
-	members, version, err := pgschema.LoadMembers(ctx, cur.control[0])
+	members, version, err := c.currentMembers(ctx)
 	if err != nil {
 		return err
 	}
-	pools, err := openControl(ctx, []string{url})
+	to, node, err := openJoiner(ctx, url)
 	if err != nil {
-		return fmt.Errorf("the new shard: %w", err)
+		return err
 	}
-	to := pools[0]
 	defer to.Close()
-	node, err := pgschema.LoadNode(ctx, to)
-	if err != nil {
-		return err
-	}
-	joiner := -1
-	for i, m := range members {
-		if node != nil && m.HostID == node.HostID {
-			joiner = i
-		}
-	}
+	joiner := memberOf(members, node)
 	switch {
 	case joiner >= 0 && members[joiner].State == pgschema.MemberNormal:
 		return fmt.Errorf("the shard is already a member of the cluster, as %s", members[joiner].Name)
+	case joiner >= 0 && members[joiner].State == pgschema.MemberLeaving:
+		return fmt.Errorf("the shard is %s, leaving the ring: finish that first", members[joiner].Name)
 	case joiner >= 0:
-		progress("resuming the join of %s", members[joiner].Name)
+		o.progress("resuming the join of %s", members[joiner].Name)
 	default:
-		if err := c.checkJoin(ctx, members, to, node); err != nil {
+		if err := c.checkJoin(ctx, members, to, o.Force, -1); err != nil {
 			return err
 		}
-		m, err := c.admit(ctx, members, version, url, to, o)
-		if err != nil {
+		m := c.newMember(members, o.Name, o.Datacenter, o.Rack)
+		var existing [][]sharding.Token
+		for _, x := range members {
+			existing = append(existing, x.RingTokens())
+		}
+		for _, t := range sharding.AllocateTokens(existing, o.NumTokens, time.Now().UnixNano()) {
+			m.Tokens = append(m.Tokens, int64(t))
+		}
+		all := append(slices.Clone(members), m)
+		if err := c.admit(ctx, all, version, url, to, o.Force); err != nil {
 			return err
 		}
-		members, version, joiner = append(members, m), version+1, len(members)
-		progress("%s takes the catalog and %d tokens, and joins at ring version %d", m.Name, len(m.Tokens), version)
+		members, version = all, version+1
+		o.progress("%s takes the catalog and %d tokens, and joins at ring version %d", m.Name, len(m.Tokens), version)
 	}
-	if err := c.switchRing(ctx, version, o); err != nil {
-		return err
-	}
-	topo := c.Topology()
-	if err := o.Stream(ctx, topo, joiner); err != nil {
-		return fmt.Errorf("streaming to %s: %w (run the command again to resume)", members[joiner].Name, err)
-	}
-	members[joiner].State = pgschema.MemberNormal
-	if err := c.saveMembers(ctx, members, version+1, url); err != nil {
-		return err
-	}
-	if err := c.switchRing(ctx, version+1, o); err != nil {
-		return err
-	}
-	progress("%s is a normal member at ring version %d", members[joiner].Name, version+1)
-	return nil
+	return c.move(ctx, members, version, -1, o.OpOptions)
 }
 
-// checkJoin refuses what cannot join: a topology operation in progress, a
-// member down, or a shard that holds another cluster's membership.
-func (c *Cluster) checkJoin(ctx context.Context, members []pgschema.Member, to *pgxpool.Pool, node *pgschema.Node) error {
-	for _, m := range members {
-		if m.State != pgschema.MemberNormal {
-			return fmt.Errorf("a topology operation is in progress: %s is %s; finish it first (run it again to resume)", m.Name, m.State)
-		}
-	}
-	for _, s := range c.Topology().Shards {
-		if !s.Pool.Alive() {
-			return fmt.Errorf("shard %s is down: a join needs every member up", s.Info.Name)
-		}
-	}
-	theirs, _, err := pgschema.LoadMembers(ctx, to)
+// openJoiner opens the control pool of the shard at url and reads its
+// identity, if it has one.
+func openJoiner(ctx context.Context, url string) (*pgxpool.Pool, *pgschema.Node, error) {
+	pools, err := openControl(ctx, []string{url})
 	if err != nil {
-		return err
+		return nil, nil, fmt.Errorf("the new shard: %w", err)
 	}
-	if len(theirs) > 0 {
-		return fmt.Errorf("the shard belongs to another cluster (it records %d members)", len(theirs))
+	node, err := pgschema.LoadNode(ctx, pools[0])
+	if err != nil {
+		pools[0].Close()
+		return nil, nil, fmt.Errorf("the new shard: %w", err)
 	}
-	return nil
+	return pools[0], node, nil
 }
 
-// admit records the shard at url, whose control pool is to, as a joining
-// member: it takes the catalog and its identity and tokens, and every
-// member records it, all under every member's schema lock, so that no
-// schema change falls between.
-func (c *Cluster) admit(ctx context.Context, members []pgschema.Member, version int64, url string, to *pgxpool.Pool,
-	o JoinOptions) (pgschema.Member, error) {
-	m := pgschema.Member{HostID: NewUUID(4), Name: o.Name, Datacenter: o.Datacenter, Rack: o.Rack,
-		State: pgschema.MemberJoining}
-	var existing [][]sharding.Token
+// memberOf returns the index of the member that node is, or -1.
+func memberOf(members []pgschema.Member, node *pgschema.Node) int {
+	for i, m := range members {
+		if node != nil && m.HostID == node.HostID {
+			return i
+		}
+	}
+	return -1
+}
+
+// newMember returns a new joining member named name (the next free shardN
+// if empty), placed after members.
+func (c *Cluster) newMember(members []pgschema.Member, name, dc, rack string) pgschema.Member {
+	m := pgschema.Member{HostID: NewUUID(4), Name: name, Datacenter: dc, Rack: rack, State: pgschema.MemberJoining}
 	names := map[string]bool{}
 	for _, x := range members {
 		names[x.Name] = true
 		m.Position = max(m.Position, x.Position+1)
-		var toks []sharding.Token
-		for _, t := range x.Tokens {
-			toks = append(toks, sharding.Token(t))
-		}
-		existing = append(existing, toks)
 	}
 	for i := len(members); m.Name == ""; i++ {
 		if name := fmt.Sprintf("shard%d", i); !names[name] {
 			m.Name = name
 		}
 	}
-	if names[m.Name] {
-		return m, fmt.Errorf("a member is already named %s", m.Name)
+	return m
+}
+
+// checkJoin refuses what cannot join: a topology operation in progress,
+// a member down (but the one being replaced, lost), or a shard that holds
+// another cluster's membership (unless force).
+func (c *Cluster) checkJoin(ctx context.Context, members []pgschema.Member, to *pgxpool.Pool, force bool, lost int) error {
+	if err := inProgress(members); err != nil {
+		return err
 	}
-	for _, t := range sharding.AllocateTokens(existing, o.NumTokens, time.Now().UnixNano()) {
-		m.Tokens = append(m.Tokens, int64(t))
+	if err := c.needUp(ctx, lost, "a join"); err != nil {
+		return err
+	}
+	if force {
+		return nil
+	}
+	theirs, _, err := pgschema.LoadMembers(ctx, to)
+	if err != nil {
+		return err
+	}
+	if len(theirs) > 0 {
+		return fmt.Errorf("the shard belongs to a cluster (it records %d members): give an empty database, or --force to wipe a shard a join cut short left behind", len(theirs))
+	}
+	return nil
+}
+
+// admit records the last of all, a new member whose control pool is to,
+// as joining, at version+1, setting its address: it takes the catalog and its identity, and
+// every member records all, under every member's schema lock, so that no
+// schema change falls between. The members of all that are not joining
+// must be up but any leaving (a shard replaced). With force, the shard is
+// wiped first.
+func (c *Cluster) admit(ctx context.Context, all []pgschema.Member, version int64, url string, to *pgxpool.Pool, force bool) error {
+	m := &all[len(all)-1]
+	for _, x := range all[:len(all)-1] {
+		if x.Name == m.Name {
+			return fmt.Errorf("a member is already named %s", m.Name)
+		}
 	}
 	var err error
 	if m.Address, err = pgschema.MemberAddress(url); err != nil {
-		return m, err
+		return err
 	}
-	all := append(slices.Clone(members), m)
 	control := c.Control()
 	txs := make([]pgx.Tx, len(control))
 	defer func() {
@@ -178,38 +197,50 @@ func (c *Cluster) admit(ctx context.Context, members []pgschema.Member, version 
 			}
 		}
 	}()
+	var first pgx.Tx
 	for i, pool := range control {
+		if all[i].State == pgschema.MemberLeaving {
+			continue // the shard replaced, which is down
+		}
 		if txs[i], err = pool.Begin(ctx); err != nil {
-			return m, err
+			return err
 		}
 		if err := pgschema.Lock(ctx, txs[i]); err != nil {
-			return m, err
+			return err
+		}
+		if first == nil {
+			first = txs[i]
 		}
 	}
-	schema, err := pgschema.Load(ctx, txs[0])
+	schema, err := pgschema.Load(ctx, first)
 	if err != nil {
-		return m, err
+		return err
 	}
 	if n := len(schema.Unloadable()); n > 0 {
-		return m, fmt.Errorf("the cluster's catalog has %d objects that do not load (see /readyz): fix them first", n)
+		return fmt.Errorf("the cluster's catalog has %d objects that do not load (see /readyz): fix them first", n)
 	}
-	roles, err := pgschema.ReadRoles(ctx, txs[0])
+	roles, err := pgschema.ReadRoles(ctx, first)
 	if err != nil {
-		return m, err
+		return err
 	}
 	err = pgx.BeginFunc(ctx, to, func(tx pgx.Tx) error {
 		if err := pgschema.Lock(ctx, tx); err != nil {
 			return err
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL cqlpg.ddl = 'on'"); err != nil {
+			return err
+		}
+		if force {
+			if err := pgschema.WipeShard(ctx, tx); err != nil {
+				return err
+			}
 		}
 		var keyspaces int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM cqlpg.keyspaces`).Scan(&keyspaces); err != nil {
 			return err
 		}
 		if keyspaces > 0 {
-			return fmt.Errorf("the shard already holds %d keyspaces: give an empty database", keyspaces)
-		}
-		if _, err := tx.Exec(ctx, "SET LOCAL cqlpg.ddl = 'on'"); err != nil {
-			return err
+			return fmt.Errorf("the shard already holds %d keyspaces: give an empty database, or --force to wipe a shard a join cut short left behind", keyspaces)
 		}
 		if err := pgschema.CopySchema(ctx, tx, schema); err != nil {
 			return err
@@ -217,49 +248,31 @@ func (c *Cluster) admit(ctx context.Context, members []pgschema.Member, version 
 		if err := pgschema.WriteRoles(ctx, tx, roles); err != nil {
 			return err
 		}
-		if _, err := pgschema.ClaimNode(ctx, tx, &pgschema.Node{HostID: m.HostID, Name: m.Name, Datacenter: m.Datacenter,
-			Rack: m.Rack, Tokens: m.Tokens}); err != nil {
+		node, err := pgschema.ClaimNode(ctx, tx, &pgschema.Node{HostID: m.HostID, Name: m.Name, Datacenter: m.Datacenter,
+			Rack: m.Rack, Tokens: m.Tokens})
+		if err != nil {
 			return err
 		}
-		_, err := pgschema.SaveMembers(ctx, tx, all, version+1)
+		if node.HostID != m.HostID {
+			return errors.New("the shard already has an identity: give an empty database, or --force")
+		}
+		_, err = pgschema.SaveMembers(ctx, tx, all, version+1)
 		return err
 	})
 	if err != nil {
-		return m, fmt.Errorf("the new shard: %w", err)
+		return fmt.Errorf("the new shard: %w", err)
 	}
 	for i, tx := range txs {
+		if tx == nil {
+			continue
+		}
 		if _, err := pgschema.SaveMembers(ctx, tx, all, version+1); err != nil {
-			return m, err
+			return err
 		}
 		if err := tx.Commit(ctx); err != nil {
-			return m, fmt.Errorf("member %d: %w", i, err)
+			return fmt.Errorf("member %s: %w", all[i].Name, err)
 		}
 		txs[i] = nil
 	}
-	return m, nil
-}
-
-// saveMembers records members at version on every member, the joining
-// shard at url included.
-func (c *Cluster) saveMembers(ctx context.Context, members []pgschema.Member, version int64, url string) error {
-	err := c.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		_, err := pgschema.SaveMembers(ctx, tx, members, version)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record the members at ring version %d: %w", version, err)
-	}
 	return nil
-}
-
-// switchRing has this cluster serve ring version and waits until every
-// live gateway does.
-func (c *Cluster) switchRing(ctx context.Context, version int64, o JoinOptions) error {
-	if _, err := c.CheckRing(ctx); err != nil {
-		return err
-	}
-	if c.RingVersion() < version {
-		return errors.New("the members do not record the new ring")
-	}
-	return c.AwaitRing(ctx, version, o.GatewayTimeout, o.BarrierLimit)
 }

@@ -160,7 +160,8 @@ type readRepair struct {
 // run reconciles what the read covers on replicas.
 func (r readRepair) run(ctx context.Context, topo *sharding.Topology, replicas []int) error {
 	if r.scan {
-		return repair.RangeOn(ctx, topo, r.table, r.start, r.end, replicas)
+		_, err := repair.RangeOn(ctx, topo, r.table, r.start, r.end, replicas)
+		return err
 	}
 	return repair.PartitionOn(ctx, topo, r.table, r.start, replicas)
 }

@@ -23,17 +23,19 @@ func PartitionOn(ctx context.Context, topo *sharding.Topology, t *pgschema.Table
 	return errors.Join(err, run.err())
 }
 
-// RangeOn reconciles the token range (start, end] on replicas.
-func RangeOn(ctx context.Context, topo *sharding.Topology, t *pgschema.Table, start, end int64, replicas []int) error {
+// RangeOn reconciles the token range (start, end] on replicas, and
+// returns the rows it sent to a replica that lacked them or held them
+// otherwise, once per replica.
+func RangeOn(ctx context.Context, topo *sharding.Topology, t *pgschema.Table, start, end int64, replicas []int) (int64, error) {
 	if t.IsCounter() {
-		return ErrCounter
+		return 0, ErrCounter
 	}
 	run := newRepairRun(topo, 0)
 	st := statementsFor(t)
 	for _, piece := range inclusive(start, end) {
 		if _, err := run.reconcile(ctx, st, piece[0], piece[1], replicas, false); err != nil {
-			return err
+			return run.moved.Load(), err
 		}
 	}
-	return run.err()
+	return run.moved.Load(), run.err()
 }

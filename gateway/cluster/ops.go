@@ -1,0 +1,411 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Every topology operation is one movement of ranges, taken as Join's
+// comment says: the members record the movement (a shard joining, one
+// leaving, or both for a replacement) at a new ring version; once every
+// live gateway serves it, writes reach the replicas the movement adds as
+// pending ones, and the ranges they gain are streamed to them; then the
+// members record the ring after the movement (the joining normal, the
+// leaving gone) at the next version. At most one movement runs at a time,
+// and one cut short is resumed by running its command again, or rolled
+// back by Abort.
+
+// currentMembers returns the members at the newest ring version any
+// reachable member records, brings every reachable member that records
+// an older one up to it (a step cut short between members), and has this
+// cluster serve it.
+func (c *Cluster) currentMembers(ctx context.Context) ([]pgschema.Member, int64, error) {
+	if _, err := c.CheckRing(ctx); err != nil {
+		return nil, 0, err
+	}
+	control := c.Control()
+	var members []pgschema.Member
+	var version int64
+	for _, pool := range control {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		ms, v, err := pgschema.LoadMembers(qctx, pool)
+		cancel()
+		if err == nil && v > version {
+			members, version = ms, v
+		}
+	}
+	if members == nil {
+		return nil, 0, errors.New("no member can be reached")
+	}
+	for _, pool := range control {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		pgx.BeginFunc(qctx, pool, func(tx pgx.Tx) error {
+			_, err := pgschema.SaveMembers(qctx, tx, members, version)
+			return err
+		})
+		cancel()
+	}
+	if _, err := c.CheckRing(ctx); err != nil {
+		return nil, 0, err
+	}
+	if c.RingVersion() != version {
+		return nil, 0, fmt.Errorf("the members record ring version %d, and the gateway serves %d", version, c.RingVersion())
+	}
+	return members, version, nil
+}
+
+// memberUp reports whether member i of the ring served answers within two
+// seconds.
+func (c *Cluster) memberUp(ctx context.Context, i int) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return c.Control()[i].Ping(ctx) == nil
+}
+
+// needUp refuses an operation (named what) while a member is down, but
+// the one numbered except.
+func (c *Cluster) needUp(ctx context.Context, except int, what string) error {
+	for i, s := range c.Topology().Shards {
+		if i != except && !c.memberUp(ctx, i) {
+			return fmt.Errorf("shard %s is down: %s needs every member up (replace a dead shard with cqlpg shard replace, or drop it with cqlpg shard remove)",
+				s.Info.Name, what)
+		}
+	}
+	return nil
+}
+
+// Operation describes the topology operation the members record, or
+// returns "" when none is in progress.
+func Operation(members []pgschema.Member) string {
+	var joining, leaving []pgschema.Member
+	for _, m := range members {
+		switch m.State {
+		case pgschema.MemberJoining:
+			joining = append(joining, m)
+		case pgschema.MemberLeaving:
+			leaving = append(leaving, m)
+		}
+	}
+	switch {
+	case len(joining) == 1 && len(leaving) == 1:
+		return fmt.Sprintf("%s replaces %s (cqlpg shard replace %s URL)", joining[0].Name, leaving[0].Name, leaving[0].Name)
+	case len(joining) == 1 && len(leaving) == 0:
+		return fmt.Sprintf("%s joins (cqlpg shard add)", joining[0].Name)
+	case len(joining) == 0 && len(leaving) == 1:
+		return fmt.Sprintf("%s leaves (cqlpg shard decommission %s, or cqlpg shard remove %s if it is down)",
+			leaving[0].Name, leaving[0].Name, leaving[0].Name)
+	case len(joining)+len(leaving) > 0:
+		var names []string
+		for _, m := range append(joining, leaving...) {
+			names = append(names, m.Name+" "+m.State)
+		}
+		return strings.Join(names, ", ")
+	}
+	return ""
+}
+
+// inProgress refuses a second topology operation while one runs, naming
+// it and how to resume or roll it back.
+func inProgress(members []pgschema.Member) error {
+	if op := Operation(members); op != "" {
+		return fmt.Errorf("a topology operation is in progress: %s; run its command again to resume it, or cqlpg shard abort to roll it back", op)
+	}
+	return nil
+}
+
+// byName returns the index of the member named name.
+func byName(members []pgschema.Member, name string) (int, error) {
+	for i, m := range members {
+		if m.Name == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("no member is named %s (see cqlpg shard status)", name)
+}
+
+// move takes the movement members record at version through: it streams
+// the ranges replicas gain (from the replicas that hold them, but lost),
+// then records the ring after the movement at version+1.
+func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version int64, lost int, o OpOptions) error {
+	if err := c.switchRing(ctx, version, o); err != nil {
+		return err
+	}
+	topo := c.Topology()
+	if err := o.Stream(ctx, topo, lost); err != nil {
+		return fmt.Errorf("streaming: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
+	}
+	var after []pgschema.Member
+	for _, m := range members {
+		switch m.State {
+		case pgschema.MemberLeaving:
+			o.progress("%s leaves the ring at ring version %d", m.Name, version+1)
+		case pgschema.MemberJoining:
+			m.State = pgschema.MemberNormal
+			o.progress("%s is a normal member at ring version %d", m.Name, version+1)
+			fallthrough
+		default:
+			after = append(after, m)
+		}
+	}
+	// A member that left records the cluster without it too, so that its
+	// catalog sends a gateway given its address to the members.
+	if err := c.saveMembers(ctx, after, version+1, lost); err != nil {
+		return err
+	}
+	if err := c.switchRing(ctx, version+1, o); err != nil {
+		return err
+	}
+	// Gateways that had not switched yet may have hinted writes for a
+	// member gone since the members recorded it.
+	for _, pool := range c.Control() {
+		if err := pgschema.DropFormerHints(ctx, pool, after); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// saveMembers records members at version on every member of the ring
+// served but lost, each in its own transaction.
+func (c *Cluster) saveMembers(ctx context.Context, members []pgschema.Member, version int64, lost int) error {
+	var errs []error
+	for i, pool := range c.Control() {
+		if i == lost {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := pgschema.SaveMembers(ctx, tx, members, version)
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.Topology().Shards[i].Info.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("record the members at ring version %d: %w (run the command again to resume)", version, err)
+	}
+	return nil
+}
+
+// switchRing has this cluster serve ring version and waits until every
+// live gateway does.
+func (c *Cluster) switchRing(ctx context.Context, version int64, o OpOptions) error {
+	if _, err := c.CheckRing(ctx); err != nil {
+		return err
+	}
+	if c.RingVersion() < version {
+		return errors.New("the members do not record the new ring")
+	}
+	return c.AwaitRing(ctx, version, o.GatewayTimeout, o.BarrierLimit)
+}
+
+// Decommission takes the member named name out of the ring: it becomes a
+// leaving member, the replicas that take its ranges over receive them
+// (from it and the other replicas, merged), and it leaves. Its data stays
+// where it is. Unless force, it refuses when the members left would be
+// fewer than a keyspace's replication factor in a datacenter.
+func (c *Cluster) Decommission(ctx context.Context, name string, force bool, o OpOptions) error {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return err
+	}
+	i, err := byName(members, name)
+	if err != nil {
+		return err
+	}
+	switch members[i].State {
+	case pgschema.MemberLeaving:
+		o.progress("resuming the decommission of %s", name)
+	case pgschema.MemberJoining:
+		return fmt.Errorf("%s is joining: data is moving to it; finish the join or roll it back with cqlpg shard abort", name)
+	default:
+		if err := inProgress(members); err != nil {
+			return err
+		}
+		if len(members) == 1 {
+			return fmt.Errorf("%s is the only member", name)
+		}
+		if err := c.needUp(ctx, -1, "a decommission"); err != nil {
+			return err
+		}
+		if !force {
+			if err := c.checkReplication(members, i); err != nil {
+				return err
+			}
+		}
+		members[i].State = pgschema.MemberLeaving
+		if err := c.saveMembers(ctx, members, version+1, -1); err != nil {
+			return err
+		}
+		version++
+		o.progress("%s is leaving at ring version %d", name, version)
+	}
+	return c.move(ctx, members, version, -1, o)
+}
+
+// checkReplication refuses to take member out when the members left in
+// its datacenter would be fewer than a keyspace's replication factor
+// there, with Cassandra's words.
+func (c *Cluster) checkReplication(members []pgschema.Member, out int) error {
+	inDC := map[string]int{}
+	total := 0
+	for _, m := range members {
+		if m.State == pgschema.MemberNormal {
+			inDC[m.Datacenter]++
+			total++
+		}
+	}
+	dc := members[out].Datacenter
+	for _, ks := range c.Schema().Keyspaces() {
+		if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) {
+			continue
+		}
+		rep, n := ks.Replication, total
+		rf := rep.Factor
+		if rep.Class == sharding.NetworkTopologyStrategyClass {
+			n = inDC[dc]
+			if f, ok := rep.DCFactors[dc]; ok {
+				rf = f
+			}
+		}
+		if rf >= n && rf > 0 {
+			return fmt.Errorf("Not enough live nodes to maintain replication factor in keyspace %s (RF = %d, N = %d). Perform a forceful decommission to ignore.",
+				ks.Name, rf, n)
+		}
+	}
+	return nil
+}
+
+// Remove takes the member named name, which must be down, out of the
+// ring: the replicas that take its ranges over receive them from the
+// replicas that hold them and are up, and it is dropped from the members.
+func (c *Cluster) Remove(ctx context.Context, name string, o OpOptions) error {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return err
+	}
+	i, err := byName(members, name)
+	if err != nil {
+		return err
+	}
+	if c.memberUp(ctx, i) {
+		return fmt.Errorf("%s is up: take a live shard out with cqlpg shard decommission %s", name, name)
+	}
+	switch members[i].State {
+	case pgschema.MemberLeaving:
+		o.progress("resuming the removal of %s", name)
+	case pgschema.MemberJoining:
+		return fmt.Errorf("%s is joining: roll the join back with cqlpg shard abort", name)
+	default:
+		if err := inProgress(members); err != nil {
+			return err
+		}
+		if err := c.needUp(ctx, i, "a removal"); err != nil {
+			return err
+		}
+		members[i].State = pgschema.MemberLeaving
+		if err := c.saveMembers(ctx, members, version+1, i); err != nil {
+			return err
+		}
+		version++
+		o.progress("%s is leaving at ring version %d; its ranges stream from the replicas up", name, version)
+	}
+	return c.move(ctx, members, version, i, o)
+}
+
+// Replace has the shard at url take the tokens of the member named name,
+// which must be down: it joins as the others do, holding the dead one's
+// tokens once it is normal, and receives their ranges from the replicas
+// up; the dead member is then dropped.
+func (c *Cluster) Replace(ctx context.Context, name, url string, o JoinOptions) error {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return err
+	}
+	dead, err := byName(members, name)
+	if err != nil {
+		return err
+	}
+	to, node, err := openJoiner(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	joiner := memberOf(members, node)
+	switch {
+	case joiner >= 0 && members[joiner].State == pgschema.MemberJoining && members[dead].State == pgschema.MemberLeaving:
+		o.progress("resuming the replacement of %s by %s", name, members[joiner].Name)
+	case joiner >= 0:
+		return fmt.Errorf("the shard is already a member of the cluster, as %s", members[joiner].Name)
+	case c.memberUp(ctx, dead):
+		return fmt.Errorf("Cannot replace a live node %s: take it out with cqlpg shard decommission %s, or stop it first", name, name)
+	case members[dead].State != pgschema.MemberNormal:
+		return inProgress(members)
+	default:
+		if err := c.checkJoin(ctx, members, to, o.Force, dead); err != nil {
+			return err
+		}
+		dc, rack := members[dead].Datacenter, members[dead].Rack
+		m := c.newMember(members, o.Name, dc, rack)
+		m.Tokens = slices.Clone(members[dead].Tokens)
+		members[dead].State = pgschema.MemberLeaving
+		all := append(slices.Clone(members), m)
+		if err := c.admit(ctx, all, version, url, to, o.Force); err != nil {
+			return err
+		}
+		members, version = all, version+1
+		o.progress("%s takes the catalog and the tokens of %s, and joins at ring version %d", m.Name, name, version)
+	}
+	return c.move(ctx, members, version, dead, o.OpOptions)
+}
+
+// Abort rolls back the topology operation in progress: joining members
+// are dropped (their databases keep what they received; add them again
+// with --force), leaving ones are normal again. It returns what it rolled
+// back.
+func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return "", err
+	}
+	op := Operation(members)
+	if op == "" {
+		return "", errors.New("no topology operation is in progress")
+	}
+	var back []pgschema.Member
+	for _, m := range members {
+		switch m.State {
+		case pgschema.MemberJoining:
+			continue
+		case pgschema.MemberLeaving:
+			m.State = pgschema.MemberNormal
+		}
+		back = append(back, m)
+	}
+	var errs []error
+	for i, pool := range c.Control() {
+		if members[i].State == pgschema.MemberJoining || !c.memberUp(ctx, i) {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := pgschema.SaveMembers(ctx, tx, back, version+1)
+			return err
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return "", fmt.Errorf("record the members at ring version %d: %w (run the command again)", version+1, err)
+	}
+	return op, c.switchRing(ctx, version+1, o)
+}
