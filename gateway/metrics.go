@@ -37,6 +37,8 @@ type metrics struct {
 	slow time.Duration
 	// repair is the progress of the current or last repair.
 	repair repair.Status
+	// stream counts the replication changes this gateway streams.
+	stream repair.StreamStatus
 	// cluster is the gateway's shards, once open, for the shard pools'
 	// metrics.
 	cluster atomic.Pointer[cluster.Cluster]
@@ -60,7 +62,7 @@ func newMetrics(s *Server) *metrics {
 		m.slow = math.MaxInt64
 	}
 	m.registry.MustRegister(m.requests, m.errors, m.connections, m.shardUp,
-		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair},
+		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair}, streamCollector{&m.stream},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.env.Cache.Len()) }),

@@ -135,6 +135,34 @@ func shardState(topo *sharding.Topology, i int) string {
 	return "normal"
 }
 
+var (
+	descStreamRows = prometheus.NewDesc("cqlpg_stream_rows_total",
+		"Rows this gateway streamed to the replicas a keyspace's replication change adds.", nil, nil)
+	descStreamPending = prometheus.NewDesc("cqlpg_stream_ranges_pending",
+		"Ranges of tables the replication change this gateway streams has yet to stream.", nil, nil)
+	descStreamRunning = prometheus.NewDesc("cqlpg_stream_running",
+		"1 while this gateway streams a replication change.", nil, nil)
+)
+
+// streamCollector reads the streaming status.
+type streamCollector struct{ s *repair.StreamStatus }
+
+func (c streamCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descStreamRows
+	ch <- descStreamPending
+	ch <- descStreamRunning
+}
+
+func (c streamCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descStreamRows, prometheus.CounterValue, float64(c.s.Rows.Load()))
+	ch <- prometheus.MustNewConstMetric(descStreamPending, prometheus.GaugeValue, float64(c.s.RangesPending.Load()))
+	running := 0.0
+	if c.s.Running.Load() {
+		running = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descStreamRunning, prometheus.GaugeValue, running)
+}
+
 // repairCollector reads the repair status.
 type repairCollector struct{ r *repair.Status }
 

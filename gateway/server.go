@@ -262,6 +262,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.hostID = s.identity()
 	s.sweeper = repair.NewSweeper(s.cluster, s.cfg.Sweep, s.log, s.metrics.sweep.record)
+	s.startGateways(ctx)
 	bgCtx, stop := context.WithCancel(context.Background())
 	s.stopBackground, s.backgroundDone = stop, make(chan struct{})
 	var background sync.WaitGroup
@@ -269,11 +270,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	background.Go(func() { s.env.ReplayHints(bgCtx) })
 	// Membership changes reach this gateway within ringCheck.
 	background.Go(func() { s.cluster.FollowRing(bgCtx, ringCheck) })
+	background.Go(func() {
+		repair.FollowReplication(bgCtx, s.cluster, s.gateways, s.log, time.Second, &s.metrics.stream)
+	})
 	go func() {
 		background.Wait()
 		close(s.backgroundDone)
 	}()
-	s.startGateways(ctx)
 	return s, nil
 }
 

@@ -49,22 +49,30 @@ func Load(ctx context.Context, q Querier) (*Schema, error) {
 }
 
 func loadKeyspaces(ctx context.Context, q Querier, bad *unloadable) (map[string]*Keyspace, error) {
-	rows, err := q.Query(ctx, `SELECT keyspace_name, durable_writes, replication, pg_schema FROM cqlpg.keyspaces`)
+	rows, err := q.Query(ctx, `SELECT keyspace_name, durable_writes, replication, pg_schema, replication_from FROM cqlpg.keyspaces`)
 	if err != nil {
 		return nil, fmt.Errorf("read keyspaces: %w", err)
 	}
 	out := map[string]*Keyspace{}
 	for rows.Next() {
 		var (
-			k    = &Keyspace{Tables: map[string]*Table{}, Types: map[string]*Type{}}
-			opts map[string]string
+			k          = &Keyspace{Tables: map[string]*Table{}, Types: map[string]*Type{}}
+			opts, from map[string]string
 		)
-		if err := rows.Scan(&k.Name, &k.DurableWrites, &opts, &k.PGSchema); err != nil {
+		if err := rows.Scan(&k.Name, &k.DurableWrites, &opts, &k.PGSchema, &from); err != nil {
 			return nil, fmt.Errorf("read keyspaces: %w", err)
 		}
 		if k.Replication, err = sharding.ParseReplication(k.Name, opts); err != nil {
 			bad.add("keyspace", k.Name, "", err)
 			continue
+		}
+		if from != nil {
+			rep, err := sharding.ParseReplication(k.Name, from)
+			if err != nil {
+				bad.add("keyspace", k.Name, "", err)
+				continue
+			}
+			k.ReplicationFrom = &rep
 		}
 		out[k.Name] = k
 	}

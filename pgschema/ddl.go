@@ -80,8 +80,12 @@ func CreateKeyspace(ctx context.Context, tx Querier, k *Keyspace, ifNotExists bo
 	if _, err := tx.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{k.PGSchema}.Sanitize()); err != nil {
 		return false, fmt.Errorf("create schema: %w", err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO cqlpg.keyspaces (keyspace_name, durable_writes, replication, pg_schema)
-		VALUES ($1, $2, $3, $4)`, k.Name, k.DurableWrites, k.Replication.Options(), k.PGSchema)
+	var from map[string]string
+	if k.ReplicationFrom != nil {
+		from = k.ReplicationFrom.Options() // a keyspace copied to a joining shard
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO cqlpg.keyspaces (keyspace_name, durable_writes, replication, pg_schema, replication_from)
+		VALUES ($1, $2, $3, $4, $5)`, k.Name, k.DurableWrites, k.Replication.Options(), k.PGSchema, from)
 	return err == nil, err
 }
 

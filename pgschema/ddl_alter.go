@@ -8,14 +8,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/jackc/pgx/v5"
 )
 
 // AlterKeyspace changes a keyspace's replication and durable_writes inside
 // tx. It reports false, with no error, when the keyspace does not exist and
 // ifExists is set.
+//
+// A change of replication keeps the replication before it in
+// replication_from (the first one, if a change is already streaming),
+// for reads to use until the replicas it gains hold the data; a change
+// back to that one clears it.
 func AlterKeyspace(ctx context.Context, tx Querier, k *Keyspace, ifExists bool) (bool, error) {
-	tag, err := tx.Exec(ctx, `UPDATE cqlpg.keyspaces SET replication = $2, durable_writes = $3 WHERE keyspace_name = $1`,
+	tag, err := tx.Exec(ctx, `UPDATE cqlpg.keyspaces SET replication = $2, durable_writes = $3,
+		replication_from = CASE WHEN coalesce(replication_from, replication) = $2::jsonb THEN NULL
+			ELSE coalesce(replication_from, replication) END
+		WHERE keyspace_name = $1`,
 		k.Name, k.Replication.Options(), k.DurableWrites)
 	if err != nil {
 		return false, err
@@ -305,4 +314,13 @@ func recordDropped(ctx context.Context, tx Querier, t *Table, c *Column, when ti
 		DO UPDATE SET dropped_time = excluded.dropped_time, kind = excluded.kind, type = excluded.type`,
 		t.Keyspace, t.Name, c.Name, when, c.Kind.String(), c.Type.String())
 	return err
+}
+
+// ReplicationStreamed clears the keyspace's replication_from once the
+// replicas of replication hold the data, unless its replication has
+// changed since; it reports whether it did.
+func ReplicationStreamed(ctx context.Context, tx Querier, keyspace string, replication sharding.Replication) (bool, error) {
+	tag, err := tx.Exec(ctx, `UPDATE cqlpg.keyspaces SET replication_from = NULL
+		WHERE keyspace_name = $1 AND replication = $2::jsonb AND replication_from IS NOT NULL`, keyspace, replication.Options())
+	return tag.RowsAffected() > 0, err
 }

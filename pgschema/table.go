@@ -249,13 +249,17 @@ func (t *Table) KeyColumns() []*Column {
 
 // Keyspace is a CQL keyspace: a Postgres schema and a replication setting.
 type Keyspace struct {
-	Name          string
-	Replication   sharding.Replication
-	DurableWrites bool
-	PGSchema      string
-	Tables        map[string]*Table
-	Types         map[string]*Type
-	Virtual       bool
+	Name        string
+	Replication sharding.Replication
+	// ReplicationFrom is set while a change of Replication streams the
+	// data to the replicas it gains: reads still use its replicas, and
+	// writes also reach those of Replication (Topology.ChangingPlacement).
+	ReplicationFrom *sharding.Replication
+	DurableWrites   bool
+	PGSchema        string
+	Tables          map[string]*Table
+	Types           map[string]*Type
+	Virtual         bool
 }
 
 // TableNames returns the keyspace's table names, sorted.

@@ -22,8 +22,37 @@ func (t *Topology) Movements(rep Replication) []Movement {
 	if t.Next == nil {
 		return nil
 	}
-	now, next := t.Ring.Placement(rep), t.Next.Placement(rep)
 	tokens := append(t.Ring.Tokens(), t.Next.Tokens()...)
+	return movements(t.Ring.Placement(rep), t.Next.Placement(rep), tokens)
+}
+
+// ReplicationMovements lists the ranges whose replicas under to include
+// shards that do not hold them under from, on the ring reads use: what a
+// change of a keyspace's replication streams.
+func (t *Topology) ReplicationMovements(from, to Replication) []Movement {
+	return movements(t.Ring.Placement(from), t.Ring.Placement(to), t.Ring.Tokens())
+}
+
+// ChangingPlacement returns the replica sets of a keyspace whose
+// replication changes from from to to: reads use from's replicas, and
+// writes also reach the replicas to adds, as pending ones, whose
+// acknowledgements the levels then need too (Placement.WriteReplicas).
+// Replication changes are refused while ranges move, so the topology has
+// no Next ring here.
+func (t *Topology) ChangingPlacement(from, to Replication) *Placement {
+	key := from.String() + " -> " + to.String()
+	if p, ok := t.placements.Load(key); ok {
+		return p.(*Placement)
+	}
+	p := t.Ring.Placement(from)
+	p.next = t.Ring.Placement(to)
+	stored, _ := t.placements.LoadOrStore(key, p)
+	return stored.(*Placement)
+}
+
+// movements lists the ranges, cut at tokens, whose replicas under next
+// include shards that they do not have under now.
+func movements(now, next *Placement, tokens []Token) []Movement {
 	slices.Sort(tokens)
 	tokens = slices.Compact(tokens)
 	var out []Movement

@@ -181,3 +181,42 @@ func TestMovements(t *testing.T) {
 		t.Errorf("a ring at rest moves %v", m)
 	}
 }
+
+// TestChangingPlacement checks a replication change: reads keep the
+// replicas of the replication before, writes also reach those the new one
+// adds, as pending, and the movements stream exactly what they gain.
+func TestChangingPlacement(t *testing.T) {
+	topo := movingTopology(t, true)
+	topo = NewTopology(topo.Next, topo.Shards) // all four shards, at rest
+	from := Replication{Class: SimpleStrategyClass, Factor: 1}
+	to := Replication{Class: SimpleStrategyClass, Factor: 3}
+	p := topo.ChangingPlacement(from, to)
+	old, next := topo.Placement(from), topo.Placement(to)
+	moves := topo.ReplicationMovements(from, to)
+	for tok := Token(-450); tok <= 450; tok += 25 {
+		if !slices.Equal(p.Replicas(tok), old.Replicas(tok)) {
+			t.Errorf("token %d: reads use %v, want %v", tok, p.Replicas(tok), old.Replicas(tok))
+		}
+		got, pending := p.WriteReplicas(tok)
+		if pending != 2 || !slices.Equal(got[:1], old.Replicas(tok)) {
+			t.Errorf("token %d: writes reach %v (%d pending), want %v then two of %v", tok, got, pending, old.Replicas(tok), next.Replicas(tok))
+		}
+		for _, s := range next.Replicas(tok) {
+			if !slices.Contains(got, s) {
+				t.Errorf("token %d: writes reach %v, not %d", tok, got, s)
+			}
+		}
+		n := 0
+		for _, m := range moves {
+			if m.Range.Contains(tok) {
+				n++
+				if len(m.To) != 2 || !slices.Equal(m.From, old.Replicas(tok)) {
+					t.Errorf("token %d: movement %+v", tok, m)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("token %d is in %d movements", tok, n)
+		}
+	}
+}

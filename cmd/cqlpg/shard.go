@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -180,100 +179,27 @@ func refuseCounters(s *pgschema.Schema) error {
 	return nil
 }
 
-// streamRanges returns the streaming of a movement: every range a
-// replica gains (Topology.Movements), of every table, reconciled from the
-// replicas that hold it now (but lost, whose data is gone) onto those
-// that gain it (repair.RangeOn), so that they hold the merge, write
-// times, expiries and deletions included. Two ranges stream at once, at
-// most perSecond rows a second if it is above zero. Progress goes to out.
+// streamRanges returns the streaming of a movement (repair.Stream): every
+// range a replica gains, of every table, from the replicas that hold it
+// now but lost. Progress goes to out.
 func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx context.Context, topo *sharding.Topology, lost int) error {
 	return func(ctx context.Context, topo *sharding.Topology, lost int) error {
-		type piece struct {
-			t          *pgschema.Table
-			start, end int64
-			replicas   []int
-		}
-		var pieces []piece
-		for _, ks := range c.Schema().Keyspaces() {
-			if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) {
-				continue
-			}
-			moves := topo.Movements(ks.Replication)
-			for _, t := range ks.SortedTables() {
-				for _, m := range moves {
-					var replicas []int
-					for _, r := range m.From {
-						if r != lost {
-							replicas = append(replicas, r)
-						}
-					}
-					if len(replicas) == 0 {
-						return fmt.Errorf("%s.%s (%d, %d]: no replica holds it but %s, which is down", ks.Name, t.Name,
-							m.Range.Start, m.Range.End, topo.Shards[lost].Info.Name)
-					}
-					pieces = append(pieces, piece{t, int64(m.Range.Start), int64(m.Range.End), append(replicas, m.To...)})
-				}
-			}
-		}
-		var (
-			mu          sync.Mutex
-			done        int
-			rows        int64
-			start       = time.Now()
-			next        = make(chan piece)
-			errs        = make([]error, 2)
-			wg          sync.WaitGroup
-			ctx2, abort = context.WithCancel(ctx)
-		)
-		defer abort()
-		for w := range errs {
-			wg.Go(func() {
-				for p := range next {
-					n, err := repair.RangeOn(ctx2, topo, p.t, p.start, p.end, p.replicas)
-					if err != nil {
-						errs[w] = fmt.Errorf("%s.%s (%d, %d]: %w", p.t.Keyspace, p.t.Name, p.start, p.end, err)
-						abort()
-						return
-					}
-					mu.Lock()
-					done, rows = done+1, rows+n
-					elapsed := time.Since(start)
-					if done%16 == 0 || done == len(pieces) {
-						left := time.Duration(float64(elapsed) / float64(done) * float64(len(pieces)-done))
-						fmt.Fprintf(out, "streamed %d of %d ranges, %d rows (%.0f rows/s), %s elapsed, about %s left\n", done,
-							len(pieces), rows, float64(rows)/elapsed.Seconds(), elapsed.Round(time.Millisecond), left.Round(time.Second))
-					}
-					// The throughput limit: wait until the rows so far are
-					// within it.
-					wait := time.Duration(0)
-					if perSecond > 0 {
-						wait = time.Duration(float64(rows)/perSecond*float64(time.Second)) - elapsed
-					}
-					mu.Unlock()
-					if wait > 0 {
-						select {
-						case <-time.After(wait):
-						case <-ctx2.Done():
-						}
-					}
-				}
-			})
-		}
-	feed:
-		for _, p := range pieces {
-			select {
-			case next <- p:
-			case <-ctx2.Done():
-				break feed
-			}
-		}
-		close(next)
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		pieces, err := repair.Pieces(topo, c.Schema(), "", lost, func(ks *pgschema.Keyspace) []sharding.Movement {
+			return topo.Movements(ks.Replication)
+		})
+		if err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		start := time.Now()
+		rows, err := repair.Stream(ctx, topo, pieces, perSecond, func(p repair.StreamProgress) {
+			if p.Done%16 == 0 || p.Done == p.Total {
+				left := time.Duration(float64(p.Elapsed) / float64(p.Done) * float64(p.Total-p.Done))
+				fmt.Fprintf(out, "streamed %d of %d ranges, %d rows (%.0f rows/s), %s elapsed, about %s left\n", p.Done,
+					p.Total, p.Rows, float64(p.Rows)/p.Elapsed.Seconds(), p.Elapsed.Round(time.Millisecond), left.Round(time.Second))
+			}
+		})
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(out, "streamed %d ranges, %d rows in %s\n", len(pieces), rows, time.Since(start).Round(time.Millisecond))
 		return nil

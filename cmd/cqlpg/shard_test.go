@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/jackc/pgx/v5"
 )
 
 // The topology tests change the ring under a running load of QUORUM
@@ -132,4 +135,40 @@ func lastLine(out, want string) string {
 		}
 	}
 	return ""
+}
+
+// TestAlterReplicationStreams raises a keyspace's replication factor from
+// 1 to 3 under load: reads keep the replica that holds the data while the
+// gateways stream it to the two new ones (in Cassandra these stay empty
+// until a repair), then move to all three, which all hold every row.
+func TestAlterReplicationStreams(t *testing.T) {
+	e := startElastic(t, 3, 3, 1, 1500)
+	shard := []string{"--shard", e.pg[0].URL()}
+	conn, err := pgx.Connect(e.ctx, pgschema.GatewayConnString(e.pg[0].URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(e.ctx)
+	e.underLoad("a replication change", func() {
+		if err := e.sessions[0].Query("ALTER KEYSPACE elastic WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
+			t.Fatal(err)
+		}
+		e.refused("the replication of keyspace elastic changes", append([]string{"shard", "decommission", "shard2"}, shard...)...)
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var streaming bool
+			if err := conn.QueryRow(e.ctx, "SELECT replication_from IS NOT NULL FROM cqlpg.keyspaces WHERE keyspace_name = 'elastic'").Scan(&streaming); err != nil {
+				t.Fatal(err)
+			}
+			if !streaming {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the replication change still streams after a minute")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	e.rf = 3
+	e.check(0, false)
 }

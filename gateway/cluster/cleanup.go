@@ -25,6 +25,9 @@ func (c *Cluster) Cleanup(ctx context.Context, keyspace, table string, progress 
 	if op := Operation(members); op != "" {
 		return 0, fmt.Errorf("Node is involved in cluster membership changes. Not safe to run cleanup. (in progress: %s)", op)
 	}
+	if err := c.replicationChanging(); err != nil {
+		return 0, err
+	}
 	if err := c.needUp(ctx, -1, "a cleanup"); err != nil {
 		return 0, err
 	}

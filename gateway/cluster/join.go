@@ -152,7 +152,7 @@ func (c *Cluster) newMember(members []pgschema.Member, name, dc, rack string) pg
 // a member down (but the one being replaced, lost), or a shard that holds
 // another cluster's membership (unless force).
 func (c *Cluster) checkJoin(ctx context.Context, members []pgschema.Member, to *pgxpool.Pool, force bool, lost int) error {
-	if err := inProgress(members); err != nil {
+	if err := c.inProgress(members); err != nil {
 		return err
 	}
 	if err := c.needUp(ctx, lost, "a join"); err != nil {

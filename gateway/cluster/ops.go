@@ -114,10 +114,25 @@ func Operation(members []pgschema.Member) string {
 }
 
 // inProgress refuses a second topology operation while one runs, naming
-// it and how to resume or roll it back.
-func inProgress(members []pgschema.Member) error {
+// it and how to resume or roll it back, and one while a keyspace's
+// replication change streams.
+func (c *Cluster) inProgress(members []pgschema.Member) error {
 	if op := Operation(members); op != "" {
 		return fmt.Errorf("a topology operation is in progress: %s; run its command again to resume it, or cqlpg shard abort to roll it back", op)
+	}
+	return c.replicationChanging()
+}
+
+// replicationChanging refuses while a keyspace's replication change
+// streams (its gateways do it; it ends by itself).
+func (c *Cluster) replicationChanging() error {
+	if err := c.Reload(context.Background()); err != nil {
+		return err
+	}
+	for _, ks := range c.Schema().Keyspaces() {
+		if ks.ReplicationFrom != nil {
+			return fmt.Errorf("the replication of keyspace %s changes, and the gateways stream it to its new replicas: wait until they are done (cqlpg_stream_running)", ks.Name)
+		}
 	}
 	return nil
 }
@@ -228,7 +243,7 @@ func (c *Cluster) Decommission(ctx context.Context, name string, force bool, o O
 	case pgschema.MemberJoining:
 		return fmt.Errorf("%s is joining: data is moving to it; finish the join or roll it back with cqlpg shard abort", name)
 	default:
-		if err := inProgress(members); err != nil {
+		if err := c.inProgress(members); err != nil {
 			return err
 		}
 		if len(members) == 1 {
@@ -306,7 +321,7 @@ func (c *Cluster) Remove(ctx context.Context, name string, o OpOptions) error {
 	case pgschema.MemberJoining:
 		return fmt.Errorf("%s is joining: roll the join back with cqlpg shard abort", name)
 	default:
-		if err := inProgress(members); err != nil {
+		if err := c.inProgress(members); err != nil {
 			return err
 		}
 		if err := c.needUp(ctx, i, "a removal"); err != nil {
@@ -349,7 +364,7 @@ func (c *Cluster) Replace(ctx context.Context, name, url string, o JoinOptions) 
 	case c.memberUp(ctx, dead):
 		return fmt.Errorf("Cannot replace a live node %s: take it out with cqlpg shard decommission %s, or stop it first", name, name)
 	case members[dead].State != pgschema.MemberNormal:
-		return inProgress(members)
+		return c.inProgress(members)
 	default:
 		if err := c.checkJoin(ctx, members, to, o.Force, dead); err != nil {
 			return err

@@ -416,6 +416,27 @@ func (r *Registry) AwaitSchema(ctx context.Context, v [16]byte, limit time.Durat
 	}
 }
 
+// AgreeOn waits, up to limit, until every other live gateway reports
+// schema version v, and reports whether they all do.
+func (r *Registry) AgreeOn(ctx context.Context, v [16]byte, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		agreed := true
+		for _, g := range r.Current().All {
+			if g.HostID != r.self.HostID && g.SchemaVersion != v {
+				agreed = false
+			}
+		}
+		if agreed || ctx.Err() != nil || time.Now().After(deadline) {
+			return agreed
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // Stop ends the heartbeat and the schema follower and removes the
 // gateway's registration from every shard, then tells the other gateways:
 // only once it is gone from all of them, as they count a gateway

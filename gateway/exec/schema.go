@@ -20,6 +20,11 @@ import (
 // schemaChange applies DDL to every shard and answers SCHEMA_CHANGE, or
 // VOID when IF [NOT] EXISTS made it a no-op.
 func (e *Execution) schemaChange(ctx context.Context, p *translate.SchemaChange, resp *[]byte) error {
+	if _, ok := p.Statement.(*translate.AlterKeyspaceStmt); ok && e.topo.Next != nil && p.NewKeyspace != nil {
+		if k := e.schema.Keyspace(p.Keyspace); k != nil && k.Replication.String() != p.NewKeyspace.Replication.String() {
+			return &translate.ConfigError{Msg: "Cannot alter RF while some endpoints are not in normal state (no range movements)."}
+		}
+	}
 	now := e.Now
 	creator := e.env.Auth.RoleOf(e.c)
 	version := cluster.NewUUID(4)

@@ -241,6 +241,9 @@ func (e *Execution) placement(keyspace string) (*sharding.Placement, error) {
 		return nil, invalidf("keyspace %s does not exist", keyspace)
 	}
 	placement := e.topo.Placement(k.Replication)
+	if k.ReplicationFrom != nil {
+		placement = e.topo.ChangingPlacement(*k.ReplicationFrom, k.Replication)
+	}
 	if e.St != nil {
 		e.St.placed.Store(&placedMemo{topo: e.topo, schema: e.schema, keyspace: keyspace, placement: placement})
 	}

@@ -1,0 +1,1 @@
+ALTER TABLE cqlpg.keyspaces DROP COLUMN IF EXISTS replication_from;
