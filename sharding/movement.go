@@ -10,6 +10,12 @@ type Movement struct {
 	// From are the range's replicas on the ring reads use, primary first;
 	// To are the replicas it gains on the ring after the movement.
 	From, To []int
+	// Losing is the one replica of From that does not hold the range
+	// after the movement, when there is exactly one: the consistent source
+	// of the range (Cassandra's strict range movement). A copy of it, with
+	// the writes that reach the new replica meanwhile, makes every quorum
+	// of the old replicas a quorum of the new ones; -1 when there is none.
+	Losing int
 }
 
 // Movements lists the ranges of rep whose replicas on t.Next include
@@ -58,9 +64,9 @@ func movements(now, next *Placement, tokens []Token) []Movement {
 	var out []Movement
 	for i, end := range tokens {
 		start := tokens[(i+len(tokens)-1)%len(tokens)]
-		from := now.Replicas(end)
+		from, after := now.Replicas(end), next.Replicas(end)
 		var to []int
-		for _, s := range next.Replicas(end) {
+		for _, s := range after {
 			if !slices.Contains(from, s) {
 				to = append(to, s)
 			}
@@ -68,18 +74,33 @@ func movements(now, next *Placement, tokens []Token) []Movement {
 		if len(to) == 0 {
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].Range.End == start && slices.Equal(out[n-1].From, from) &&
-			slices.Equal(out[n-1].To, to) {
+		losing := -1
+		for _, s := range from {
+			if !slices.Contains(after, s) {
+				if losing >= 0 {
+					losing = -2
+					break
+				}
+				losing = s
+			}
+		}
+		losing = max(losing, -1)
+		m := Movement{Range: Range{Start: start, End: end}, From: slices.Clone(from), To: to, Losing: losing}
+		if n := len(out); n > 0 && out[n-1].Range.End == start && out[n-1].sameShards(m) {
 			out[n-1].Range.End = end
 			continue
 		}
-		out = append(out, Movement{Range: Range{Start: start, End: end}, From: slices.Clone(from), To: to})
+		out = append(out, m)
 	}
 	// The last range may continue the first across the wrap.
-	if n := len(out); n > 1 && out[n-1].Range.End == out[0].Range.Start && slices.Equal(out[n-1].From, out[0].From) &&
-		slices.Equal(out[n-1].To, out[0].To) {
+	if n := len(out); n > 1 && out[n-1].Range.End == out[0].Range.Start && out[n-1].sameShards(out[0]) {
 		out[0].Range.Start = out[n-1].Range.Start
 		out = out[:n-1]
 	}
 	return out
+}
+
+// sameShards reports whether m and o move between the same replicas.
+func (m Movement) sameShards(o Movement) bool {
+	return slices.Equal(m.From, o.From) && slices.Equal(m.To, o.To) && m.Losing == o.Losing
 }

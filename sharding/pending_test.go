@@ -173,6 +173,16 @@ func TestMovements(t *testing.T) {
 					t.Errorf("%s: in %d movements (%v), want one giving it to %v", name, len(in), in, gained)
 				case len(gained) > 0 && (!slices.Equal(in[0].To, gained) || !slices.Equal(in[0].From, now.Replicas(tok))):
 					t.Errorf("%s: %v, want from %v to %v", name, in[0], now.Replicas(tok), gained)
+				case len(gained) > 0:
+					var losing []int
+					for _, s := range now.Replicas(tok) {
+						if !slices.Contains(next.Replicas(tok), s) {
+							losing = append(losing, s)
+						}
+					}
+					if want := -1; len(losing) == 1 && in[0].Losing != losing[0] || len(losing) != 1 && in[0].Losing != want {
+						t.Errorf("%s: losing %d, want the one of %v", name, in[0].Losing, losing)
+					}
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,23 +14,30 @@ import (
 
 // Streaming gives the replicas a movement adds (a topology operation's,
 // or a keyspace replication change's) the data of the ranges they gain:
-// each range of each table is reconciled from the replicas that hold it
-// now onto those that gain it (RangeOn), so that they hold the merge of
-// those replicas, write times, expiries and deletions included, and the
-// writes arriving meanwhile reach them as pending replicas. Reconciling
-// changes nothing already there, so a stream cut short is resumed by
-// streaming again.
+// each range of each table is copied in pages from one replica that
+// holds it to those that gain it, merged cell by cell with what they
+// hold (the writes reaching them meanwhile as pending replicas), write
+// times, expiries and deletions included. The replica copied is the one
+// that gives the range up when there is one (a join, a decommission), as
+// Cassandra's strict range movement streams from it; otherwise (a
+// replica lost, a replication change) the range is then reconciled among
+// all the replicas that hold it, so that the new ones hold their merge. Merging changes nothing
+// already there, so a stream cut short is resumed by streaming again.
 
 // A Piece is one range of one table to stream.
 type Piece struct {
 	Table *pgschema.Table
 	Range sharding.Range
-	// Replicas are the replicas that hold the range and are up, then
-	// those that gain it.
-	Replicas []int
+	// From are the replicas that hold the range and are up, To those
+	// that gain it.
+	From, To []int
+	// Strict says that From[0] is the replica that gives the range up, a
+	// copy of which is enough (sharding.Movement.Losing).
+	Strict bool
 }
 
-// Pieces returns the pieces of the tables of keyspace (every keyspace if
+// Pieces returns the pieces of the tables (but counter tables, whose
+// totals cannot be merged) of keyspace (every keyspace if
 // empty) that movements gives, leaving out lost, a replica whose data is
 // gone (-1 for none). It fails for a range that no other replica holds.
 func Pieces(topo *sharding.Topology, schema *pgschema.Schema, keyspace string, lost int,
@@ -41,8 +49,8 @@ func Pieces(topo *sharding.Topology, schema *pgschema.Schema, keyspace string, l
 		}
 		moves := movements(ks)
 		for _, t := range ks.SortedTables() {
-			if t.Virtual {
-				continue
+			if t.Virtual || t.IsCounter() {
+				continue // a replica holds a counter's total only: see CounterTables
 			}
 			for _, m := range moves {
 				var replicas []int
@@ -55,7 +63,12 @@ func Pieces(topo *sharding.Topology, schema *pgschema.Schema, keyspace string, l
 					return nil, fmt.Errorf("%s.%s (%d, %d]: no replica holds it but %s, which is down", ks.Name, t.Name,
 						m.Range.Start, m.Range.End, topo.Shards[lost].Info.Name)
 				}
-				pieces = append(pieces, Piece{Table: t, Range: m.Range, Replicas: append(replicas, m.To...)})
+				p := Piece{Table: t, Range: m.Range, From: replicas, To: m.To}
+				if m.Losing >= 0 && m.Losing != lost {
+					p.From = append([]int{m.Losing}, slices.DeleteFunc(slices.Clone(replicas), func(r int) bool { return r == m.Losing })...)
+					p.Strict = true
+				}
+				pieces = append(pieces, p)
 			}
 		}
 	}
@@ -88,7 +101,7 @@ func Stream(ctx context.Context, topo *sharding.Topology, pieces []Piece, perSec
 	for w := range errs {
 		wg.Go(func() {
 			for p := range next {
-				n, err := RangeOn(ctx2, topo, p.Table, int64(p.Range.Start), int64(p.Range.End), p.Replicas)
+				n, err := streamRange(ctx2, topo, p)
 				if err != nil {
 					errs[w] = fmt.Errorf("%s.%s (%d, %d]: %w", p.Table.Keyspace, p.Table.Name, p.Range.Start, p.Range.End, err)
 					abort()
@@ -130,4 +143,21 @@ feed:
 		return rows, err
 	}
 	return rows, ctx.Err()
+}
+
+// streamRange streams one piece, and returns the rows it sent.
+func streamRange(ctx context.Context, topo *sharding.Topology, p Piece) (int64, error) {
+	run := newRepairRun(topo, 0)
+	st := statementsFor(p.Table)
+	for _, r := range inclusive(int64(p.Range.Start), int64(p.Range.End)) {
+		if err := run.bulk(ctx, st, r[0], r[1], p.From[:1], p.To); err != nil {
+			return run.moved.Load(), err
+		}
+		if len(p.From) > 1 && !p.Strict {
+			if _, err := run.reconcile(ctx, st, r[0], r[1], append(slices.Clone(p.From), p.To...), true); err != nil {
+				return run.moved.Load(), err
+			}
+		}
+	}
+	return run.moved.Load(), run.err()
 }
