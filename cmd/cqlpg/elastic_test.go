@@ -32,7 +32,7 @@ import (
 // first shard, and a gocql session that starts from each and uses both; a keyspace elastic.t at a replication factor; and the keys
 // written and acknowledged.
 type elastic struct {
-	t        *testing.T
+	t        testing.TB
 	ctx      context.Context
 	bin      string
 	pg       []*localpg.Cluster
@@ -45,7 +45,7 @@ type elastic struct {
 
 // startElastic starts servers PostgreSQL servers, a cluster of the first
 // members, two gateways and the keyspace at rf, with preload rows.
-func startElastic(t *testing.T, servers, members, rf, preload int) *elastic {
+func startElastic(t testing.TB, servers, members, rf, preload int) *elastic {
 	t.Helper()
 	e := &elastic{t: t, bin: buildCqlpg(t), rf: rf, preload: preload}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)

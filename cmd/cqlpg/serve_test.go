@@ -20,7 +20,7 @@ import (
 )
 
 // buildCqlpg builds the command into a temporary directory.
-func buildCqlpg(t *testing.T) string {
+func buildCqlpg(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "cqlpg")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
