@@ -37,6 +37,8 @@ type elastic struct {
 	bin      string
 	pg       []*localpg.Cluster
 	sessions []*gocql.Session
+	// gateways are the gateways' addresses.
+	gateways []string
 	rf       int
 	preload  int
 	acked    sync.Map
@@ -81,6 +83,7 @@ func startElastic(t testing.TB, servers, members, rf, preload int) *elastic {
 		}
 		t.Cleanup(sess.Close)
 		e.sessions = append(e.sessions, sess)
+		e.gateways = append(e.gateways, srv.Addr().String())
 		if g == 0 {
 			for _, q := range []string{
 				fmt.Sprintf("CREATE KEYSPACE elastic WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", rf),
@@ -334,4 +337,19 @@ func (e *elastic) hints(members []pgschema.Member, names ...string) int {
 		conn.Close(e.ctx)
 	}
 	return total
+}
+
+// sessionOn returns a session that uses gateway g alone.
+func (e *elastic) sessionOn(g int) *gocql.Session {
+	e.t.Helper()
+	host, port, _ := net.SplitHostPort(e.gateways[g])
+	cc := gocql.NewCluster(host)
+	cc.Port, _ = strconv.Atoi(port)
+	cc.HostFilter = gocql.WhiteListHostFilter(host)
+	sess, err := cc.CreateSession()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(sess.Close)
+	return sess
 }

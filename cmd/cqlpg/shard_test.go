@@ -1,8 +1,12 @@
 package main_test
 
 import (
+	"os/exec"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +30,35 @@ func TestShardAdd(t *testing.T) {
 		t.Errorf("the join's progress:\n%s", out)
 	}
 	t.Logf("%s", lastLine(out, "streamed"))
-	e.check(0, false)
+	members := e.check(0, false)
+	// Drivers see the new ring's tokens: system.local's and system.peers'
+	// together are the ring's.
+	var want []string
+	for _, m := range members {
+		for _, tok := range m.Tokens {
+			want = append(want, strconv.FormatInt(tok, 10))
+		}
+	}
+	slices.Sort(want)
+	for g := range e.gateways {
+		sess := e.sessionOn(g)
+		var got, toks []string
+		if err := sess.Query("SELECT tokens FROM system.local").Scan(&toks); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, toks...)
+		iter := sess.Query("SELECT tokens FROM system.peers").Iter()
+		for iter.Scan(&toks) {
+			got = append(got, toks...)
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("gateway %d: system.local and system.peers show %d tokens, want the ring's %d", g, len(got), len(want))
+		}
+	}
 	status := e.cqlpg("shard", "status", "--shard", e.pg[1].URL())
 	if n := len(regexp.MustCompile(`(?m)^UN\s+shard\d`).FindAllString(status, -1)); n != 4 {
 		t.Errorf("cqlpg shard status after the join:\n%s", status)
@@ -171,4 +203,65 @@ func TestAlterReplicationStreams(t *testing.T) {
 	})
 	e.rf = 3
 	e.check(0, false)
+}
+
+// TestShardAddInterrupted cuts joins short at RF 3: one rolled back with
+// cqlpg shard abort, after which the shard joins again only with --force;
+// and one whose new shard's PostgreSQL restarts while it streams, resumed
+// by running the command again.
+func TestShardAddInterrupted(t *testing.T) {
+	e := startElastic(t, 4, 3, 3, 1500)
+	shard := []string{"--shard", e.pg[0].URL()}
+	e.refused("the new shard", append([]string{"shard", "add", "host=/nonexistent port=1 dbname=none user=none"}, shard...)...)
+
+	e.killAfter("joins at ring version", append([]string{"shard", "add", "--stream-throughput", "100", e.pg[3].URL()}, shard...)...)
+	e.refused("a topology operation is in progress: shard3 joins", append([]string{"shard", "decommission", "shard1"}, shard...)...)
+	if out := e.cqlpg(append([]string{"shard", "abort"}, shard...)...); !strings.Contains(out, "rolled back: shard3 joins") {
+		t.Errorf("cqlpg shard abort:\n%s", out)
+	}
+	e.refused("--force", append([]string{"shard", "add", e.pg[3].URL()}, shard...)...)
+
+	var first, second string
+	e.underLoad("an interrupted join", func() {
+		cmd := exec.CommandContext(e.ctx, e.bin, append([]string{"shard", "add", "--force", "--stream-throughput", "3000", e.pg[3].URL()}, shard...)...)
+		var out lockedBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for !strings.Contains(out.String(), "streamed 16 of") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := e.pg[3].Restart(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		first = out.String()
+		second = e.cqlpg(append([]string{"shard", "add", e.pg[3].URL()}, shard...)...)
+	})
+	t.Logf("the join the restart met:\n%s", first)
+	if !strings.Contains(second, "resuming the join of shard3") || !strings.Contains(second, "shard3 is a normal member") {
+		t.Errorf("the join run again:\n%s", second)
+	}
+	e.check(0, false)
+	e.cqlpg(append([]string{"cleanup"}, shard...)...)
+	e.check(3, true)
+}
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
