@@ -23,6 +23,10 @@ func OpenCluster(ctx context.Context, cfg Config) (*cluster.Cluster, error) {
 	return cluster.Open(ctx, cfg.clusterConfig(), cfg.Log, func(string, bool) {})
 }
 
+// Cluster returns the gateway's cluster, for the operations the
+// command line runs beside it (a join of managed shards).
+func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
+
 // Repair runs anti-entropy repair on the gateway's shards (repair.Run),
 // following it in the gateway's metrics.
 func (s *Server) Repair(ctx context.Context, opts repair.Options) (repair.Result, error) {

@@ -59,6 +59,7 @@ func serve(args []string) int {
 			return 2
 		}
 	}
+	var joining []string
 	if len(cfg.Shards) == 0 {
 		clusters, err := startLocalShards(ctx, c.DataDir, c.LocalShards, log)
 		if err != nil {
@@ -66,13 +67,20 @@ func serve(args []string) int {
 			return 1
 		}
 		defer stopLocalShards(clusters, log)
-		if n := recordedMembers(ctx, clusters[0].URL()); n > len(clusters) {
+		n := recordedMembers(ctx, clusters[0].URL())
+		if n > len(clusters) {
 			log.Error(fmt.Sprintf("the cluster has %d shards and --local-shards %d would leave some out: "+
 				"start it with --local-shards %d, or take shards out of the cluster with cqlpg shard decommission",
 				n, len(clusters), n))
 			return 1
 		}
-		for _, cl := range clusters {
+		// More local shards than members: the new ones join the running
+		// cluster, as cqlpg shard add joins them.
+		for i, cl := range clusters {
+			if n > 0 && i >= n {
+				joining = append(joining, cl.URL())
+				continue
+			}
 			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: cl.URL()})
 		}
 	}
@@ -84,6 +92,9 @@ func serve(args []string) int {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
+	if len(joining) > 0 {
+		go joinLocalShards(ctx, srv.Cluster(), joining, &c, log)
+	}
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")
@@ -96,6 +107,36 @@ func serve(args []string) int {
 		log.Warn("shutdown", "err", err)
 	}
 	return 0
+}
+
+// joinLocalShards joins the managed local shards at urls to the running
+// cluster, one after the other, as cqlpg shard add does, and logs each
+// step.
+func joinLocalShards(ctx context.Context, c *cluster.Cluster, urls []string, cfg *config, log *slog.Logger) {
+	if err := refuseCounters(c.Schema()); err != nil {
+		log.Error("the new local shards cannot join", "err", err)
+		return
+	}
+	for _, url := range urls {
+		out := logWriter{log}
+		err := c.Join(ctx, url, cluster.JoinOptions{Datacenter: cfg.Datacenter, Rack: cfg.Rack, NumTokens: cfg.NumTokens,
+			OpOptions: cluster.OpOptions{Stream: streamRanges(out, c, 0), Progress: func(step string) { log.Info(step) },
+				GatewayTimeout: 10 * time.Second, BarrierLimit: 30 * time.Second}})
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("a new local shard could not join; restart to resume", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// logWriter logs each line written to it.
+type logWriter struct{ log *slog.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Info(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // recordedMembers returns how many members the shard at url records, 0

@@ -220,4 +220,21 @@ func TestServeManagedShards(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "the cluster has 3 shards") || !strings.Contains(stderr, "cqlpg shard decommission") {
 		t.Errorf("serve with --local-shards 2 on three: exit %d, %s", code, stderr)
 	}
+
+	// More local shards than the cluster has: the new one joins while the
+	// gateway serves, and the data stays readable on the grown ring.
+	third := startServeWith(t, bin, "--data-dir", dataDir, "--local-shards", "4")
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(third.output.String(), "shard3 is a normal member at ring version 3") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fourth local shard did not join:\n%s", third.output.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	sess = third.session(t)
+	if err := sess.Query("SELECT v FROM served.t WHERE k = 1").Consistency(gocql.All).Scan(&v); err != nil || v != "kept" {
+		t.Fatalf("on four shards, at ALL: %q %v", v, err)
+	}
+	sess.Close()
+	third.stop(t)
 }
