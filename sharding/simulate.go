@@ -93,14 +93,15 @@ func (p *Placement) Ownership() []float64 {
 }
 
 // WithShard returns the ring with one more shard, info, given n tokens as
-// a shard joining the cluster is (AllocateTokens with seed); info.Tokens
-// is ignored. The new shard's index is the old ring's shard count.
-func (r *Ring) WithShard(info ShardInfo, n int, seed int64) (*Ring, error) {
+// a shard joining the cluster is (AllocateTokensRF for the factor rf,
+// with seed); info.Tokens is ignored. The new shard's index is the old
+// ring's shard count.
+func (r *Ring) WithShard(info ShardInfo, n, rf int, seed int64) (*Ring, error) {
 	existing := make([][]Token, len(r.shards))
 	for i, s := range r.shards {
 		existing[i] = s.Tokens
 	}
-	info.Tokens = AllocateTokens(existing, n, seed)
+	info.Tokens = AllocateTokensRF(existing, n, rf, seed)
 	return NewRing(append(slices.Clone(r.shards), info))
 }
 

@@ -152,7 +152,7 @@ func TestWithShardAndMoved(t *testing.T) {
 		shards = append(shards, ShardInfo{Name: name, DC: "dc1", Rack: "r1", Tokens: AllocateTokens(tokensOf(shards), 16, int64(i))})
 	}
 	ring := mustRing(t, shards...)
-	grown, err := ring.WithShard(ShardInfo{Name: "d", DC: "dc1", Rack: "r1"}, 16, 7)
+	grown, err := ring.WithShard(ShardInfo{Name: "d", DC: "dc1", Rack: "r1"}, 16, 3, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

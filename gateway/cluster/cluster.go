@@ -248,7 +248,9 @@ func (c *Cluster) join(ctx context.Context, cfg Config, control []*pgxpool.Pool)
 			return nil, fmt.Errorf("shard %d: %w", i, err)
 		}
 		if node == nil {
-			tokens := sharding.AllocateTokens(existing, cfg.NumTokens, time.Now().UnixNano())
+			// A new cluster has no keyspaces yet: tokens balanced for
+			// RF 3, as Cassandra 4 allocates them by default.
+			tokens := sharding.AllocateTokensRF(existing, cfg.NumTokens, sharding.AllocationFactor(nil, sc.Datacenter), time.Now().UnixNano())
 			n := &pgschema.Node{HostID: NewUUID(4), Name: fmt.Sprintf("shard%d", i),
 				Datacenter: sc.Datacenter, Rack: sc.Rack}
 			for _, t := range tokens {

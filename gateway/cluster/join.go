@@ -93,7 +93,14 @@ func (c *Cluster) Join(ctx context.Context, url string, o JoinOptions) error {
 		for _, x := range members {
 			existing = append(existing, x.RingTokens())
 		}
-		for _, t := range sharding.AllocateTokens(existing, o.NumTokens, time.Now().UnixNano()) {
+		var reps []sharding.Replication
+		for _, ks := range c.Schema().Keyspaces() {
+			if !ks.Virtual && !pgschema.IsSystemKeyspace(ks.Name) {
+				reps = append(reps, ks.Replication)
+			}
+		}
+		rf := sharding.AllocationFactor(reps, o.Datacenter)
+		for _, t := range sharding.AllocateTokensRF(existing, o.NumTokens, rf, time.Now().UnixNano()) {
 			m.Tokens = append(m.Tokens, int64(t))
 		}
 		all := append(slices.Clone(members), m)

@@ -223,12 +223,14 @@ func (page *whatIfPage) simulate(d ringDrawing, rep sharding.Replication, down [
 
 // growRing computes how ownership shifts when a shard joins the ring in dc
 // and rack with as many tokens as the shards have on average, given the
-// tokens a joining shard would get. The tokens are drawn with a fixed
+// tokens a joining shard would get (allocated, as cqlpg shard add does,
+// for the replication factor of rep there). The tokens are drawn with a fixed
 // seed, so that the page shows the same shift every time it is loaded.
 func growRing(ring *sharding.Ring, before *sharding.Placement, rep sharding.Replication, shards []*uiShard, dc, rack string) (*growthView, error) {
 	vnodes := ring.Len() / len(shards)
 	name := fmt.Sprintf("shard%d", len(shards))
-	grown, err := ring.WithShard(sharding.ShardInfo{Name: name, DC: dc, Rack: rack}, vnodes, 1)
+	rf := sharding.AllocationFactor([]sharding.Replication{rep}, dc)
+	grown, err := ring.WithShard(sharding.ShardInfo{Name: name, DC: dc, Rack: rack}, vnodes, rf, 1)
 	if err != nil {
 		return nil, err
 	}
