@@ -104,7 +104,7 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRingVersion, prometheus.GaugeValue, float64(cl.RingVersion()))
 	for i, sh := range topo.Shards {
 		s, name := sh.Pool.Stats(), sh.Info.Name
-		ch <- prometheus.MustNewConstMetric(descShardState, prometheus.GaugeValue, 1, name, shardState(topo, i))
+		ch <- prometheus.MustNewConstMetric(descShardState, prometheus.GaugeValue, 1, name, topo.State(i))
 		gauge := func(d *prometheus.Desc, v int) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), name)
 		}
@@ -116,23 +116,6 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descShardBusy, s.Busy)
 		gauge(descShardMax, s.Conns)
 	}
-}
-
-// shardState names the state of shard i on topo's rings: joining when
-// it holds tokens only on the ring after a movement, leaving when only on
-// the ring reads use.
-func shardState(topo *sharding.Topology, i int) string {
-	if topo.Next == nil {
-		return "normal"
-	}
-	now, next := len(topo.Ring.Shards()[i].Tokens) > 0, len(topo.Next.Shards()[i].Tokens) > 0
-	switch {
-	case !now && next:
-		return "joining"
-	case now && !next:
-		return "leaving"
-	}
-	return "normal"
 }
 
 var (

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -123,5 +126,48 @@ func TestUIEscapesShardNames(t *testing.T) {
 		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 			t.Errorf("%s: the shard names are not shown", path)
 		}
+	}
+}
+
+// TestUIRingMoving checks the ring page while a shard joins: the legend
+// marks it joining, the keyspace's moving ranges are counted, and a range
+// it takes names it as a pending replica.
+func TestUIRingMoving(t *testing.T) {
+	infos := fakeShardInfos(4, 8, func(i int) (string, string, string) { return fmt.Sprintf("pg%d", i), "dc1", "rack1" })
+	s := newFakeServer(t, infos, func(i int) *sharding.Pool {
+		return sharding.NewFuncPool(infos[i].Name, func(*sharding.Op) error { return nil })
+	})
+	before := slices.Clone(infos)
+	before[3].Tokens = nil
+	ring, _ := sharding.NewRing(before)
+	next, _ := sharding.NewRing(infos)
+	topo := s.cluster.Topology()
+	moving := sharding.NewMovingTopology(ring, next, topo.Shards)
+	s.cluster = cluster.NewStatic(s.log, moving, s.cluster.Schema())
+	s.env.Cluster = s.cluster
+	s.ready.Store(true)
+	mux := http.NewServeMux()
+	s.ui.Route(mux)
+	get := func(path string) string {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d\n%s", path, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	page := get("/ui?ks=rf3")
+	if !strings.Contains(page, `data-state="joining">joining</b>`) || strings.Count(page, `data-state=`) != 1 {
+		t.Errorf("the legend does not mark pg3 alone as joining")
+	}
+	moves := moving.Movements(sharding.Replication{Class: sharding.SimpleStrategyClass, Factor: 3})
+	if want := fmt.Sprintf("moves <b>%d</b> ranges", len(moves)); len(moves) == 0 || !strings.Contains(page, want) {
+		t.Errorf("the page does not say %q", want)
+	}
+	// A range pg3 takes: pending there.
+	i := ring.RangeIndex(moves[0].Range.End)
+	page = get(fmt.Sprintf("/ui?ks=rf3&range=%d", i))
+	if !regexp.MustCompile(`id="range-pending">[^<]*<b>pg3</b>`).MatchString(page) {
+		t.Errorf("range %d does not name pg3 as a pending replica", i)
 	}
 }

@@ -57,3 +57,27 @@ func (t *Topology) Placement(rep Replication) *Placement {
 	stored, _ := t.placements.LoadOrStore(key, p)
 	return stored.(*Placement)
 }
+
+// The states of a shard on a topology (Topology.State).
+const (
+	StateNormal  = "normal"
+	StateJoining = "joining"
+	StateLeaving = "leaving"
+)
+
+// State names the state of shard i: joining when it holds tokens only on
+// the ring after the movement, leaving when only on the ring reads use,
+// normal otherwise.
+func (t *Topology) State(i int) string {
+	if t.Next == nil {
+		return StateNormal
+	}
+	now, next := len(t.Ring.Shards()[i].Tokens) > 0, len(t.Next.Shards()[i].Tokens) > 0
+	switch {
+	case !now && next:
+		return StateJoining
+	case now && !next:
+		return StateLeaving
+	}
+	return StateNormal
+}

@@ -25,6 +25,9 @@ type uiShard struct {
 	// replication setting.
 	Primary, Replica float64
 	Up               bool
+	// State is the shard's state on the ring: normal, joining or leaving
+	// (sharding.Topology.State).
+	State string
 	// New marks the shard the what-if page adds.
 	New bool
 }
@@ -80,6 +83,8 @@ type ringDrawing struct {
 	href      func(i int) string
 	// noArcs leaves the arcs out, for pages that show only the shards.
 	noArcs bool
+	// topo, when set, gives the shards' states while ranges move.
+	topo *sharding.Topology
 }
 
 // draw lays out the ring: one arc per vnode range, coloured by its
@@ -94,7 +99,13 @@ func (d ringDrawing) draw() uiRing {
 	out := uiRing{Shards: make([]*uiShard, len(infos))}
 	for i, info := range infos {
 		sh := &uiShard{Index: i, Name: info.Name, DC: info.DC, Rack: info.Rack, Color: shardColor(i),
-			Vnodes: len(info.Tokens), Primary: primary[i], Up: d.up(i)}
+			Vnodes: len(info.Tokens), Primary: primary[i], Up: d.up(i), State: sharding.StateNormal}
+		if d.topo != nil {
+			sh.State = d.topo.State(i)
+			if sh.State == sharding.StateJoining {
+				sh.Vnodes = len(d.topo.Next.Shards()[i].Tokens)
+			}
+		}
 		if replica != nil {
 			sh.Replica = replica[i]
 		}
@@ -319,6 +330,11 @@ type ringPage struct {
 	Replication string
 	Factor      int
 	Selected    *uiRange
+	// Moving counts, while a topology operation runs, the ranges of the
+	// keyspace whose replicas change, and MovingShare their share of the
+	// ring.
+	Moving      int
+	MovingShare float64
 }
 
 // uiRange details one vnode range.
@@ -328,6 +344,9 @@ type uiRange struct {
 	Share      float64
 	Owner      *uiShard
 	Replicas   []*uiShard
+	// Pending are the replicas the range gains in a movement, which get
+	// its writes before its reads.
+	Pending []*uiShard
 }
 
 // placeable reports whether the ring places k's data: k exists and has
@@ -367,7 +386,12 @@ func (q *uiRequest) ringView() (any, error) {
 		d.placement = topo.Placement(k.Replication)
 		page.Replication = k.Replication.String()
 		page.Factor = d.placement.Factor()
+		for _, m := range topo.Movements(k.Replication) {
+			page.Moving++
+			page.MovingShare += float64(uint64(m.Range.End)-uint64(m.Range.Start)) / (1 << 64)
+		}
 	}
+	d.topo = topo
 	if v := form.Get("range"); v != "" {
 		i, err := strconv.Atoi(v)
 		if err != nil || i < 0 || i >= topo.Ring.Len() {
@@ -383,6 +407,12 @@ func (q *uiRequest) ringView() (any, error) {
 	page.Ring = d.draw()
 	if d.selected >= 0 {
 		page.Selected = rangeDetail(topo.Ring, d.placement, page.Ring.Shards, d.selected)
+		if d.placement != nil {
+			replicas, pending := d.placement.WriteReplicas(topo.Ring.Range(d.selected).End)
+			for _, r := range replicas[len(replicas)-pending:] {
+				page.Selected.Pending = append(page.Selected.Pending, page.Ring.Shards[r])
+			}
+		}
 	}
 	return page, nil
 }
