@@ -229,6 +229,21 @@ func TestRingFollowed(t *testing.T) {
 			t.Errorf("the gateway took %v to follow ring version %d", d, version)
 		}
 	}
+	// A schema change the gateway runs right after the join is recorded,
+	// before it follows the new ring, reaches the joining shard too.
+	for _, conn := range conns {
+		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			_, err := pgschema.SaveMembers(ctx, tx, append(slices.Clone(members), joiner), 2)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, sess, "CREATE TABLE follow.during (k int PRIMARY KEY, v int)")
+	var during int
+	if err := conns[2].QueryRow(ctx, `SELECT count(*) FROM cqlpg.tables WHERE keyspace_name = 'follow' AND table_name = 'during'`).Scan(&during); err != nil || during != 1 {
+		t.Errorf("the joining shard has %d tables follow.during (%v) after a CREATE TABLE run as it joined", during, err)
+	}
 	setMembers(append(slices.Clone(members), joiner), 2)
 
 	// Joining: the writes of its future tokens reach it too.

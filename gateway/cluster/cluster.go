@@ -333,6 +333,8 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 	change func(ctx context.Context, tx pgx.Tx) (bool, error)) (bool, error) {
 	c.applying.Store(version, struct{}{})
 	defer c.applying.Delete(version)
+	served := c.RingVersion()
+	var newer atomic.Bool
 	control := c.Control()
 	applied := make([]bool, len(control))
 	errs := make([]error, len(control))
@@ -344,6 +346,17 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 				return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					if err := pgschema.Lock(ctx, tx); err != nil {
 						return err
+					}
+					// A shard joining takes the catalog under every
+					// member's schema lock: a change that takes the lock
+					// after it finds a newer ring, and goes to the joiner
+					// too (below).
+					var ring int64
+					if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT version FROM cqlpg.ring_version), 0)`).Scan(&ring); err != nil {
+						return err
+					}
+					if ring > served {
+						newer.Store(true)
 					}
 					// The change's table locks are tried for a short while
 					// only: a DDL statement waiting for one holds up every
@@ -368,6 +381,11 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 	for i := range applied {
 		any = any || applied[i]
 	}
+	if newer.Load() && ctx.Err() == nil {
+		if err := c.applyToNewMembers(ctx, version, control, change); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := sharding.FirstError(errs); err != nil {
 		if any {
 			c.log.Error("schema change applied on some shards only", "err", err)
@@ -380,6 +398,48 @@ func (c *Cluster) ApplySchema(ctx context.Context, version [16]byte,
 		return true, err
 	}
 	return false, nil
+}
+
+// applyToNewMembers switches to the newest ring and applies a schema
+// change to its members not among control, unless one already holds the
+// change's schema version (it took the catalog after the change).
+func (c *Cluster) applyToNewMembers(ctx context.Context, version [16]byte, control []*pgxpool.Pool,
+	change func(ctx context.Context, tx pgx.Tx) (bool, error)) error {
+	if _, err := c.CheckRing(ctx); err != nil {
+		return err
+	}
+	for _, pool := range c.Control() {
+		if slices.Contains(control, pool) {
+			continue
+		}
+		err := retryLocks(ctx, func() error {
+			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				if err := pgschema.Lock(ctx, tx); err != nil {
+					return err
+				}
+				var cur [16]byte
+				if err := tx.QueryRow(ctx, `SELECT version FROM cqlpg.schema_version`).Scan(&cur); err != nil {
+					return err
+				}
+				if cur == version {
+					return nil
+				}
+				if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '100ms'; SET LOCAL cqlpg.ddl = 'on'"); err != nil {
+					return err
+				}
+				ok, err := change(ctx, tx)
+				if err != nil || !ok {
+					return err
+				}
+				return pgschema.SetVersion(ctx, tx, version)
+			})
+		})
+		if err != nil {
+			return fmt.Errorf("a joining member: %w", err)
+		}
+		c.log.Info("a schema change went to a member that joined while it ran")
+	}
+	return nil
 }
 
 // retryLocks runs f, a transaction, again while it fails for a lock it
