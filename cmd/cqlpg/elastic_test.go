@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -352,4 +353,16 @@ func (e *elastic) sessionOn(g int) *gocql.Session {
 	}
 	e.t.Cleanup(sess.Close)
 	return sess
+}
+
+// repairFindsNothing runs cqlpg repair of the keyspace, once the load's
+// hints have had time to replay, and fails the test unless the replicas
+// already agreed.
+func (e *elastic) repairFindsNothing() {
+	e.t.Helper()
+	time.Sleep(2 * time.Second)
+	out := e.cqlpg("repair", "--shard", e.pg[0].URL(), "elastic")
+	if !regexp.MustCompile(` 0 differed, 0 rows moved`).MatchString(out) {
+		e.t.Errorf("a repair after the operation found differences:\n%s", out)
+	}
 }

@@ -24,12 +24,47 @@ import (
 // add` at RF 2, then cleans up.
 func TestShardAdd(t *testing.T) {
 	e := startElastic(t, 4, 3, 2, 2000)
+	// Lightweight transactions leave each partition's last ballot on its
+	// first replica.
+	for k := range 50 {
+		if err := e.sessions[0].Query("INSERT INTO elastic.t (k, v) VALUES (?, 'lwt') IF NOT EXISTS", -1-k).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var out string
 	e.underLoad("shard add", func() { out = e.cqlpg("shard", "add", "--shard", e.pg[0].URL(), e.pg[3].URL()) })
+	// The new shard, the first replica of some of them now, holds them all.
+	ballots := func(i int) map[int64]int64 {
+		conn, err := pgx.Connect(e.ctx, e.pg[i].URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(e.ctx)
+		out := map[int64]int64{}
+		rows, _ := conn.Query(e.ctx, "SELECT lock_key, ballot FROM cqlpg.lwt_ballot")
+		var k, b int64
+		if _, err := pgx.ForEachRow(rows, []any{&k, &b}, func() error { out[k] = b; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	joined := ballots(3)
+	held := 0
+	for i := range 3 {
+		for k, b := range ballots(i) {
+			held++
+			if joined[k] < b {
+				t.Errorf("partition lock %d: last ballot %d on shard%d, %d on the new shard", k, b, i, joined[k])
+			}
+		}
+	}
+	if held < 50 || len(joined) < 50 {
+		t.Errorf("%d ballots on the old shards, %d on the new one, want 50 at least", held, len(joined))
+	}
 	if !strings.Contains(out, "shard3 is a normal member at ring version 3") || !strings.Contains(out, "streamed") {
 		t.Errorf("the join's progress:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, "streamed"))
+	t.Logf("%s", lastLine(out, " rows in "))
 	members := e.check(0, false)
 	// Drivers see the new ring's tokens: system.local's and system.peers'
 	// together are the ring's.
@@ -66,6 +101,7 @@ func TestShardAdd(t *testing.T) {
 	e.underLoad("cleanup", func() { out = e.cqlpg("cleanup", "--shard", e.pg[2].URL(), "elastic") })
 	t.Logf("%s", lastLine(out, "cleanup deleted"))
 	e.check(3, true)
+	e.repairFindsNothing()
 
 	// The same shard again: refused.
 	e.refused("already a member", "shard", "add", "--shard", e.pg[0].URL(), e.pg[3].URL())
@@ -100,12 +136,13 @@ func TestShardDecommission(t *testing.T) {
 	if !strings.Contains(out, "resuming the decommission of shard1") || !strings.Contains(out, "shard1 leaves the ring") {
 		t.Errorf("the resumed decommission:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, "streamed"))
+	t.Logf("%s", lastLine(out, " rows in "))
 	if members := e.check(0, false); len(members) != 3 {
 		t.Fatalf("%d members after the decommission", len(members))
 	}
 	e.cqlpg(append([]string{"cleanup"}, shard...)...)
 	e.check(2, true)
+	e.repairFindsNothing()
 
 	e.refused("Not enough live nodes to maintain replication factor in keyspace elastic (RF = 3, N = 3). Perform a forceful decommission to ignore.",
 		append([]string{"shard", "decommission", "shard2"}, shard...)...)
@@ -132,7 +169,7 @@ func TestShardReplaceRemove(t *testing.T) {
 	if !strings.Contains(out, "shard4 takes the catalog and the tokens of shard1") || !strings.Contains(out, "shard1 leaves the ring") {
 		t.Errorf("the replacement:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, "streamed"))
+	t.Logf("%s", lastLine(out, " rows in "))
 	e.check(0, false)
 
 	before := e.check(0, false)
@@ -147,7 +184,7 @@ func TestShardReplaceRemove(t *testing.T) {
 		e.refused("shard shard2 is down", append([]string{"shard", "decommission", "shard3"}, shard...)...)
 		out = e.cqlpg(append([]string{"shard", "remove", "shard2"}, shard...)...)
 	})
-	t.Logf("%s", lastLine(out, "streamed"))
+	t.Logf("%s", lastLine(out, " rows in "))
 	if members := e.check(0, false); len(members) != 3 {
 		t.Fatalf("%d members after the removal", len(members))
 	}
@@ -156,6 +193,7 @@ func TestShardReplaceRemove(t *testing.T) {
 	}
 	e.cqlpg(append([]string{"cleanup"}, shard...)...)
 	e.check(3, true)
+	e.repairFindsNothing()
 }
 
 // lastLine returns the last line of out that holds want.

@@ -158,6 +158,11 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	if err := o.Stream(ctx, topo, lost); err != nil {
 		return fmt.Errorf("streaming: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
 	}
+	if n, err := c.streamBallots(ctx, topo, lost); err != nil {
+		return fmt.Errorf("streaming the ballots of lightweight transactions: %w (run the command again to resume)", err)
+	} else if n > 0 {
+		o.progress("streamed the last ballots of %d partitions' lightweight transactions", n)
+	}
 	var after []pgschema.Member
 	for _, m := range members {
 		switch m.State {
@@ -423,4 +428,62 @@ func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
 		return "", fmt.Errorf("record the members at ring version %d: %w (run the command again)", version+1, err)
 	}
 	return op, c.switchRing(ctx, version+1, o)
+}
+
+// streamBallots gives the shards that gain ranges in topo's movement the
+// last ballot of every partition's lightweight transactions that the
+// members up hold (cqlpg.lwt_ballot), keeping the greater where they
+// hold one: a partition's conditional writes take timestamps above its
+// last ballot on its first replica, which may now be a shard that gains
+// it. The ballots are keyed by a hash of the partition, not its token, so
+// every one goes. It returns the ballots sent.
+func (c *Cluster) streamBallots(ctx context.Context, topo *sharding.Topology, lost int) (int64, error) {
+	gainers := map[int]bool{}
+	for _, ks := range c.Schema().Keyspaces() {
+		for _, m := range topo.Movements(ks.Replication) {
+			for _, s := range m.To {
+				gainers[s] = true
+			}
+		}
+	}
+	if len(gainers) == 0 {
+		return 0, nil
+	}
+	type ballot struct{ key, ballot int64 }
+	latest := map[int64]int64{}
+	control := c.Control()
+	for i, pool := range control {
+		if i == lost || gainers[i] {
+			continue
+		}
+		rows, err := pool.Query(ctx, `SELECT lock_key, ballot FROM cqlpg.lwt_ballot`)
+		if err != nil {
+			return 0, err
+		}
+		var b ballot
+		_, err = pgx.ForEachRow(rows, []any{&b.key, &b.ballot}, func() error {
+			latest[b.key] = max(latest[b.key], b.ballot)
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	if len(latest) == 0 {
+		return 0, nil
+	}
+	keys := make([]int64, 0, len(latest))
+	ballots := make([]int64, 0, len(latest))
+	for k, b := range latest {
+		keys, ballots = append(keys, k), append(ballots, b)
+	}
+	for s := range gainers {
+		_, err := control[s].Exec(ctx, `INSERT INTO cqlpg.lwt_ballot AS b (lock_key, ballot)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[])
+			ON CONFLICT (lock_key) DO UPDATE SET ballot = GREATEST(b.ballot, excluded.ballot)`, keys, ballots)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", topo.Shards[s].Info.Name, err)
+		}
+	}
+	return int64(len(latest)), nil
 }
