@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -24,6 +25,33 @@ import (
 // add` at RF 2, then cleans up.
 func TestShardAdd(t *testing.T) {
 	e := startElastic(t, 4, 3, 2, 2000)
+	// What streaming must carry besides plain rows: clustering rows,
+	// static rows, collections, expiring cells, row and range deletions;
+	// the repair at the end compares them cell by cell on the new ring.
+	for _, q := range []string{
+		"CREATE TABLE elastic.rich (p int, c int, s text STATIC, l list<int>, m map<text, int>, v text, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)",
+	} {
+		if err := e.sessions[0].Query(q).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p := range 60 {
+		for c := range 5 {
+			if err := e.sessions[0].Query("INSERT INTO elastic.rich (p, c, s, l, m, v) VALUES (?, ?, ?, [1, 2], {'a': 1}, 'x') USING TTL 86400",
+				p, c, fmt.Sprint("static", p)).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, q := range []string{
+			"UPDATE elastic.rich SET l = l + [3], m['b'] = 2 WHERE p = ? AND c = 0",
+			"DELETE FROM elastic.rich WHERE p = ? AND c = 1",
+			"DELETE FROM elastic.rich WHERE p = ? AND c > 2",
+		} {
+			if err := e.sessions[0].Query(q, p).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	// Lightweight transactions leave each partition's last ballot on its
 	// first replica.
 	for k := range 50 {
