@@ -191,17 +191,20 @@ func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx
 			return err
 		}
 		start := time.Now()
+		var bytes int64
 		rows, err := repair.Stream(ctx, topo, pieces, perSecond, func(p repair.StreamProgress) {
+			bytes = p.Bytes
 			if p.Done%16 == 0 || p.Done == p.Total {
 				left := time.Duration(float64(p.Elapsed) / float64(p.Done) * float64(p.Total-p.Done))
-				fmt.Fprintf(out, "streamed %d of %d ranges, %d rows (%.0f rows/s), %s elapsed, about %s left\n", p.Done,
-					p.Total, p.Rows, float64(p.Rows)/p.Elapsed.Seconds(), p.Elapsed.Round(time.Millisecond), left.Round(time.Second))
+				fmt.Fprintf(out, "streamed %d of %d ranges, %d rows, %s (%.0f rows/s, %s/s), %s elapsed, about %s left\n", p.Done,
+					p.Total, p.Rows, byteSize(p.Bytes), float64(p.Rows)/p.Elapsed.Seconds(), byteSize(int64(float64(p.Bytes)/p.Elapsed.Seconds())),
+					p.Elapsed.Round(time.Millisecond), left.Round(time.Second))
 			}
 		})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "streamed %d ranges, %d rows in %s\n", len(pieces), rows, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(out, "streamed %d ranges, %d rows, %s in %s\n", len(pieces), rows, byteSize(bytes), time.Since(start).Round(time.Millisecond))
 		return nil
 	}
 }

@@ -92,7 +92,7 @@ func TestShardAdd(t *testing.T) {
 	if !strings.Contains(out, "shard3 is a normal member at ring version 3") || !strings.Contains(out, "streamed") {
 		t.Errorf("the join's progress:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, " rows in "))
+	t.Logf("%s", lastLine(out, " ranges, "))
 	members := e.check(0, false)
 	// Drivers see the new ring's tokens: system.local's and system.peers'
 	// together are the ring's.
@@ -164,7 +164,7 @@ func TestShardDecommission(t *testing.T) {
 	if !strings.Contains(out, "resuming the decommission of shard1") || !strings.Contains(out, "shard1 leaves the ring") {
 		t.Errorf("the resumed decommission:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, " rows in "))
+	t.Logf("%s", lastLine(out, " ranges, "))
 	if members := e.check(0, false); len(members) != 3 {
 		t.Fatalf("%d members after the decommission", len(members))
 	}
@@ -197,7 +197,7 @@ func TestShardReplaceRemove(t *testing.T) {
 	if !strings.Contains(out, "shard4 takes the catalog and the tokens of shard1") || !strings.Contains(out, "shard1 leaves the ring") {
 		t.Errorf("the replacement:\n%s", out)
 	}
-	t.Logf("%s", lastLine(out, " rows in "))
+	t.Logf("%s", lastLine(out, " ranges, "))
 	e.check(0, false)
 
 	before := e.check(0, false)
@@ -212,7 +212,7 @@ func TestShardReplaceRemove(t *testing.T) {
 		e.refused("shard shard2 is down", append([]string{"shard", "decommission", "shard3"}, shard...)...)
 		out = e.cqlpg(append([]string{"shard", "remove", "shard2"}, shard...)...)
 	})
-	t.Logf("%s", lastLine(out, " rows in "))
+	t.Logf("%s", lastLine(out, " ranges, "))
 	if members := e.check(0, false); len(members) != 3 {
 		t.Fatalf("%d members after the removal", len(members))
 	}

@@ -106,6 +106,9 @@ type repairRun struct {
 	errs    []error
 
 	moved atomic.Int64
+	// bytes counts what was sent with them: the rows as the merge
+	// statements take them.
+	bytes atomic.Int64
 }
 
 func newRepairRun(topo *sharding.Topology, timeout time.Duration) *repairRun {

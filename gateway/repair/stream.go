@@ -78,7 +78,7 @@ func Pieces(topo *sharding.Topology, schema *pgschema.Schema, keyspace string, l
 // StreamProgress reports a stream under way.
 type StreamProgress struct {
 	Done, Total int
-	Rows        int64
+	Rows, Bytes int64
 	Elapsed     time.Duration
 }
 
@@ -90,7 +90,7 @@ func Stream(ctx context.Context, topo *sharding.Topology, pieces []Piece, perSec
 	var (
 		mu          sync.Mutex
 		done        int
-		rows        int64
+		rows, bytes int64
 		start       = time.Now()
 		next        = make(chan Piece)
 		errs        = make([]error, 2)
@@ -101,17 +101,17 @@ func Stream(ctx context.Context, topo *sharding.Topology, pieces []Piece, perSec
 	for w := range errs {
 		wg.Go(func() {
 			for p := range next {
-				n, err := streamRange(ctx2, topo, p)
+				n, b, err := streamRange(ctx2, topo, p)
 				if err != nil {
 					errs[w] = fmt.Errorf("%s.%s (%d, %d]: %w", p.Table.Keyspace, p.Table.Name, p.Range.Start, p.Range.End, err)
 					abort()
 					return
 				}
 				mu.Lock()
-				done, rows = done+1, rows+n
+				done, rows, bytes = done+1, rows+n, bytes+b
 				elapsed := time.Since(start)
 				if progress != nil {
-					progress(StreamProgress{Done: done, Total: len(pieces), Rows: rows, Elapsed: elapsed})
+					progress(StreamProgress{Done: done, Total: len(pieces), Rows: rows, Bytes: bytes, Elapsed: elapsed})
 				}
 				// The throughput limit: wait until the rows so far are
 				// within it.
@@ -145,19 +145,19 @@ feed:
 	return rows, ctx.Err()
 }
 
-// streamRange streams one piece, and returns the rows it sent.
-func streamRange(ctx context.Context, topo *sharding.Topology, p Piece) (int64, error) {
+// streamRange streams one piece, and returns the rows and bytes it sent.
+func streamRange(ctx context.Context, topo *sharding.Topology, p Piece) (int64, int64, error) {
 	run := newRepairRun(topo, 0)
 	st := statementsFor(p.Table)
 	for _, r := range inclusive(int64(p.Range.Start), int64(p.Range.End)) {
 		if err := run.bulk(ctx, st, r[0], r[1], p.From[:1], p.To); err != nil {
-			return run.moved.Load(), err
+			return run.moved.Load(), run.bytes.Load(), err
 		}
 		if len(p.From) > 1 && !p.Strict {
 			if _, err := run.reconcile(ctx, st, r[0], r[1], append(slices.Clone(p.From), p.To...), true); err != nil {
-				return run.moved.Load(), err
+				return run.moved.Load(), run.bytes.Load(), err
 			}
 		}
 	}
-	return run.moved.Load(), run.err()
+	return run.moved.Load(), run.bytes.Load(), run.err()
 }

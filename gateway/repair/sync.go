@@ -241,6 +241,11 @@ func (r *repairRun) leaf(ctx context.Context, st *repairStmts, lo, hi int64, rep
 			return err
 		}
 		r.moved.Add(int64(rows))
+		for _, s := range steps {
+			for _, a := range s.Args {
+				r.bytes.Add(int64(len(a)))
+			}
+		}
 		return nil
 	})
 	return err
@@ -379,6 +384,7 @@ func (r *repairRun) copyPart(ctx context.Context, st *repairStmts, p pgschema.Re
 			return nil, err
 		}
 		r.moved.Add(int64(len(page) * len(done)))
+		r.bytes.Add(int64(len(row[0]) * len(done)))
 		if targets = pick(targets, done); len(targets) == 0 {
 			return nil, nil
 		}
