@@ -276,9 +276,13 @@ func TestAlterReplicationStreams(t *testing.T) {
 // and one whose new shard's PostgreSQL restarts while it streams, resumed
 // by running the command again.
 func TestShardAddInterrupted(t *testing.T) {
-	e := startElastic(t, 4, 3, 3, 1500)
+	e := startElastic(t, 5, 3, 3, 1500)
 	shard := []string{"--shard", e.pg[0].URL()}
 	e.refused("the new shard", append([]string{"shard", "add", "host=/nonexistent port=1 dbname=none user=none"}, shard...)...)
+	// A database that is a cluster of its own (a tool opened on it
+	// records it as one) is refused.
+	e.cqlpg("shard", "status", "--shard", e.pg[4].URL())
+	e.refused("the shard belongs to a cluster (its catalog records the cluster's members)", append([]string{"shard", "add", e.pg[4].URL()}, shard...)...)
 
 	e.killAfter("joins at ring version", append([]string{"shard", "add", "--stream-throughput", "100", e.pg[3].URL()}, shard...)...)
 	e.refused("a topology operation is in progress: shard3 joins", append([]string{"shard", "decommission", "shard1"}, shard...)...)

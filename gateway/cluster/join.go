@@ -173,7 +173,7 @@ func (c *Cluster) checkJoin(ctx context.Context, members []pgschema.Member, to *
 		return err
 	}
 	if len(theirs) > 0 {
-		return fmt.Errorf("the shard belongs to a cluster (it records %d members): give an empty database, or --force to wipe a shard a join cut short left behind", len(theirs))
+		return errors.New("the shard belongs to a cluster (its catalog records the cluster's members): give an empty database, or --force to wipe a shard a join cut short left behind")
 	}
 	return nil
 }
