@@ -82,6 +82,10 @@ type Config struct {
 	// often the shards' batch logs are checked for such records.
 	BatchlogTimeout  time.Duration
 	BatchlogInterval time.Duration
+	// RingCheck is how often the gateway checks the ring version the
+	// members record, besides hearing of each change (RingChannel);
+	// 500 ms when zero.
+	RingCheck time.Duration
 	// Gateways sets how gateways on the same shards find each other
 	// (cluster.Registry).
 	Gateways cluster.GatewaysConfig
@@ -114,6 +118,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Datacenter == "" {
 		c.Datacenter = "datacenter1"
+	}
+	if c.RingCheck <= 0 {
+		c.RingCheck = 500 * time.Millisecond
 	}
 	if c.Rack == "" {
 		c.Rack = "rack1"
@@ -217,10 +224,6 @@ type Server struct {
 	env exec.Env
 }
 
-// ringCheck is how often a gateway checks the ring version the members
-// record.
-const ringCheck = 500 * time.Millisecond
-
 // AuthConfig turns on authentication and authorization (auth.Config).
 type AuthConfig = auth.Config
 
@@ -268,8 +271,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	var background sync.WaitGroup
 	background.Go(func() { s.env.ReplayBatchlog(bgCtx) })
 	background.Go(func() { s.env.ReplayHints(bgCtx) })
-	// Membership changes reach this gateway within ringCheck.
-	background.Go(func() { s.cluster.FollowRing(bgCtx, ringCheck) })
+	// Membership changes reach this gateway as the members record them
+	// (RingChannel), and at the latest within RingCheck.
+	background.Go(func() { s.cluster.FollowRing(bgCtx, s.cfg.RingCheck) })
 	background.Go(func() {
 		repair.FollowReplication(bgCtx, s.cluster, s.gateways, s.log, time.Second, &s.metrics.stream)
 	})

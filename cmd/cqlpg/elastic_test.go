@@ -63,7 +63,10 @@ func startElastic(t testing.TB, servers, members, rf, preload int) *elastic {
 	for g, given := range [][]*localpg.Cluster{pg[:members], pg[:1]} {
 		// Each gateway at an address of its own, as on hosts of their own:
 		// gocql tells hosts apart by address alone.
-		cfg := gateway.Config{Listen: fmt.Sprintf("127.0.0.%d:0", g+1), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		// The gateways check the ring version once a minute only: they
+		// follow each step of an operation as the members notify it.
+		cfg := gateway.Config{Listen: fmt.Sprintf("127.0.0.%d:0", g+1), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			RingCheck: time.Minute}
 		for _, c := range given {
 			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		}

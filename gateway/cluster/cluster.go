@@ -534,6 +534,8 @@ const (
 	// GatewaysChannel carries the host id of a gateway that registered,
 	// left, or now serves another schema version.
 	GatewaysChannel = "cqlpg_gateways"
+	// RingChannel carries a new ring version the members record.
+	RingChannel = "cqlpg_ring"
 )
 
 // NotifySQL sends a notification: the channel, then the payload.

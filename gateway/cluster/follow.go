@@ -58,7 +58,7 @@ func (r *Registry) dialListener(ctx context.Context) (*pgx.Conn, int, error) {
 		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		conn, err := pgx.Connect(dctx, sh.URL)
 		if err == nil {
-			for _, ch := range []string{SchemaChannel, GatewaysChannel} {
+			for _, ch := range []string{SchemaChannel, GatewaysChannel, RingChannel} {
 				if _, err = conn.Exec(dctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 					conn.Close(context.Background())
 					break
@@ -119,6 +119,16 @@ func (r *Registry) notified(ctx context.Context, n *pgconn.Notification) {
 		if n.Payload != pgschema.UUIDText(r.self.HostID[:]) {
 			r.kick()
 		}
+	case RingChannel:
+		// A topology operation recorded a new ring: switch now, rather
+		// than at the next check, and say so in the next heartbeat.
+		go func() {
+			if switched, err := r.cluster.CheckRing(ctx); err != nil && ctx.Err() == nil {
+				r.log.Warn("cannot follow the ring", "err", err)
+			} else if switched {
+				r.kick()
+			}
+		}()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,6 +220,7 @@ func (c *Cluster) saveMembers(ctx context.Context, members []pgschema.Member, ve
 // switchRing has this cluster serve ring version and waits until every
 // live gateway does.
 func (c *Cluster) switchRing(ctx context.Context, version int64, o OpOptions) error {
+	c.notifyRing(ctx, version)
 	if _, err := c.CheckRing(ctx); err != nil {
 		return err
 	}
@@ -486,4 +488,15 @@ func (c *Cluster) streamBallots(ctx context.Context, topo *sharding.Topology, lo
 		}
 	}
 	return int64(len(latest)), nil
+}
+
+// notifyRing tells the gateways, through every member up, that the
+// members record ring version; one that misses it finds it at its next
+// check.
+func (c *Cluster) notifyRing(ctx context.Context, version int64) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, pool := range c.Control() {
+		pool.Exec(ctx, NotifySQL, RingChannel, strconv.FormatInt(version, 10))
+	}
 }
