@@ -86,7 +86,7 @@ func SaveMembers(ctx context.Context, q Querier, ms []Member, version int64) (bo
 		return false, err
 	}
 	if _, err := q.Exec(ctx, `INSERT INTO cqlpg.ring_version (version) VALUES ($1)
-		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now()`, version); err != nil {
+		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now(), counters_frozen = false`, version); err != nil {
 		return false, fmt.Errorf("write ring version: %w", err)
 	}
 	return true, nil
@@ -118,6 +118,24 @@ func MemberURL(address, given string) string {
 // connValue quotes a value for a keyword/value connection string.
 func connValue(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// FreezeCounters records, in the caller's transaction, ring version
+// version as the one before it with counter writes to the ranges that
+// move held (cqlpg.ring_version.counters_frozen), unless the shard already
+// records that version or a newer one.
+func FreezeCounters(ctx context.Context, q Querier, version int64) error {
+	_, err := q.Exec(ctx, `UPDATE cqlpg.ring_version SET version = $1, changed_at = now(), counters_frozen = true
+		WHERE version < $1`, version)
+	return err
+}
+
+// CountersFrozen reports whether the shard's ring version holds counter
+// writes to the ranges that move.
+func CountersFrozen(ctx context.Context, q Querier) (bool, error) {
+	var frozen bool
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT counters_frozen FROM cqlpg.ring_version), false)`).Scan(&frozen)
+	return frozen, err
 }
 
 // DropFormerHints drops the hints the shard holds for shards that are not

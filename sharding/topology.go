@@ -1,6 +1,9 @@
 package sharding
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Shard is one PostgreSQL server of the cluster and the pool that runs
 // statements on it.
@@ -27,6 +30,13 @@ type Topology struct {
 	Ring   *Ring
 	Next   *Ring
 	Shards []*Shard
+	// CountersFrozen holds counter writes to the ranges that move while
+	// their counters are copied to the shards that gain them; counter
+	// writes never go to pending replicas. CounterWrites counts the
+	// counter writes running on this snapshot, which a switch to a frozen
+	// one waits for.
+	CountersFrozen bool
+	CounterWrites  atomic.Int64
 	// placements caches one Placement per replication setting, keyed by
 	// its canonical String form. Entries never change once stored.
 	placements sync.Map

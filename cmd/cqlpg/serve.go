@@ -113,10 +113,6 @@ func serve(args []string) int {
 // cluster, one after the other, as cqlpg shard add does, and logs each
 // step.
 func joinLocalShards(ctx context.Context, c *cluster.Cluster, urls []string, cfg *config, log *slog.Logger) {
-	if err := refuseCounters(c.Schema()); err != nil {
-		log.Error("the new local shards cannot join", "err", err)
-		return
-	}
 	for _, url := range urls {
 		out := logWriter{log}
 		err := c.Join(ctx, url, cluster.JoinOptions{Datacenter: cfg.Datacenter, Rack: cfg.Rack, NumTokens: cfg.NumTokens,

@@ -138,9 +138,6 @@ func shardMoveCommand(op string, args []string, want int) int {
 			fmt.Fprintln(os.Stderr, command+":", err)
 			return 1
 		}
-		if err := refuseCounters(c.Schema()); err != nil && op != "abort" {
-			return fail(err)
-		}
 		join.OpOptions = cluster.OpOptions{Stream: streamRanges(os.Stderr, c, *throughput),
 			Progress: func(step string) { fmt.Fprintln(os.Stderr, step) }, GatewayTimeout: 10 * time.Second,
 			BarrierLimit: 30 * time.Second}
@@ -164,19 +161,6 @@ func shardMoveCommand(op string, args []string, want int) int {
 		}
 		return 0
 	})
-}
-
-// refuseCounters refuses a topology change while a counter table exists:
-// its shards' counts cannot be streamed without counting twice yet.
-func refuseCounters(s *pgschema.Schema) error {
-	for _, ks := range s.Keyspaces() {
-		for _, t := range ks.SortedTables() {
-			if t.IsCounter() && !t.Virtual {
-				return fmt.Errorf("counter table %s.%s: shards cannot stream counters yet", ks.Name, t.Name)
-			}
-		}
-	}
-	return nil
 }
 
 // streamRanges returns the streaming of a movement (repair.Stream): every

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -59,8 +60,47 @@ func TestShardAdd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Counters: increments keep coming during the join; each replica of
+	// each counter must end with exactly the increments acknowledged.
+	if err := e.sessions[0].Query("CREATE TABLE elastic.c (k int PRIMARY KEY, n counter)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		counted   = make([]int64, 40)
+		uncertain = make([]bool, 40)
+		countMu   sync.Mutex
+		stopCount = make(chan struct{})
+		counting  sync.WaitGroup
+	)
+	for w := range 2 {
+		counting.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stopCount:
+					return
+				default:
+				}
+				k := (i*3 + w) % len(counted)
+				err := e.sessions[w].Query("UPDATE elastic.c SET n = n + 1 WHERE k = ?", k).Exec()
+				countMu.Lock()
+				if err == nil {
+					counted[k]++
+				} else {
+					uncertain[k] = true
+					t.Errorf("increment of counter %d: %v", k, err)
+				}
+				countMu.Unlock()
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	}
 	var out string
 	e.underLoad("shard add", func() { out = e.cqlpg("shard", "add", "--shard", e.pg[0].URL(), e.pg[3].URL()) })
+	close(stopCount)
+	counting.Wait()
+	if !strings.Contains(out, "copied") {
+		t.Errorf("the join did not copy counters:\n%s", out)
+	}
 	// The new shard, the first replica of some of them now, holds them all.
 	ballots := func(i int) map[int64]int64 {
 		conn, err := pgx.Connect(e.ctx, e.pg[i].URL())
@@ -89,7 +129,7 @@ func TestShardAdd(t *testing.T) {
 	if held < 50 || len(joined) < 50 {
 		t.Errorf("%d ballots on the old shards, %d on the new one, want 50 at least", held, len(joined))
 	}
-	if !strings.Contains(out, "shard3 is a normal member at ring version 3") || !strings.Contains(out, "streamed") {
+	if !strings.Contains(out, "shard3 is a normal member at ring version 4") || !strings.Contains(out, "streamed") {
 		t.Errorf("the join's progress:\n%s", out)
 	}
 	t.Logf("%s", lastLine(out, " ranges, "))
@@ -127,6 +167,42 @@ func TestShardAdd(t *testing.T) {
 		t.Errorf("cqlpg shard status after the join:\n%s", status)
 	}
 	e.underLoad("cleanup", func() { out = e.cqlpg("cleanup", "--shard", e.pg[2].URL(), "elastic") })
+	// Every replica of each counter holds exactly what was acknowledged,
+	// and, after the cleanup, no other shard holds it.
+	rf2 := sharding.Replication{Class: sharding.SimpleStrategyClass, Factor: 2}
+	var infos []sharding.ShardInfo
+	for _, m := range members {
+		infos = append(infos, sharding.ShardInfo{HostID: m.HostID, Name: m.Name, Tokens: m.RingTokens()})
+	}
+	ring, err := sharding.NewRing(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range members {
+		conn, err := pgx.Connect(e.ctx, pgschema.MemberURL(m.Address, e.pg[0].URL()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := map[int]int64{}
+		rows, _ := conn.Query(e.ctx, "SELECT k, n FROM elastic.c")
+		var k int
+		var n int64
+		if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { held[k] = n; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(e.ctx)
+		for k, want := range counted {
+			replica := slices.Contains(ring.Placement(rf2).Replicas(sharding.KeyToken([][]byte{{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)}})), i)
+			got, ok := held[k]
+			switch {
+			case uncertain[k]:
+			case replica && got != want:
+				t.Errorf("counter %d on its replica %s: %d, want the %d increments acknowledged", k, m.Name, got, want)
+			case !replica && ok:
+				t.Errorf("counter %d is still on %s, not a replica, after the cleanup", k, m.Name)
+			}
+		}
+	}
 	t.Logf("%s", lastLine(out, "cleanup deleted"))
 	e.check(3, true)
 	e.repairFindsNothing()

@@ -37,8 +37,11 @@ type Cluster struct {
 	onChange func(shard string, up bool)
 	// ring is the membership served (ring.go), and ringMu serializes its
 	// changes.
-	ring     atomic.Pointer[ringState]
-	ringMu   sync.Mutex
+	ring   atomic.Pointer[ringState]
+	ringMu sync.Mutex
+	// drained is the ring version served with no counter write in flight
+	// on an older one (DrainedRingVersion).
+	drained  atomic.Int64
 	current  atomic.Pointer[pgschema.Schema]
 	reloadMu sync.Mutex
 	// changed is signalled when a reload changes the schema version, for
@@ -131,7 +134,14 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 		c.Close()
 		return nil, err
 	}
-	r, err := c.newRing(version, members, urls, control, nil)
+	frozen := false
+	for _, pool := range control {
+		if f, err := pgschema.CountersFrozen(ctx, pool); err == nil {
+			frozen = f
+			break
+		}
+	}
+	r, err := c.newRing(version, members, frozen, urls, control, nil)
 	if err != nil {
 		for _, p := range control {
 			p.Close()
@@ -140,6 +150,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 		return nil, err
 	}
 	c.ring.Store(r)
+	c.drained.Store(version)
 	if err := c.Reload(ctx); err != nil {
 		c.Close()
 		return nil, err

@@ -164,6 +164,21 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	} else if n > 0 {
 		o.progress("streamed the last ballots of %d partitions' lightweight transactions", n)
 	}
+	if tables := c.counterTables(); len(tables) > 0 {
+		if !topo.CountersFrozen {
+			if err := c.freezeCounters(ctx, version+1, lost, o); err != nil {
+				return fmt.Errorf("%w (run the command again to resume, or cqlpg shard abort to roll back)", err)
+			}
+			version++
+			o.progress("counter writes to the ranges that move wait from ring version %d", version)
+		}
+		start := time.Now()
+		n, err := c.copyCounters(ctx, c.Topology(), tables, lost)
+		if err != nil {
+			return fmt.Errorf("copying counters: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
+		}
+		o.progress("copied %d counter rows in %s", n, time.Since(start).Round(time.Millisecond))
+	}
 	var after []pgschema.Member
 	for _, m := range members {
 		switch m.State {

@@ -322,7 +322,7 @@ func (r *Registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	var b pgx.Batch
 	var prev *[16]byte
 	b.Queue(pgschema.GatewayRegisterSQL, r.self.HostID, r.instance, r.self.Addr, r.self.Port, r.self.Datacenter, r.self.Rack,
-		r.self.Release, version, r.started, r.cluster.RingVersion()).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
+		r.self.Release, version, r.started, r.cluster.DrainedRingVersion()).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
 	var list []registration
 	b.Queue(pgschema.GatewaysAliveSQL, r.cfg.Timeout.Seconds(), r.self.HostID).Query(func(rows pgx.Rows) error {
 		for rows.Next() {

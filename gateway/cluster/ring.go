@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -21,6 +22,11 @@ type ringState struct {
 	control []*pgxpool.Pool
 	urls    []string
 }
+
+// DrainedRingVersion returns the ring version the gateway serves with
+// no counter write in flight on an older one: the version a topology
+// operation's barrier waits for.
+func (c *Cluster) DrainedRingVersion() int64 { return c.drained.Load() }
 
 // RingVersion returns the ring version the gateway serves.
 func (c *Cluster) RingVersion() int64 {
@@ -48,7 +54,7 @@ func (c *Cluster) Snapshot() (*sharding.Topology, []*pgxpool.Pool) {
 // leaving. While a member joins or leaves, the topology also carries the
 // ring once it has (joining members' tokens in, leaving members' out),
 // whose extra replicas writes go to as pending ones.
-func (c *Cluster) newRing(version int64, members []pgschema.Member, urls []string, control []*pgxpool.Pool,
+func (c *Cluster) newRing(version int64, members []pgschema.Member, frozen bool, urls []string, control []*pgxpool.Pool,
 	old *ringState) (*ringState, error) {
 	pools := map[[16]byte]*sharding.Pool{}
 	if old != nil && old.topo != nil {
@@ -99,6 +105,7 @@ func (c *Cluster) newRing(version int64, members []pgschema.Member, urls []strin
 			return nil, err
 		}
 		topo = sharding.NewMovingTopology(ring, after, shards)
+		topo.CountersFrozen = frozen
 	}
 	return &ringState{version: version, topo: topo, control: control, urls: urls}, nil
 }
@@ -141,7 +148,18 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 	if from < 0 {
 		return false, nil
 	}
-	members, version, err := pgschema.LoadMembers(ctx, cur.control[from])
+	var members []pgschema.Member
+	var version int64
+	var frozen bool
+	err := pgx.BeginTxFunc(ctx, cur.control[from], pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var err error
+			if members, version, err = pgschema.LoadMembers(ctx, tx); err != nil {
+				return err
+			}
+			frozen, err = pgschema.CountersFrozen(ctx, tx)
+			return err
+		})
 	if err != nil {
 		return false, err
 	}
@@ -169,11 +187,29 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 		}
 		control[j] = opened[0]
 	}
-	next, err := c.newRing(version, members, urls, control, cur)
+	next, err := c.newRing(version, members, frozen, urls, control, cur)
 	if err != nil {
 		return false, err
 	}
 	c.ring.Store(next)
+	// The gateway says it serves the new version once the counter writes
+	// that took an older one are done (DrainedRingVersion).
+	go func() {
+		deadline := time.Now().Add(2 * c.cfg.RequestTimeout)
+		for cur.topo.CounterWrites.Load() > 0 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		for {
+			d := c.drained.Load()
+			if d >= version || c.drained.CompareAndSwap(d, version) {
+				break
+			}
+		}
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
+	}()
 	c.log.Info("switched to a new ring", "version", version, "members", len(members), "from", cur.version)
 	// The registry says so at once, for the operation that waits on it.
 	select {

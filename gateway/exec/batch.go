@@ -172,6 +172,14 @@ type shardPart struct {
 // than one shard, is first written to the batch log, so that it applies in
 // full even if this gateway dies halfway.
 func (v *Env) applyBatch(ctx context.Context, kind translate.BatchKind, items []batchWrite, ts int64, resp *[]byte) error {
+	if kind == translate.CounterBatch {
+		if err := items[0].e.counterGate(ctx); err != nil {
+			return err
+		}
+		topo := items[0].e.topo
+		topo.CounterWrites.Add(1)
+		defer topo.CounterWrites.Add(-1)
+	}
 	m := &mutations{topo: items[0].e.topo}
 	m.byShard = make([][]mutation, len(m.topo.Shards))
 	for _, it := range items {

@@ -23,6 +23,14 @@ const maxTTL = 630720000
 // and waits for the consistency level's acknowledgements. batchTS is the
 // timestamp of the batch the write belongs to, if any.
 func (e *Execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64, resp *[]byte) error {
+	if p.Counter && e.mutations == nil {
+		if err := e.counterGate(ctx); err != nil {
+			return err
+		}
+		topo := e.topo
+		topo.CounterWrites.Add(1)
+		defer topo.CounterWrites.Add(-1)
+	}
 	r, err := e.writeTimes(p, batchTS)
 	if err != nil {
 		return err
@@ -93,6 +101,12 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 		token := sharding.KeyToken(key[:npk])
 		row.token = int64(token)
 		replicas, pending := placement.WriteReplicas(token)
+		if p.Counter && pending > 0 {
+			// A counter's total cannot be merged with increments a
+			// pending replica got: the movement copies it there instead,
+			// while counter writes wait (counterGate).
+			replicas, pending = replicas[:len(replicas)-pending], 0
+		}
 		if len(replicas) == 0 {
 			return nil, &sharding.UnavailableError{Consistency: sharding.Consistency(e.params.Consistency), Required: 1}
 		}
@@ -226,4 +240,24 @@ func (e *Execution) expiry(p *translate.Write) (int32, error) {
 			p.Table.Keyspace, p.Table.Name, which, ttl)
 	}
 	return e.nowSeconds + int32(ttl), nil
+}
+
+// counterGate holds a counter write while a topology operation copies
+// counters to the shards that gain ranges (Topology.CountersFrozen), and
+// then runs it on the ring after the copy; it fails with a write timeout
+// if the copy outlasts the counter write timeout.
+func (e *Execution) counterGate(ctx context.Context) error {
+	if !e.topo.CountersFrozen {
+		return nil
+	}
+	deadline := time.Now().Add(e.env.Config.CounterWriteTimeout)
+	for e.topo.CountersFrozen {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return &WriteTimeoutError{Consistency: sharding.Consistency(e.params.Consistency),
+				WriteType: primitive.WriteTypeCounter, BlockFor: 1}
+		}
+		time.Sleep(5 * time.Millisecond)
+		e.topo = e.env.Cluster.Topology()
+	}
+	return nil
 }

@@ -1,0 +1,148 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Counters move last. A replica holds a counter's total only, which
+// cannot be merged with increments that reached a new replica meanwhile,
+// so counter writes never go to pending replicas. Once the rest has
+// streamed, the members record the same ring with counter writes to the
+// ranges that move held (pgschema.FreezeCounters); once every live
+// gateway serves it, with no counter write left in flight on an older
+// one, each moving range of each counter table is copied whole from the
+// replica that gives it up (or one that holds it and is up) over what the
+// gaining shards hold. The ring after the movement then releases them:
+// the writes held run on it, within the counter write timeout.
+
+// counterTables returns the counter tables of the cluster.
+func (c *Cluster) counterTables() []*pgschema.Table {
+	var out []*pgschema.Table
+	for _, ks := range c.Schema().Keyspaces() {
+		if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) {
+			continue
+		}
+		for _, t := range ks.SortedTables() {
+			if t.IsCounter() && !t.Virtual {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// freezeCounters records ring version with counter writes held, on every
+// member but lost, and waits until every live gateway serves it.
+func (c *Cluster) freezeCounters(ctx context.Context, version int64, lost int, o OpOptions) error {
+	for i, pool := range c.Control() {
+		if i == lost {
+			continue
+		}
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgschema.FreezeCounters(ctx, tx, version) }); err != nil {
+			return fmt.Errorf("hold counter writes: %w", err)
+		}
+	}
+	return c.switchRing(ctx, version, o)
+}
+
+// copyCounters copies the counters of the ranges topo's movement moves to
+// the shards that gain them, and returns the rows copied.
+func (c *Cluster) copyCounters(ctx context.Context, topo *sharding.Topology, tables []*pgschema.Table, lost int) (int64, error) {
+	control := c.Control()
+	var rows int64
+	for _, t := range tables {
+		rels := []string{t.Ident()}
+		if t.HasStatic() {
+			rels = append(rels, t.StaticIdent())
+		}
+		if d := t.DeletionsIdent(); d != "" {
+			rels = append(rels, d)
+		}
+		for _, m := range topo.Movements(c.Schema().Keyspace(t.Keyspace).Replication) {
+			src := m.Losing
+			if src < 0 || src == lost {
+				src = -1
+				for _, r := range m.From {
+					if r != lost {
+						src = r
+						break
+					}
+				}
+			}
+			if src < 0 {
+				return rows, fmt.Errorf("%s.%s (%d, %d]: no replica holds it but one that is down", t.Keyspace, t.Name, m.Range.Start, m.Range.End)
+			}
+			for _, lohi := range inclusiveRange(m.Range) {
+				for _, rel := range rels {
+					n, err := copyRelation(ctx, control[src], m.To, control, rel, lohi[0], lohi[1])
+					if err != nil {
+						return rows, fmt.Errorf("%s.%s (%d, %d]: %w", t.Keyspace, t.Name, m.Range.Start, m.Range.End, err)
+					}
+					if rel == t.Ident() {
+						rows += n
+					}
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// copyRelation replaces, on each of targets, the rows of rel whose token
+// lies in [lo, hi] with those src holds, and returns how many there are.
+func copyRelation(ctx context.Context, src *pgxpool.Pool, targets []int, control []*pgxpool.Pool, rel string, lo, hi int64) (int64, error) {
+	conn, err := src.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	var cols string
+	err = conn.QueryRow(ctx, `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute
+		WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`, rel).Scan(&cols)
+	if err != nil {
+		return 0, err
+	}
+	where := fmt.Sprintf("%s BETWEEN %d AND %d", pgschema.Quote(pgschema.TokenColumn), lo, hi)
+	var data bytes.Buffer
+	tag, err := conn.Conn().PgConn().CopyTo(ctx, &data, "COPY (SELECT "+cols+" FROM "+rel+" WHERE "+where+") TO STDOUT")
+	if err != nil {
+		return 0, err
+	}
+	for _, target := range targets {
+		err := pgx.BeginFunc(ctx, control[target], func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+rel+" WHERE "+where); err != nil {
+				return err
+			}
+			_, err := tx.Conn().PgConn().CopyFrom(ctx, strings.NewReader(data.String()), "COPY "+rel+" ("+cols+") FROM STDIN")
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return tag.RowsAffected(), nil
+}
+
+// inclusiveRange returns the token range (start, end] as inclusive bounds,
+// in two pieces when it wraps.
+func inclusiveRange(r sharding.Range) [][2]int64 {
+	start, end := int64(r.Start), int64(r.End)
+	if start < end {
+		return [][2]int64{{start + 1, end}}
+	}
+	var out [][2]int64
+	if start < math.MaxInt64 {
+		out = append(out, [2]int64{start + 1, math.MaxInt64})
+	}
+	return append(out, [2]int64{math.MinInt64, end})
+}
