@@ -86,7 +86,7 @@ func SaveMembers(ctx context.Context, q Querier, ms []Member, version int64) (bo
 		return false, err
 	}
 	if _, err := q.Exec(ctx, `INSERT INTO cqlpg.ring_version (version) VALUES ($1)
-		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now(), counters_frozen = false`, version); err != nil {
+		ON CONFLICT (only_row) DO UPDATE SET version = excluded.version, changed_at = now(), writes_held = false`, version); err != nil {
 		return false, fmt.Errorf("write ring version: %w", err)
 	}
 	return true, nil
@@ -120,21 +120,21 @@ func connValue(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
-// FreezeCounters records, in the caller's transaction, ring version
-// version as the one before it with counter writes to the ranges that
-// move held (cqlpg.ring_version.counters_frozen), unless the shard already
-// records that version or a newer one.
-func FreezeCounters(ctx context.Context, q Querier, version int64) error {
-	_, err := q.Exec(ctx, `UPDATE cqlpg.ring_version SET version = $1, changed_at = now(), counters_frozen = true
+// HoldWrites records, in the caller's transaction, ring version version
+// as the one before it with counter updates and lightweight transactions
+// held (cqlpg.ring_version.writes_held), unless the shard already records
+// that version or a newer one.
+func HoldWrites(ctx context.Context, q Querier, version int64) error {
+	_, err := q.Exec(ctx, `UPDATE cqlpg.ring_version SET version = $1, changed_at = now(), writes_held = true
 		WHERE version < $1`, version)
 	return err
 }
 
-// CountersFrozen reports whether the shard's ring version holds counter
+// WritesHeld reports whether the shard's ring version holds counter
 // writes to the ranges that move.
-func CountersFrozen(ctx context.Context, q Querier) (bool, error) {
+func WritesHeld(ctx context.Context, q Querier) (bool, error) {
 	var frozen bool
-	err := q.QueryRow(ctx, `SELECT coalesce((SELECT counters_frozen FROM cqlpg.ring_version), false)`).Scan(&frozen)
+	err := q.QueryRow(ctx, `SELECT coalesce((SELECT writes_held FROM cqlpg.ring_version), false)`).Scan(&frozen)
 	return frozen, err
 }
 

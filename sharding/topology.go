@@ -30,13 +30,13 @@ type Topology struct {
 	Ring   *Ring
 	Next   *Ring
 	Shards []*Shard
-	// CountersFrozen holds counter writes to the ranges that move while
-	// their counters are copied to the shards that gain them; counter
-	// writes never go to pending replicas. CounterWrites counts the
-	// counter writes running on this snapshot, which a switch to a frozen
-	// one waits for.
-	CountersFrozen bool
-	CounterWrites  atomic.Int64
+	// Held holds, in the last step of a movement, the requests that
+	// must not run on two rings at once: counter updates, lightweight
+	// transactions and SERIAL reads (HeldKind). HeldWrites counts those
+	// running on this snapshot, which a switch waits for before the
+	// gateway reports the new ring.
+	Held       bool
+	HeldWrites atomic.Int64
 	// placements caches one Placement per replication setting, keyed by
 	// its canonical String form. Entries never change once stored.
 	placements sync.Map

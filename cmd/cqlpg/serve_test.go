@@ -225,7 +225,7 @@ func TestServeManagedShards(t *testing.T) {
 	// gateway serves, and the data stays readable on the grown ring.
 	third := startServeWith(t, bin, "--data-dir", dataDir, "--local-shards", "4")
 	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(third.output.String(), "shard3 is a normal member at ring version 3") {
+	for !strings.Contains(third.output.String(), "shard3 is a normal member at ring version 4") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fourth local shard did not join:\n%s", third.output.String())
 		}

@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -231,14 +233,63 @@ func TestShardDecommission(t *testing.T) {
 		t.Errorf("cqlpg shard abort:\n%s", out)
 	}
 
+	// Lightweight transactions through the decommission: compare-and-set
+	// increments from both gateways; each key ends at the number applied.
+	if err := e.sessions[0].Query("CREATE TABLE elastic.cas (k int PRIMARY KEY, v int)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	applied := make([]atomic.Int64, 8)
+	for k := range applied {
+		if err := e.sessions[0].Query("INSERT INTO elastic.cas (k, v) VALUES (?, 0)", k).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopCAS := make(chan struct{})
+	var casWG sync.WaitGroup
+	for w := range 2 {
+		casWG.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stopCAS:
+					return
+				default:
+				}
+				k := (i + w) % len(applied)
+				var v int
+				if err := e.sessions[w].Query("SELECT v FROM elastic.cas WHERE k = ?", k).Consistency(gocql.Consistency(gocql.Serial)).Scan(&v); err != nil {
+					t.Errorf("serial read of %d: %v", k, err)
+					continue
+				}
+				m := map[string]any{}
+				ok, err := e.sessions[w].Query("UPDATE elastic.cas SET v = ? WHERE k = ? IF v = ?", v+1, k, v).MapScanCAS(m)
+				if err != nil {
+					t.Errorf("compare-and-set of %d: %v", k, err)
+					continue
+				}
+				if ok {
+					applied[k].Add(1)
+				}
+			}
+		})
+	}
+
 	// Cut short while streaming, under load, and resumed.
 	var out string
 	e.underLoad("shard decommission", func() {
 		e.killAfter("streamed 16 of", append([]string{"shard", "decommission", "--stream-throughput", "2000", "shard1"}, shard...)...)
 		out = e.cqlpg(append([]string{"shard", "decommission", "shard1"}, shard...)...)
 	})
+	close(stopCAS)
+	casWG.Wait()
 	if !strings.Contains(out, "resuming the decommission of shard1") || !strings.Contains(out, "shard1 leaves the ring") {
 		t.Errorf("the resumed decommission:\n%s", out)
+	}
+	t.Logf("%s", lastLine(out, "waited up to"))
+	for k := range applied {
+		var v int64
+		if err := e.sessions[0].Query("SELECT v FROM elastic.cas WHERE k = ?", k).Consistency(gocql.Consistency(gocql.Serial)).Scan(&v); err != nil || v != applied[k].Load() {
+			t.Errorf("key %d: %d after %d compare-and-sets applied (%v)", k, v, applied[k].Load(), err)
+		}
 	}
 	t.Logf("%s", lastLine(out, " ranges, "))
 	if members := e.check(0, false); len(members) != 3 {

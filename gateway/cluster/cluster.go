@@ -39,8 +39,9 @@ type Cluster struct {
 	// changes.
 	ring   atomic.Pointer[ringState]
 	ringMu sync.Mutex
-	// drained is the ring version served with no counter write in flight
-	// on an older one (DrainedRingVersion).
+	// drained is the ring version served with no counter update or
+	// lightweight transaction in flight on an older one
+	// (DrainedRingVersion).
 	drained  atomic.Int64
 	current  atomic.Pointer[pgschema.Schema]
 	reloadMu sync.Mutex
@@ -134,14 +135,14 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 		c.Close()
 		return nil, err
 	}
-	frozen := false
+	held := false
 	for _, pool := range control {
-		if f, err := pgschema.CountersFrozen(ctx, pool); err == nil {
-			frozen = f
+		if f, err := pgschema.WritesHeld(ctx, pool); err == nil {
+			held = f
 			break
 		}
 	}
-	r, err := c.newRing(version, members, frozen, urls, control, nil)
+	r, err := c.newRing(version, members, held, urls, control, nil)
 	if err != nil {
 		for _, p := range control {
 			p.Close()

@@ -14,16 +14,19 @@ import (
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
-// Counters move last. A replica holds a counter's total only, which
-// cannot be merged with increments that reached a new replica meanwhile,
-// so counter writes never go to pending replicas. Once the rest has
-// streamed, the members record the same ring with counter writes to the
-// ranges that move held (pgschema.FreezeCounters); once every live
-// gateway serves it, with no counter write left in flight on an older
-// one, each moving range of each counter table is copied whole from the
-// replica that gives it up (or one that holds it and is up) over what the
-// gaining shards hold. The ring after the movement then releases them:
-// the writes held run on it, within the counter write timeout.
+// The last step of a movement holds the requests that must not run on two
+// rings at once. A replica holds a counter's total only, which cannot be
+// merged with increments a new replica got meanwhile, so counter updates
+// never go to pending replicas and their ranges are copied at the end;
+// and a lightweight transaction locks its partition on the first replica,
+// which the movement may change. Once the rest has streamed, the members
+// record the same ring with those requests held (pgschema.HoldWrites);
+// once every live gateway serves it, with none of them left in flight on
+// an older ring, each moving range of each counter table is copied whole
+// from the replica that gives it up (or one that holds it and is up) over
+// what the gaining shards hold, and the partitions' last ballots go to
+// them. The ring after the movement then releases the requests held,
+// which run on it within their timeouts.
 
 // counterTables returns the counter tables of the cluster.
 func (c *Cluster) counterTables() []*pgschema.Table {
@@ -41,15 +44,16 @@ func (c *Cluster) counterTables() []*pgschema.Table {
 	return out
 }
 
-// freezeCounters records ring version with counter writes held, on every
-// member but lost, and waits until every live gateway serves it.
-func (c *Cluster) freezeCounters(ctx context.Context, version int64, lost int, o OpOptions) error {
+// holdWrites records ring version with counter updates and lightweight
+// transactions held, on every member but lost, and waits until every
+// live gateway serves it.
+func (c *Cluster) holdWrites(ctx context.Context, version int64, lost int, o OpOptions) error {
 	for i, pool := range c.Control() {
 		if i == lost {
 			continue
 		}
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgschema.FreezeCounters(ctx, tx, version) }); err != nil {
-			return fmt.Errorf("hold counter writes: %w", err)
+		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgschema.HoldWrites(ctx, tx, version) }); err != nil {
+			return fmt.Errorf("hold counter updates and lightweight transactions: %w", err)
 		}
 	}
 	return c.switchRing(ctx, version, o)

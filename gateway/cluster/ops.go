@@ -159,25 +159,29 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	if err := o.Stream(ctx, topo, lost); err != nil {
 		return fmt.Errorf("streaming: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
 	}
+	// The last step holds counter updates and lightweight transactions,
+	// which must not run on two rings at once; once no gateway runs one
+	// on the ring before, the counters and the ballots move.
+	if !topo.Held {
+		if err := c.holdWrites(ctx, version+1, lost, o); err != nil {
+			return fmt.Errorf("%w (run the command again to resume, or cqlpg shard abort to roll back)", err)
+		}
+		version++
+		o.progress("counter updates and lightweight transactions wait from ring version %d", version)
+	}
+	held := time.Now()
+	topo = c.Topology()
 	if n, err := c.streamBallots(ctx, topo, lost); err != nil {
 		return fmt.Errorf("streaming the ballots of lightweight transactions: %w (run the command again to resume)", err)
 	} else if n > 0 {
 		o.progress("streamed the last ballots of %d partitions' lightweight transactions", n)
 	}
 	if tables := c.counterTables(); len(tables) > 0 {
-		if !topo.CountersFrozen {
-			if err := c.freezeCounters(ctx, version+1, lost, o); err != nil {
-				return fmt.Errorf("%w (run the command again to resume, or cqlpg shard abort to roll back)", err)
-			}
-			version++
-			o.progress("counter writes to the ranges that move wait from ring version %d", version)
-		}
-		start := time.Now()
-		n, err := c.copyCounters(ctx, c.Topology(), tables, lost)
+		n, err := c.copyCounters(ctx, topo, tables, lost)
 		if err != nil {
 			return fmt.Errorf("copying counters: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
 		}
-		o.progress("copied %d counter rows in %s", n, time.Since(start).Round(time.Millisecond))
+		o.progress("copied %d counter rows", n)
 	}
 	var after []pgschema.Member
 	for _, m := range members {
@@ -200,6 +204,7 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	if err := c.switchRing(ctx, version+1, o); err != nil {
 		return err
 	}
+	o.progress("counter updates and lightweight transactions waited up to %s", time.Since(held).Round(time.Millisecond))
 	// Gateways that had not switched yet may have hinted writes for a
 	// member gone since the members recorded it.
 	for _, pool := range c.Control() {

@@ -23,9 +23,9 @@ type ringState struct {
 	urls    []string
 }
 
-// DrainedRingVersion returns the ring version the gateway serves with
-// no counter write in flight on an older one: the version a topology
-// operation's barrier waits for.
+// DrainedRingVersion returns the ring version the gateway serves with no
+// counter update or lightweight transaction in flight on an older one:
+// the version a topology operation's barrier waits for.
 func (c *Cluster) DrainedRingVersion() int64 { return c.drained.Load() }
 
 // RingVersion returns the ring version the gateway serves.
@@ -54,7 +54,7 @@ func (c *Cluster) Snapshot() (*sharding.Topology, []*pgxpool.Pool) {
 // leaving. While a member joins or leaves, the topology also carries the
 // ring once it has (joining members' tokens in, leaving members' out),
 // whose extra replicas writes go to as pending ones.
-func (c *Cluster) newRing(version int64, members []pgschema.Member, frozen bool, urls []string, control []*pgxpool.Pool,
+func (c *Cluster) newRing(version int64, members []pgschema.Member, held bool, urls []string, control []*pgxpool.Pool,
 	old *ringState) (*ringState, error) {
 	pools := map[[16]byte]*sharding.Pool{}
 	if old != nil && old.topo != nil {
@@ -105,7 +105,7 @@ func (c *Cluster) newRing(version int64, members []pgschema.Member, frozen bool,
 			return nil, err
 		}
 		topo = sharding.NewMovingTopology(ring, after, shards)
-		topo.CountersFrozen = frozen
+		topo.Held = held
 	}
 	return &ringState{version: version, topo: topo, control: control, urls: urls}, nil
 }
@@ -150,14 +150,14 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 	}
 	var members []pgschema.Member
 	var version int64
-	var frozen bool
+	var held bool
 	err := pgx.BeginTxFunc(ctx, cur.control[from], pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			var err error
 			if members, version, err = pgschema.LoadMembers(ctx, tx); err != nil {
 				return err
 			}
-			frozen, err = pgschema.CountersFrozen(ctx, tx)
+			held, err = pgschema.WritesHeld(ctx, tx)
 			return err
 		})
 	if err != nil {
@@ -187,16 +187,17 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 		}
 		control[j] = opened[0]
 	}
-	next, err := c.newRing(version, members, frozen, urls, control, cur)
+	next, err := c.newRing(version, members, held, urls, control, cur)
 	if err != nil {
 		return false, err
 	}
 	c.ring.Store(next)
-	// The gateway says it serves the new version once the counter writes
-	// that took an older one are done (DrainedRingVersion).
+	// The gateway says it serves the new version once the counter
+	// updates and lightweight transactions that took an older one are
+	// done (DrainedRingVersion).
 	go func() {
 		deadline := time.Now().Add(2 * c.cfg.RequestTimeout)
-		for cur.topo.CounterWrites.Load() > 0 && time.Now().Before(deadline) {
+		for cur.topo.HeldWrites.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(2 * time.Millisecond)
 		}
 		for {

@@ -173,12 +173,11 @@ type shardPart struct {
 // full even if this gateway dies halfway.
 func (v *Env) applyBatch(ctx context.Context, kind translate.BatchKind, items []batchWrite, ts int64, resp *[]byte) error {
 	if kind == translate.CounterBatch {
-		if err := items[0].e.counterGate(ctx); err != nil {
+		done, err := items[0].e.holdGate(ctx, primitive.WriteTypeCounter)
+		if err != nil {
 			return err
 		}
-		topo := items[0].e.topo
-		topo.CounterWrites.Add(1)
-		defer topo.CounterWrites.Add(-1)
+		defer done()
 	}
 	m := &mutations{topo: items[0].e.topo}
 	m.byShard = make([][]mutation, len(m.topo.Shards))

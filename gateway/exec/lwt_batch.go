@@ -9,6 +9,7 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
 // batchWrite is one statement of a batch, with the execution that holds
@@ -32,6 +33,11 @@ func isConditionalBatch(writes []*translate.Write) bool {
 
 // conditionalBatch runs a BATCH statement with conditions.
 func (e *Execution) conditionalBatch(ctx context.Context, st *Statement, p *translate.Batch, resp *[]byte) error {
+	done, err := e.holdGate(ctx, primitive.WriteTypeCas)
+	if err != nil {
+		return err
+	}
+	defer done()
 	items := make([]batchWrite, len(p.Writes))
 	for i, w := range p.Writes {
 		items[i] = batchWrite{e: e, stmt: st.batch[i], w: w}

@@ -11,6 +11,7 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/translate"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
 // binaryParams sends every parameter in binary format.
@@ -24,6 +25,11 @@ func (e *Execution) selectRows(ctx context.Context, st *Statement, p *translate.
 		return err
 	}
 	if isSerial(sharding.Consistency(e.params.Consistency)) && !p.Table.Virtual {
+		done, err := e.holdGate(ctx, primitive.WriteTypeCas)
+		if err != nil {
+			return err
+		}
+		defer done()
 		release, err := e.serialRead(ctx, p)
 		if err != nil {
 			return err

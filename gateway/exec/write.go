@@ -23,13 +23,16 @@ const maxTTL = 630720000
 // and waits for the consistency level's acknowledgements. batchTS is the
 // timestamp of the batch the write belongs to, if any.
 func (e *Execution) write(ctx context.Context, stmt *sharding.Statement, p *translate.Write, batchTS *int64, resp *[]byte) error {
-	if p.Counter && e.mutations == nil {
-		if err := e.counterGate(ctx); err != nil {
+	if (p.Counter || p.Conditions != nil) && e.mutations == nil {
+		kind := primitive.WriteTypeCas
+		if p.Counter {
+			kind = primitive.WriteTypeCounter
+		}
+		done, err := e.holdGate(ctx, kind)
+		if err != nil {
 			return err
 		}
-		topo := e.topo
-		topo.CounterWrites.Add(1)
-		defer topo.CounterWrites.Add(-1)
+		defer done()
 	}
 	r, err := e.writeTimes(p, batchTS)
 	if err != nil {
@@ -104,7 +107,7 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 		if p.Counter && pending > 0 {
 			// A counter's total cannot be merged with increments a
 			// pending replica got: the movement copies it there instead,
-			// while counter writes wait (counterGate).
+			// while counter writes wait (holdGate).
 			replicas, pending = replicas[:len(replicas)-pending], 0
 		}
 		if len(replicas) == 0 {
@@ -242,22 +245,27 @@ func (e *Execution) expiry(p *translate.Write) (int32, error) {
 	return e.nowSeconds + int32(ttl), nil
 }
 
-// counterGate holds a counter write while a topology operation copies
-// counters to the shards that gain ranges (Topology.CountersFrozen), and
-// then runs it on the ring after the copy; it fails with a write timeout
-// if the copy outlasts the counter write timeout.
-func (e *Execution) counterGate(ctx context.Context) error {
-	if !e.topo.CountersFrozen {
-		return nil
-	}
-	deadline := time.Now().Add(e.env.Config.CounterWriteTimeout)
-	for e.topo.CountersFrozen {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return &WriteTimeoutError{Consistency: sharding.Consistency(e.params.Consistency),
-				WriteType: primitive.WriteTypeCounter, BlockFor: 1}
+// holdGate holds a counter update, lightweight transaction or SERIAL
+// read while a topology operation's last step holds them
+// (Topology.Held), then runs it on the ring after that step, and counts
+// it as running on its snapshot until done is called. It fails with a
+// write timeout of kind if the step outlasts the write's timeout.
+func (e *Execution) holdGate(ctx context.Context, kind primitive.WriteType) (done func(), err error) {
+	if e.topo.Held {
+		timeout := e.env.Config.WriteTimeout
+		if kind == primitive.WriteTypeCounter {
+			timeout = e.env.Config.CounterWriteTimeout
 		}
-		time.Sleep(5 * time.Millisecond)
-		e.topo = e.env.Cluster.Topology()
+		deadline := time.Now().Add(timeout)
+		for e.topo.Held {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return nil, &WriteTimeoutError{Consistency: sharding.Consistency(e.params.Consistency), WriteType: kind, BlockFor: 1}
+			}
+			time.Sleep(5 * time.Millisecond)
+			e.topo = e.env.Cluster.Topology()
+		}
 	}
-	return nil
+	topo := e.topo
+	topo.HeldWrites.Add(1)
+	return func() { topo.HeldWrites.Add(-1) }, nil
 }

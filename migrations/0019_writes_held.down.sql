@@ -1,0 +1,1 @@
+ALTER TABLE cqlpg.ring_version DROP COLUMN IF EXISTS writes_held;
