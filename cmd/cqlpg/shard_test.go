@@ -393,6 +393,38 @@ func TestAlterReplicationStreams(t *testing.T) {
 	e.refused("the replication of keyspace elastic changes", append([]string{"shard", "decommission", "shard2"}, shard...)...)
 	setFrom("NULL")
 
+	// Counters, incremented before and through the change, end on each
+	// of the three replicas with exactly the increments acknowledged.
+	if err := e.sessions[0].Query("CREATE TABLE elastic.c (k int PRIMARY KEY, n counter)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	counted := make([]atomic.Int64, 20)
+	increment := func(w, i int) {
+		k := (i*3 + w) % len(counted)
+		if err := e.sessions[w%2].Query("UPDATE elastic.c SET n = n + 1 WHERE k = ?", k).Exec(); err != nil {
+			t.Errorf("increment of counter %d: %v", k, err)
+			return
+		}
+		counted[k].Add(1)
+	}
+	for i := range 100 {
+		increment(0, i)
+	}
+	stopCount := make(chan struct{})
+	var counting sync.WaitGroup
+	for w := range 2 {
+		counting.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stopCount:
+					return
+				default:
+				}
+				increment(w, i)
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	}
 	e.underLoad("a replication change", func() {
 		if err := e.sessions[0].Query("ALTER KEYSPACE elastic WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
 			t.Fatal(err)
@@ -412,8 +444,28 @@ func TestAlterReplicationStreams(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
+	close(stopCount)
+	counting.Wait()
 	e.rf = 3
-	e.check(0, false)
+	for _, m := range e.check(0, false) {
+		conn, err := pgx.Connect(e.ctx, pgschema.MemberURL(m.Address, e.pg[0].URL()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := map[int]int64{}
+		rows, _ := conn.Query(e.ctx, "SELECT k, n FROM elastic.c")
+		var k int
+		var n int64
+		if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { held[k] = n; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(e.ctx)
+		for k := range counted {
+			if held[k] != counted[k].Load() {
+				t.Errorf("counter %d on %s: %d, want the %d increments acknowledged", k, m.Name, held[k], counted[k].Load())
+			}
+		}
+	}
 }
 
 // TestShardAddInterrupted cuts joins short at RF 3: one rolled back with

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -29,10 +30,14 @@ import (
 // which run on it within their timeouts.
 
 // counterTables returns the counter tables of the cluster.
-func (c *Cluster) counterTables() []*pgschema.Table {
+func (c *Cluster) counterTables() []*pgschema.Table { return c.CounterTables("") }
+
+// CounterTables returns the counter tables of keyspace, or of every
+// keyspace if it is empty.
+func (c *Cluster) CounterTables(keyspace string) []*pgschema.Table {
 	var out []*pgschema.Table
 	for _, ks := range c.Schema().Keyspaces() {
-		if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) {
+		if ks.Virtual || pgschema.IsSystemKeyspace(ks.Name) || (keyspace != "" && ks.Name != keyspace) {
 			continue
 		}
 		for _, t := range ks.SortedTables() {
@@ -62,6 +67,18 @@ func (c *Cluster) holdWrites(ctx context.Context, version int64, lost int, o OpO
 // copyCounters copies the counters of the ranges topo's movement moves to
 // the shards that gain them, and returns the rows copied.
 func (c *Cluster) copyCounters(ctx context.Context, topo *sharding.Topology, tables []*pgschema.Table, lost int) (int64, error) {
+	return c.CopyCounters(ctx, topo, tables, lost, func(ks *pgschema.Keyspace) []sharding.Movement {
+		return topo.Movements(ks.Replication)
+	})
+}
+
+// CopyCounters copies the counters of tables in the ranges movements
+// gives for their keyspace, each from the replica that gives it up, or
+// one that holds it and is not lost, over what the replicas that gain it
+// hold, and returns the rows copied. Counter updates must be held
+// meanwhile (WhileHeld).
+func (c *Cluster) CopyCounters(ctx context.Context, topo *sharding.Topology, tables []*pgschema.Table, lost int,
+	movements func(ks *pgschema.Keyspace) []sharding.Movement) (int64, error) {
 	control := c.Control()
 	var rows int64
 	for _, t := range tables {
@@ -72,7 +89,7 @@ func (c *Cluster) copyCounters(ctx context.Context, topo *sharding.Topology, tab
 		if d := t.DeletionsIdent(); d != "" {
 			rels = append(rels, d)
 		}
-		for _, m := range topo.Movements(c.Schema().Keyspace(t.Keyspace).Replication) {
+		for _, m := range movements(c.Schema().Keyspace(t.Keyspace)) {
 			src := m.Losing
 			if src < 0 || src == lost {
 				src = -1
@@ -149,4 +166,29 @@ func inclusiveRange(r sharding.Range) [][2]int64 {
 		out = append(out, [2]int64{start + 1, math.MaxInt64})
 	}
 	return append(out, [2]int64{math.MinInt64, end})
+}
+
+// WhileHeld records the ring the gateways serve again, at the next
+// version, with counter updates and lightweight transactions held, runs
+// f once every live gateway serves it with none of them in flight on the
+// version before, and releases them at the version after, whatever f
+// returns. It refuses while a topology operation is in progress. A
+// keyspace's replication change copies its counters this way.
+func (c *Cluster) WhileHeld(ctx context.Context, o OpOptions, f func(topo *sharding.Topology) error) error {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return err
+	}
+	if op := Operation(members); op != "" {
+		return fmt.Errorf("a topology operation is in progress: %s", op)
+	}
+	err = c.holdWrites(ctx, version+1, -1, o)
+	if err == nil {
+		err = f(c.Topology())
+	}
+	// Released whatever happened: the members record the ring as it was.
+	if rerr := c.saveMembers(context.WithoutCancel(ctx), members, version+2, -1); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return errors.Join(err, c.switchRing(ctx, version+2, o))
 }

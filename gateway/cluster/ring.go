@@ -105,8 +105,8 @@ func (c *Cluster) newRing(version int64, members []pgschema.Member, held bool, u
 			return nil, err
 		}
 		topo = sharding.NewMovingTopology(ring, after, shards)
-		topo.Held = held
 	}
+	topo.Held = held
 	return &ringState{version: version, topo: topo, control: control, urls: urls}, nil
 }
 

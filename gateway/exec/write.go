@@ -264,6 +264,10 @@ func (e *Execution) holdGate(ctx context.Context, kind primitive.WriteType) (don
 			time.Sleep(5 * time.Millisecond)
 			e.topo = e.env.Cluster.Topology()
 		}
+		// The step may have changed a keyspace's replication too (a
+		// replication change switches while these are held): place the
+		// request by the schema the gateway serves now.
+		e.schema = e.env.Cluster.Schema()
 	}
 	topo := e.topo
 	topo.HeldWrites.Add(1)

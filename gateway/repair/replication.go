@@ -107,13 +107,36 @@ func streamReplication(ctx context.Context, c *cluster.Cluster, reg *cluster.Reg
 	if err != nil {
 		return err
 	}
-	_, err = c.ApplySchema(ctx, cluster.NewUUID(4), func(ctx context.Context, tx pgx.Tx) (bool, error) {
-		return pgschema.ReplicationStreamed(ctx, tx, ks.Name, to)
-	})
+	// The switch to the new replicas holds counter updates and
+	// lightweight transactions, as a topology operation's last step does:
+	// the counters are copied whole to the new replicas (they never get
+	// increments as pending ones), and a partition's first replica, which
+	// its conditional writes lock, may change with the replication.
+	var counted int64
+	err = c.WhileHeld(ctx, cluster.OpOptions{GatewayTimeout: 10 * time.Second, BarrierLimit: 30 * time.Second},
+		func(topo *sharding.Topology) error {
+			if tables := c.CounterTables(ks.Name); len(tables) > 0 {
+				var err error
+				counted, err = c.CopyCounters(ctx, topo, tables, -1, func(*pgschema.Keyspace) []sharding.Movement {
+					return topo.ReplicationMovements(from, to)
+				})
+				if err != nil {
+					return err
+				}
+			}
+			version := cluster.NewUUID(4)
+			if _, err := c.ApplySchema(ctx, version, func(ctx context.Context, tx pgx.Tx) (bool, error) {
+				return pgschema.ReplicationStreamed(ctx, tx, ks.Name, to)
+			}); err != nil {
+				return err
+			}
+			reg.AgreeOn(ctx, version, 30*time.Second)
+			return nil
+		})
 	if err != nil {
 		return err
 	}
 	log.Info("replication change streamed: reads use the new replicas", "keyspace", ks.Name, "ranges", len(pieces),
-		"rows", rows, "took", time.Since(start).Round(time.Millisecond))
+		"rows", rows, "counter_rows", counted, "took", time.Since(start).Round(time.Millisecond))
 	return c.Reload(ctx)
 }

@@ -50,7 +50,7 @@ func Pieces(topo *sharding.Topology, schema *pgschema.Schema, keyspace string, l
 		moves := movements(ks)
 		for _, t := range ks.SortedTables() {
 			if t.Virtual || t.IsCounter() {
-				continue // a replica holds a counter's total only: see CounterTables
+				continue // a counter's total cannot be merged: cluster.CopyCounters copies it
 			}
 			for _, m := range moves {
 				var replicas []int
