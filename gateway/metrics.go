@@ -62,7 +62,7 @@ func newMetrics(s *Server) *metrics {
 		m.slow = math.MaxInt64
 	}
 	m.registry.MustRegister(m.requests, m.errors, m.connections, m.shardUp,
-		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair}, streamCollector{&m.stream},
+		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair}, streamCollector{&m.stream}, topologyCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",
 			Help: "Statements in the plan cache."}, func() float64 { return float64(s.env.Cache.Len()) }),

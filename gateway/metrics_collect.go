@@ -1,10 +1,14 @@
 package gateway
 
 import (
+	"context"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
+	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
 )
 
@@ -115,6 +119,67 @@ func (c shardCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descShardOpen, s.Open)
 		gauge(descShardBusy, s.Busy)
 		gauge(descShardMax, s.Conns)
+	}
+}
+
+var (
+	descTopoMoving = prometheus.NewDesc("cqlpg_topology_moving",
+		"1 while the ring the gateway serves has ranges moving or holds counter updates and lightweight transactions (a topology operation runs).", nil, nil)
+	descTopoRanges = prometheus.NewDesc("cqlpg_topology_stream_ranges",
+		"Ranges of tables the last topology operation streams, as its command reports them.", []string{"operation"}, nil)
+	descTopoRangesDone = prometheus.NewDesc("cqlpg_topology_stream_ranges_done",
+		"Ranges the last topology operation has streamed.", []string{"operation"}, nil)
+	descTopoRows = prometheus.NewDesc("cqlpg_topology_stream_rows",
+		"Rows the last topology operation has streamed.", []string{"operation"}, nil)
+	descTopoBytes = prometheus.NewDesc("cqlpg_topology_stream_bytes",
+		"Bytes the last topology operation has streamed.", []string{"operation"}, nil)
+	descTopoUpdated = prometheus.NewDesc("cqlpg_topology_stream_updated_seconds",
+		"When the last topology operation last reported its streaming, in seconds since the epoch.", []string{"operation"}, nil)
+)
+
+// topologyCollector reads the ring's movement from the gateway and the
+// last topology operation's streaming from a member's
+// cqlpg.topology_progress, which the command that runs it writes.
+type topologyCollector struct{ m *metrics }
+
+func (c topologyCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descTopoMoving, descTopoRanges, descTopoRangesDone, descTopoRows, descTopoBytes, descTopoUpdated} {
+		ch <- d
+	}
+}
+
+func (c topologyCollector) Collect(ch chan<- prometheus.Metric) {
+	cl := c.m.cluster.Load()
+	if cl == nil {
+		return
+	}
+	topo, control := cl.Snapshot()
+	moving := 0.0
+	if topo.Next != nil || topo.Held {
+		moving = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descTopoMoving, prometheus.GaugeValue, moving)
+	for i, pool := range control {
+		if !topo.Shards[i].Pool.Alive() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		p, err := pgschema.LoadTopologyProgress(ctx, pool)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if p != nil {
+			gauge := func(d *prometheus.Desc, v float64) {
+				ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, p.Operation)
+			}
+			gauge(descTopoRanges, float64(p.RangesTotal))
+			gauge(descTopoRangesDone, float64(p.RangesDone))
+			gauge(descTopoRows, float64(p.Rows))
+			gauge(descTopoBytes, float64(p.Bytes))
+			gauge(descTopoUpdated, float64(p.UpdatedAt.UnixNano())/1e9)
+		}
+		return
 	}
 }
 

@@ -2,10 +2,13 @@ package pgschema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cqlpg/cqlpg/sharding"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -194,4 +197,38 @@ func WipeShard(ctx context.Context, tx Querier) error {
 		}
 	}
 	return nil
+}
+
+// TopologyProgress is the streaming progress of a topology operation
+// (cqlpg.topology_progress).
+type TopologyProgress struct {
+	Operation               string
+	RangesTotal, RangesDone int64
+	Rows, Bytes             int64
+	StartedAt, UpdatedAt    time.Time
+}
+
+// SaveTopologyProgress records p on the shard.
+func SaveTopologyProgress(ctx context.Context, q Querier, p TopologyProgress) error {
+	_, err := q.Exec(ctx, `INSERT INTO cqlpg.topology_progress (operation, ranges_total, ranges_done, rows, bytes, started_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (only_row) DO UPDATE SET operation = excluded.operation, ranges_total = excluded.ranges_total,
+			ranges_done = excluded.ranges_done, rows = excluded.rows, bytes = excluded.bytes,
+			started_at = excluded.started_at, updated_at = now()`,
+		p.Operation, p.RangesTotal, p.RangesDone, p.Rows, p.Bytes, p.StartedAt)
+	return err
+}
+
+// LoadTopologyProgress reads the progress the shard records, or nil.
+func LoadTopologyProgress(ctx context.Context, q Querier) (*TopologyProgress, error) {
+	var p TopologyProgress
+	err := q.QueryRow(ctx, `SELECT operation, ranges_total, ranges_done, rows, bytes, started_at, updated_at
+		FROM cqlpg.topology_progress`).Scan(&p.Operation, &p.RangesTotal, &p.RangesDone, &p.Rows, &p.Bytes, &p.StartedAt, &p.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }

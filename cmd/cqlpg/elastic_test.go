@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -38,8 +39,9 @@ type elastic struct {
 	bin      string
 	pg       []*localpg.Cluster
 	sessions []*gocql.Session
-	// gateways are the gateways' addresses.
+	// gateways are the gateways' addresses, servers the gateways.
 	gateways []string
+	servers  []*gateway.Server
 	rf       int
 	preload  int
 	acked    sync.Map
@@ -65,8 +67,8 @@ func startElastic(t testing.TB, servers, members, rf, preload int) *elastic {
 		// gocql tells hosts apart by address alone.
 		// The gateways check the ring version once a minute only: they
 		// follow each step of an operation as the members notify it.
-		cfg := gateway.Config{Listen: fmt.Sprintf("127.0.0.%d:0", g+1), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			RingCheck: time.Minute}
+		cfg := gateway.Config{Listen: fmt.Sprintf("127.0.0.%d:0", g+1), HTTP: "127.0.0.1:0",
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RingCheck: time.Minute}
 		for _, c := range given {
 			cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})
 		}
@@ -88,6 +90,7 @@ func startElastic(t testing.TB, servers, members, rf, preload int) *elastic {
 		t.Cleanup(sess.Close)
 		e.sessions = append(e.sessions, sess)
 		e.gateways = append(e.gateways, srv.Addr().String())
+		e.servers = append(e.servers, srv)
 		if g == 0 {
 			for _, q := range []string{
 				fmt.Sprintf("CREATE KEYSPACE elastic WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", rf),
@@ -368,4 +371,23 @@ func (e *elastic) repairFindsNothing() {
 	if !regexp.MustCompile(` 0 differed, 0 rows moved`).MatchString(out) {
 		e.t.Errorf("a repair after the operation found differences:\n%s", out)
 	}
+}
+
+// metric returns the value gateway g's /metrics gives the series named
+// (with its labels), and whether it gives one.
+func (e *elastic) metric(g int, series string) (float64, bool) {
+	e.t.Helper()
+	resp, err := http.Get("http://" + e.servers[g].HTTPAddr().String() + "/metrics")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
 }

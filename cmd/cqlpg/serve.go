@@ -116,7 +116,7 @@ func joinLocalShards(ctx context.Context, c *cluster.Cluster, urls []string, cfg
 	for _, url := range urls {
 		out := logWriter{log}
 		err := c.Join(ctx, url, cluster.JoinOptions{Datacenter: cfg.Datacenter, Rack: cfg.Rack, NumTokens: cfg.NumTokens,
-			OpOptions: cluster.OpOptions{Stream: streamRanges(out, c, 0), Progress: func(step string) { log.Info(step) },
+			OpOptions: cluster.OpOptions{Stream: streamRanges(out, c, 0, "serve --local-shards"), Progress: func(step string) { log.Info(step) },
 				GatewayTimeout: 10 * time.Second, BarrierLimit: 30 * time.Second}})
 		if err != nil {
 			if ctx.Err() == nil {

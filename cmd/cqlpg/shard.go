@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -138,7 +139,11 @@ func shardMoveCommand(op string, args []string, want int) int {
 			fmt.Fprintln(os.Stderr, command+":", err)
 			return 1
 		}
-		join.OpOptions = cluster.OpOptions{Stream: streamRanges(os.Stderr, c, *throughput),
+		operation := strings.Join(append([]string{"shard", op}, positional[:min(1, len(positional))]...), " ")
+		if op == "add" {
+			operation = "shard add" // its argument is a connection string
+		}
+		join.OpOptions = cluster.OpOptions{Stream: streamRanges(os.Stderr, c, *throughput, operation),
 			Progress: func(step string) { fmt.Fprintln(os.Stderr, step) }, GatewayTimeout: 10 * time.Second,
 			BarrierLimit: 30 * time.Second}
 		switch op {
@@ -165,8 +170,10 @@ func shardMoveCommand(op string, args []string, want int) int {
 
 // streamRanges returns the streaming of a movement (repair.Stream): every
 // range a replica gains, of every table, from the replicas that hold it
-// now but lost. Progress goes to out.
-func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx context.Context, topo *sharding.Topology, lost int) error {
+// now but lost. Progress goes to out, and, at most once a second, to
+// every member's cqlpg.topology_progress under operation's name, for the
+// gateways' /metrics.
+func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64, operation string) func(ctx context.Context, topo *sharding.Topology, lost int) error {
 	return func(ctx context.Context, topo *sharding.Topology, lost int) error {
 		pieces, err := repair.Pieces(topo, c.Schema(), "", lost, func(ks *pgschema.Keyspace) []sharding.Movement {
 			return topo.Movements(ks.Replication)
@@ -175,9 +182,24 @@ func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx
 			return err
 		}
 		start := time.Now()
-		var bytes int64
+		progress := pgschema.TopologyProgress{Operation: operation, RangesTotal: int64(len(pieces)), StartedAt: start}
+		var reported time.Time
+		report := func() {
+			reported = time.Now()
+			rctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			for i, pool := range c.Control() {
+				if i != lost {
+					pgschema.SaveTopologyProgress(rctx, pool, progress)
+				}
+			}
+		}
+		report()
 		rows, err := repair.Stream(ctx, topo, pieces, perSecond, func(p repair.StreamProgress) {
-			bytes = p.Bytes
+			progress.RangesDone, progress.Rows, progress.Bytes = int64(p.Done), p.Rows, p.Bytes
+			if time.Since(reported) >= time.Second || p.Done == p.Total {
+				report()
+			}
 			if p.Done%16 == 0 || p.Done == p.Total {
 				left := time.Duration(float64(p.Elapsed) / float64(p.Done) * float64(p.Total-p.Done))
 				fmt.Fprintf(out, "streamed %d of %d ranges, %d rows, %s (%.0f rows/s, %s/s), %s elapsed, about %s left\n", p.Done,
@@ -188,7 +210,7 @@ func streamRanges(out io.Writer, c *cluster.Cluster, perSecond float64) func(ctx
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "streamed %d ranges, %d rows, %s in %s\n", len(pieces), rows, byteSize(bytes), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(out, "streamed %d ranges, %d rows, %s in %s\n", len(pieces), rows, byteSize(progress.Bytes), time.Since(start).Round(time.Millisecond))
 		return nil
 	}
 }

@@ -103,6 +103,16 @@ func TestShardAdd(t *testing.T) {
 	if !strings.Contains(out, "copied") {
 		t.Errorf("the join did not copy counters:\n%s", out)
 	}
+	// Every gateway's /metrics shows the join's streaming, done.
+	for g := range e.servers {
+		total, ok1 := e.metric(g, `cqlpg_topology_stream_ranges{operation="shard add"}`)
+		done, ok2 := e.metric(g, `cqlpg_topology_stream_ranges_done{operation="shard add"}`)
+		rows, ok3 := e.metric(g, `cqlpg_topology_stream_rows{operation="shard add"}`)
+		moving, ok4 := e.metric(g, "cqlpg_topology_moving")
+		if !ok1 || !ok2 || !ok3 || !ok4 || total == 0 || done != total || rows == 0 || moving != 0 {
+			t.Errorf("gateway %d's /metrics: ranges %v of %v, rows %v, moving %v", g, done, total, rows, moving)
+		}
+	}
 	// The new shard, the first replica of some of them now, holds them all.
 	ballots := func(i int) map[int64]int64 {
 		conn, err := pgx.Connect(e.ctx, e.pg[i].URL())
