@@ -64,3 +64,27 @@ func TestAllocateTokensRFBalance(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocateTokensRFDeterministic checks that the tokens a joining shard
+// gets depend on the ring and the factor alone, once the ring has as many
+// shards as the factor: the what-if page's added shard (WithShard, with
+// its fixed seed) takes the tokens cqlpg shard add then gives it (with a
+// seed from the clock).
+func TestAllocateTokensRFDeterministic(t *testing.T) {
+	var existing [][]Token
+	var infos []ShardInfo
+	for k := range 5 {
+		toks := AllocateTokensRF(existing, 16, 3, int64(k))
+		existing = append(existing, toks)
+		infos = append(infos, shard(fmt.Sprint(k), "dc1", "r1", toks...))
+	}
+	grown, err := mustRing(t, infos...).WithShard(ShardInfo{Name: "new", DC: "dc1", Rack: "r1"}, 16, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []int64{2, 1 << 40, -7} {
+		if got, want := AllocateTokensRF(existing, 16, 3, seed), grown.Shards()[5].Tokens; !slices.Equal(got, want) {
+			t.Errorf("seed %d: %v, the what-if page's %v", seed, got, want)
+		}
+	}
+}
