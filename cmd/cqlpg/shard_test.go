@@ -243,6 +243,28 @@ func TestShardDecommission(t *testing.T) {
 		t.Errorf("cqlpg shard abort:\n%s", out)
 	}
 
+	// Cut short by a restart of the leaving shard's PostgreSQL, which
+	// sends the ranges, under load (lightweight transactions, which lock
+	// a partition on one replica, are left out here: see issue 20).
+	var restarted string
+	e.underLoad("a decommission the sending shard's restart cuts short", func() {
+		cmd := exec.CommandContext(e.ctx, e.bin, append([]string{"shard", "decommission", "--stream-throughput", "2000", "shard1"}, shard...)...)
+		var log lockedBuffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for !strings.Contains(log.String(), "streamed 16 of") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := e.pg[1].Restart(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		restarted = log.String()
+	})
+	t.Logf("the decommission the restart met:\n%s", restarted)
+
 	// Lightweight transactions through the decommission: compare-and-set
 	// increments from both gateways; each key ends at the number applied.
 	if err := e.sessions[0].Query("CREATE TABLE elastic.cas (k int PRIMARY KEY, v int)").Exec(); err != nil {
@@ -283,7 +305,9 @@ func TestShardDecommission(t *testing.T) {
 		})
 	}
 
-	// Cut short while streaming, under load, and resumed.
+	// Cut short while streaming, under load, and resumed: once by a
+	// restart of the leaving shard's PostgreSQL, which sends the ranges,
+	// once by killing the command.
 	var out string
 	e.underLoad("shard decommission", func() {
 		e.killAfter("streamed 16 of", append([]string{"shard", "decommission", "--stream-throughput", "2000", "shard1"}, shard...)...)
