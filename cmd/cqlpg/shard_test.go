@@ -500,6 +500,7 @@ func TestAlterReplicationStreams(t *testing.T) {
 			}
 		}
 	}
+	e.repairFindsNothing()
 }
 
 // TestShardAddInterrupted cuts joins short at RF 3: one rolled back with
