@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -148,6 +149,21 @@ func (rg Range) Contains(t Token) bool {
 		return rg.Start < t && t <= rg.End
 	}
 	return t > rg.Start || t <= rg.End
+}
+
+// Inclusive returns the range as at most two inclusive [lo, hi] bounds
+// that do not wrap, as SQL on the token column takes them. (t, t] is the
+// whole ring, as on a ring of one token.
+func (rg Range) Inclusive() [][2]int64 {
+	start, end := int64(rg.Start), int64(rg.End)
+	if start < end {
+		return [][2]int64{{start + 1, end}}
+	}
+	var out [][2]int64
+	if start < math.MaxInt64 {
+		out = append(out, [2]int64{start + 1, math.MaxInt64})
+	}
+	return append(out, [2]int64{math.MinInt64, end})
 }
 
 // Range returns vnode range i, (Tokens()[i-1], Tokens()[i]], where range 0

@@ -197,3 +197,21 @@ func TestOwnership(t *testing.T) {
 		})
 	}
 }
+
+// TestRangeInclusive checks the inclusive bounds of ranges that do and do
+// not wrap, and of the whole ring.
+func TestRangeInclusive(t *testing.T) {
+	for _, tc := range []struct {
+		r    Range
+		want [][2]int64
+	}{
+		{Range{-5, 10}, [][2]int64{{-4, 10}}},
+		{Range{10, -5}, [][2]int64{{11, math.MaxInt64}, {math.MinInt64, -5}}},
+		{Range{math.MaxInt64, 3}, [][2]int64{{math.MinInt64, 3}}},
+		{Range{7, 7}, [][2]int64{{8, math.MaxInt64}, {math.MinInt64, 7}}},
+	} {
+		if got := tc.r.Inclusive(); !slices.Equal(got, tc.want) {
+			t.Errorf("%v: %v, want %v", tc.r, got, tc.want)
+		}
+	}
+}

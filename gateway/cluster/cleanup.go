@@ -100,16 +100,8 @@ func foreignRanges(ring *sharding.Ring, placement *sharding.Placement, shard int
 		if slices.Contains(placement.RangeReplicas(i), shard) {
 			continue
 		}
-		r := ring.Range(i)
-		start, end := int64(r.Start), int64(r.End)
-		switch {
-		case start < end:
-			add(start+1, end)
-		default: // wraps: (start, max] and [min, end]
-			if start < math.MaxInt64 {
-				add(start+1, math.MaxInt64)
-			}
-			add(math.MinInt64, end)
+		for _, r := range ring.Range(i).Inclusive() {
+			add(r[0], r[1])
 		}
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -103,7 +102,7 @@ func (c *Cluster) CopyCounters(ctx context.Context, topo *sharding.Topology, tab
 			if src < 0 {
 				return rows, fmt.Errorf("%s.%s (%d, %d]: no replica holds it but one that is down", t.Keyspace, t.Name, m.Range.Start, m.Range.End)
 			}
-			for _, lohi := range inclusiveRange(m.Range) {
+			for _, lohi := range m.Range.Inclusive() {
 				for _, rel := range rels {
 					n, err := copyRelation(ctx, control[src], m.To, control, rel, lohi[0], lohi[1])
 					if err != nil {
@@ -152,20 +151,6 @@ func copyRelation(ctx context.Context, src *pgxpool.Pool, targets []int, control
 		}
 	}
 	return tag.RowsAffected(), nil
-}
-
-// inclusiveRange returns the token range (start, end] as inclusive bounds,
-// in two pieces when it wraps.
-func inclusiveRange(r sharding.Range) [][2]int64 {
-	start, end := int64(r.Start), int64(r.End)
-	if start < end {
-		return [][2]int64{{start + 1, end}}
-	}
-	var out [][2]int64
-	if start < math.MaxInt64 {
-		out = append(out, [2]int64{start + 1, math.MaxInt64})
-	}
-	return append(out, [2]int64{math.MinInt64, end})
 }
 
 // WhileHeld records the ring the gateways serve again, at the next

@@ -32,7 +32,7 @@ func RangeOn(ctx context.Context, topo *sharding.Topology, t *pgschema.Table, st
 	}
 	run := newRepairRun(topo, 0)
 	st := statementsFor(t)
-	for _, piece := range inclusive(start, end) {
+	for _, piece := range (sharding.Range{Start: sharding.Token(start), End: sharding.Token(end)}).Inclusive() {
 		if _, err := run.reconcile(ctx, st, piece[0], piece[1], replicas, false); err != nil {
 			return run.moved.Load(), err
 		}

@@ -165,7 +165,7 @@ func Run(ctx context.Context, c *cluster.Cluster, opts Options) (Result, error) 
 				differed := false
 				rg := ring.Range(j.index)
 				replicas := j.table.placement.RangeReplicas(j.index)
-				for _, piece := range inclusive(int64(rg.Start), int64(rg.End)) {
+				for _, piece := range rg.Inclusive() {
 					d, err := run.reconcile(ctx, j.table.stmts, piece[0], piece[1], replicas, false)
 					differed = differed || d
 					if err != nil {
@@ -208,20 +208,6 @@ feed:
 		return res, err
 	}
 	return res, run.err()
-}
-
-// inclusive returns the ring range (start, end] as at most two inclusive
-// ranges that do not wrap. (t, t] is the whole ring, as on a ring of one
-// token.
-func inclusive(start, end int64) [][2]int64 {
-	if start < end {
-		return [][2]int64{{start + 1, end}}
-	}
-	var out [][2]int64
-	if start < math.MaxInt64 {
-		out = append(out, [2]int64{start + 1, math.MaxInt64})
-	}
-	return append(out, [2]int64{math.MinInt64, end})
 }
 
 // Partition repairs one partition of a table, given its partition key's
@@ -267,7 +253,7 @@ func Range(ctx context.Context, c *cluster.Cluster, t *pgschema.Table, start, en
 	run := newRepairRun(topo, 0)
 	st := statementsFor(t)
 	tokens := topo.Ring.Tokens()
-	for _, piece := range inclusive(start, end) {
+	for _, piece := range (sharding.Range{Start: sharding.Token(start), End: sharding.Token(end)}).Inclusive() {
 		for lo := piece[0]; ; {
 			i := topo.Ring.RangeIndex(sharding.Token(lo))
 			hi := int64(tokens[i])

@@ -149,7 +149,7 @@ feed:
 func streamRange(ctx context.Context, topo *sharding.Topology, p Piece) (int64, int64, error) {
 	run := newRepairRun(topo, 0)
 	st := statementsFor(p.Table)
-	for _, r := range inclusive(int64(p.Range.Start), int64(p.Range.End)) {
+	for _, r := range p.Range.Inclusive() {
 		if err := run.bulk(ctx, st, r[0], r[1], p.From[:1], p.To); err != nil {
 			return run.moved.Load(), run.bytes.Load(), err
 		}
