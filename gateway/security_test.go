@@ -124,6 +124,11 @@ func TestSecurityShardErrors(t *testing.T) {
 		requireNoLeak(t, "SELECT with the shard refusing the password",
 			sess.Query("SELECT v FROM sec.kept WHERE k = 1").Exec(), password, newPassword)
 	}
+	// The shard's pool tries it again every 200 ms and logs why it cannot.
+	deadline := time.Now().Add(3 * time.Second)
+	for !strings.Contains(logs.String(), "password authentication failed") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if out := logs.String(); !strings.Contains(out, "password authentication failed") {
 		t.Errorf("the log lacks why the shard refused the gateway:\n%.3000s", out)
 	}

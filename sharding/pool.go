@@ -172,11 +172,15 @@ func (p *Pool) markDown(err error) {
 	}
 }
 
-// probe connects to the shard until it answers, then marks it up.
+// probe connects to the shard until it answers, then marks it up. It
+// logs why it cannot each time the reason changes: the error that marked
+// the shard down may not be what keeps it down (a connection killed, then
+// a password refused).
 func (p *Pool) probe() {
 	defer p.probing.Store(false)
 	t := time.NewTicker(probeInterval)
 	defer t.Stop()
+	last := ""
 	for {
 		select {
 		case <-p.stop:
@@ -190,6 +194,10 @@ func (p *Pool) probe() {
 			conn.Close(ctx)
 		}
 		cancel()
+		if err != nil && err.Error() != last {
+			last = err.Error()
+			p.log.Warn("shard is still down", "err", err)
+		}
 		if err == nil {
 			p.down.Store(false)
 			p.log.Info("shard is up")
