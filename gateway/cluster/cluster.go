@@ -123,11 +123,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(down, false) {
+	if !slices.Contains(down, nil) {
 		for _, p := range given {
 			p.Close()
 		}
-		return nil, errors.New("no shard given can be reached")
+		return nil, fmt.Errorf("no shard given can be reached: %w", errors.Join(down...))
 	}
 	c.ring.Store(&ringState{control: given})
 	members, version, urls, control, err := c.membership(ctx, cfg, down)
@@ -173,47 +173,28 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 }
 
 // openControl migrates the catalog of each shard at urls and opens its
-// control pool, all at once.
+// control pool, all at once; every shard must answer.
 func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
-	pools := make([]*pgxpool.Pool, len(urls))
-	errs := make([]error, len(urls))
-	var wg sync.WaitGroup
-	for i, url := range urls {
-		wg.Go(func() {
-			if err := migrations.Up(ctx, url); err != nil {
-				errs[i] = fmt.Errorf("shard %d: %w", i, err)
-				return
-			}
-			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
-			if err == nil {
-				pc.MaxConns = 4
-				pools[i], err = pgxpool.NewWithConfig(ctx, pc)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("shard %d: %w", i, err)
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, p := range pools {
-			if p != nil {
+	pools, down, err := openMembers(ctx, urls)
+	if err == nil {
+		if err = errors.Join(down...); err != nil {
+			for _, p := range pools {
 				p.Close()
 			}
 		}
-		return nil, err
 	}
-	return pools, nil
+	return pools, err
 }
 
-// openMembers opens the control pools of the members at urls as
-// openControl does, except that a member that cannot be reached is not an
+// openMembers migrates the catalog of each member at urls and opens its
+// control pool, all at once. A member that cannot be reached is not an
 // error: its pool is made all the same (it connects when the member comes
-// back) and down reports it. It fails only for other errors. A cluster opens with a member down, as a
-// Cassandra coordinator starts with a node down.
-func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []bool, error) {
+// back), and down holds why (nil for the members up). It fails for other
+// errors. A cluster opens
+// with a member down, as a Cassandra coordinator starts with a node down.
+func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []error, error) {
 	pools := make([]*pgxpool.Pool, len(urls))
-	down := make([]bool, len(urls))
+	down := make([]error, len(urls))
 	errs := make([]error, len(urls))
 	var wg sync.WaitGroup
 	for i, url := range urls {
@@ -221,7 +202,7 @@ func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []bool, e
 			err := migrations.Up(ctx, url)
 			var connect *pgconn.ConnectError
 			if errors.As(err, &connect) {
-				down[i], err = true, nil
+				down[i], err = fmt.Errorf("shard %d: %w", i, err), nil
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("shard %d: %w", i, err)

@@ -33,13 +33,13 @@ import (
 // down marks the shards given that cannot be reached: they are left out
 // of the reading, and a member among them is reached, when it is back, at
 // the address the catalog records.
-func (c *Cluster) membership(ctx context.Context, cfg Config, down []bool) ([]pgschema.Member, int64, []string, []*pgxpool.Pool, error) {
+func (c *Cluster) membership(ctx context.Context, cfg Config, down []error) ([]pgschema.Member, int64, []string, []*pgxpool.Pool, error) {
 	var members []pgschema.Member
 	var version int64
 	given := c.Control()
 	nodes := make([]*pgschema.Node, len(given))
 	for i, pool := range given {
-		if down[i] {
+		if down[i] != nil {
 			continue
 		}
 		node, err := pgschema.LoadNode(ctx, pool)
@@ -56,7 +56,7 @@ func (c *Cluster) membership(ctx context.Context, cfg Config, down []bool) ([]pg
 		}
 	}
 	if members == nil {
-		if slices.Contains(down, true) {
+		if slices.ContainsFunc(down, func(err error) bool { return err != nil }) {
 			return nil, 0, nil, nil, errors.New("a shard given cannot be reached, and the others record no members: start the cluster with every shard up")
 		}
 		if err := c.recordMembers(ctx, cfg, given); err != nil {
@@ -83,7 +83,7 @@ func (c *Cluster) membership(ctx context.Context, cfg Config, down []bool) ([]pg
 		missing = append(missing, j)
 	}
 	for i, u := range used {
-		if !u && down[i] {
+		if !u && down[i] != nil {
 			given[i].Close() // reached at the address the catalog records, if a member
 			continue
 		}

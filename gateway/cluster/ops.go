@@ -138,14 +138,19 @@ func (c *Cluster) replicationChanging() error {
 	return nil
 }
 
-// byName returns the index of the member named name.
-func byName(members []pgschema.Member, name string) (int, error) {
+// member returns the members (currentMembers), the ring version and the
+// index of the member named name.
+func (c *Cluster) member(ctx context.Context, name string) ([]pgschema.Member, int64, int, error) {
+	members, version, err := c.currentMembers(ctx)
+	if err != nil {
+		return nil, 0, -1, err
+	}
 	for i, m := range members {
 		if m.Name == name {
-			return i, nil
+			return members, version, i, nil
 		}
 	}
-	return -1, fmt.Errorf("no member is named %s (see cqlpg shard status)", name)
+	return nil, 0, -1, fmt.Errorf("no member is named %s (see cqlpg shard status)", name)
 }
 
 // move takes the movement members record at version through: it streams
@@ -256,11 +261,7 @@ func (c *Cluster) switchRing(ctx context.Context, version int64, o OpOptions) er
 // where it is. Unless force, it refuses when the members left would be
 // fewer than a keyspace's replication factor in a datacenter.
 func (c *Cluster) Decommission(ctx context.Context, name string, force bool, o OpOptions) error {
-	members, version, err := c.currentMembers(ctx)
-	if err != nil {
-		return err
-	}
-	i, err := byName(members, name)
+	members, version, i, err := c.member(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -331,11 +332,7 @@ func (c *Cluster) checkReplication(members []pgschema.Member, out int) error {
 // ring: the replicas that take its ranges over receive them from the
 // replicas that hold them and are up, and it is dropped from the members.
 func (c *Cluster) Remove(ctx context.Context, name string, o OpOptions) error {
-	members, version, err := c.currentMembers(ctx)
-	if err != nil {
-		return err
-	}
-	i, err := byName(members, name)
+	members, version, i, err := c.member(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -369,11 +366,7 @@ func (c *Cluster) Remove(ctx context.Context, name string, o OpOptions) error {
 // tokens once it is normal, and receives their ranges from the replicas
 // up; the dead member is then dropped.
 func (c *Cluster) Replace(ctx context.Context, name, url string, o JoinOptions) error {
-	members, version, err := c.currentMembers(ctx)
-	if err != nil {
-		return err
-	}
-	dead, err := byName(members, name)
+	members, version, dead, err := c.member(ctx, name)
 	if err != nil {
 		return err
 	}
