@@ -521,3 +521,67 @@ func TestConsistencyLevels(t *testing.T) {
 		requireCQLError(t, tc.q.Exec(), 0x2200, tc.error)
 	}
 }
+
+// TestSpeculativeRetry pauses one of three replicas: QUORUM reads that
+// asked it ask the third replica once the table's speculative_retry has
+// passed (its default, 99p of the replica's latency, and a fixed 20ms),
+// instead of waiting for the read timeout (1 s here) and failing.
+func TestSpeculativeRetry(t *testing.T) {
+	fc := startFailureCluster(t)
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE spec WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE spec.p99 (k int PRIMARY KEY, v int)",
+		"CREATE TABLE spec.fixed (k int PRIMARY KEY, v int) WITH speculative_retry = '20ms'")
+	const keys = 100
+	for _, table := range []string{"p99", "fixed"} {
+		for k := range keys {
+			if err := sess.Query("INSERT INTO spec."+table+" (k, v) VALUES (?, ?)", k, k).Consistency(gocql.All).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read := func(table string, k int) (time.Duration, error) {
+		start := time.Now()
+		var v int
+		err := sess.Query("SELECT v FROM spec."+table+" WHERE k = ?", k).Consistency(gocql.Quorum).Scan(&v)
+		if err == nil && v != k {
+			err = fmt.Errorf("read %d: %d", k, v)
+		}
+		return time.Since(start), err
+	}
+	p99 := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)*99/100]
+	}
+	// The replicas' latency, for 99p.
+	var before []time.Duration
+	for i := range 3 * keys {
+		d, err := read("p99", i%keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, d)
+	}
+	if err := fc.clusters[1].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer fc.clusters[1].Resume()
+	speculated := fc.gw.SpeculativeReads()
+	for _, table := range []string{"p99", "fixed"} {
+		var during []time.Duration
+		for k := range keys {
+			d, err := read(table, k)
+			if err != nil {
+				t.Errorf("%s: QUORUM read of %d with a replica paused: %v", table, k, err)
+			}
+			during = append(during, d)
+		}
+		t.Logf("%s: p99 of QUORUM reads %v before, %v with a replica paused", table, p99(before), p99(during))
+		if p := p99(during); p > 500*time.Millisecond {
+			t.Errorf("%s: p99 %v with a replica paused, want well under the 1 s read timeout", table, p)
+		}
+	}
+	if n := fc.gw.SpeculativeReads() - speculated; n == 0 {
+		t.Error("no replica was asked speculatively")
+	}
+}
