@@ -453,3 +453,36 @@ func TestSweeperExact(t *testing.T) {
 	wantRows(t, sess.Query("SELECT k, toJson(x), toJson(d) FROM sweepx.t"), "k int, system.tojson(x) varchar, system.tojson(d) varchar",
 		"1 | null | null", `2 | 3E+1000000 | "+5881580-07-11"`)
 }
+
+// TestSweeperPurgesBallots checks that a pass drops the partitions' last
+// LWT ballots older than BallotLifetime, and keeps the others: without it,
+// one row per partition ever written conditionally stays forever.
+func TestSweeperPurgesBallots(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, shardURLs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	old := time.Now().Add(-repair.BallotLifetime - time.Minute).UnixMicro()
+	recent := time.Now().Add(-repair.BallotLifetime + time.Hour).UnixMicro()
+	const first = -7_000_000_000
+	if _, err := conn.Exec(ctx, `INSERT INTO cqlpg.lwt_ballot (lock_key, ballot)
+		SELECT $1::bigint - g, CASE WHEN g % 2 = 0 THEN $2::bigint ELSE $3::bigint END FROM generate_series(0, 1199) g
+		ON CONFLICT (lock_key) DO UPDATE SET ballot = excluded.ballot`, first, old, recent); err != nil {
+		t.Fatal(err)
+	}
+	s := sweepGateway(t, repair.SweepConfig{BatchRows: 250, PassBatches: 1 << 20}, "")
+	var purged int64
+	for _, st := range sweep(t, s) {
+		purged += st.BallotsPurged
+	}
+	var left, oldLeft int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE ballot = $2::bigint) FROM cqlpg.lwt_ballot
+		WHERE lock_key BETWEEN $1::bigint - 1199 AND $1::bigint`, first, old).Scan(&left, &oldLeft); err != nil {
+		t.Fatal(err)
+	}
+	if purged < 600 || left != 600 || oldLeft != 0 {
+		t.Errorf("purged %d ballots; %d of ours left, %d of them old: want the 600 old ones gone and the 600 recent ones kept", purged, left, oldLeft)
+	}
+}

@@ -59,6 +59,9 @@ type SweepStats struct {
 	RowsPurged     int64
 	CellsExpired   int64
 	MarkersExpired int64
+	// BallotsPurged counts the partitions' last LWT ballots dropped, past
+	// BallotLifetime.
+	BallotsPurged int64
 	// Skipped counts parts left for a later pass: dropped or changed by a
 	// schema change during the pass, or locked by one.
 	Skipped int
@@ -236,6 +239,10 @@ func (w *Sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepP
 			return st
 		}
 	}
+	if err := w.purgeBallots(ctx, sh, now, &st); err != nil && ctx.Err() == nil {
+		st.Err = fmt.Errorf("purge LWT ballots: %w", err)
+		return st
+	}
 	first := slices.IndexFunc(parts, func(p sweepPart) bool { return p.key == sh.resume })
 	budget := w.cfg.PassBatches
 	st.Finished = true
@@ -278,6 +285,33 @@ func (w *Sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepP
 	}
 	sh.resume = partKey{}
 	return st
+}
+
+// BallotLifetime is how long a partition's last LWT ballot is kept
+// (cqlpg.lwt_ballot), as Cassandra's Paxos state lives at least 3 hours.
+// The ballot only keeps the partition's conditional writes' timestamps
+// growing when the shard's clock is behind it; past this, the clock is
+// well ahead, and the row is one per partition ever written
+// conditionally.
+const BallotLifetime = 3 * time.Hour
+
+// purgeBallots drops the ballots older than BallotLifetime, in at most
+// PassBatches batches of their own (besides the pass's budget, which the
+// tables' batches use); the next pass goes on.
+func (w *Sweeper) purgeBallots(ctx context.Context, sh *shardSweep, now time.Time, st *SweepStats) error {
+	horizon := now.Add(-BallotLifetime).UnixMicro()
+	for range w.cfg.PassBatches {
+		tag, err := sh.pool.Exec(ctx, `DELETE FROM cqlpg.lwt_ballot WHERE lock_key IN
+			(SELECT lock_key FROM cqlpg.lwt_ballot WHERE ballot < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, horizon, w.cfg.BatchRows)
+		if err != nil {
+			return err
+		}
+		st.BallotsPurged += tag.RowsAffected()
+		if tag.RowsAffected() < int64(w.cfg.BatchRows) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // maxBlockEnd bounds block numbers, which are unsigned 32-bit.
@@ -343,12 +377,12 @@ func (w *Sweeper) report(st SweepStats) {
 		w.onPass(st)
 	}
 	attrs := []any{"shard", st.Shard, "parts", st.Parts, "batches", st.Batches, "rows_purged", st.RowsPurged,
-		"cells_expired", st.CellsExpired, "markers_expired", st.MarkersExpired, "skipped", st.Skipped,
+		"cells_expired", st.CellsExpired, "markers_expired", st.MarkersExpired, "ballots_purged", st.BallotsPurged, "skipped", st.Skipped,
 		"finished", st.Finished, "duration", st.Duration}
 	switch {
 	case st.Err != nil:
 		w.log.Warn("sweep pass failed", append(attrs, "err", st.Err)...)
-	case st.RowsPurged+st.CellsExpired+st.MarkersExpired > 0 || st.Skipped > 0:
+	case st.RowsPurged+st.CellsExpired+st.MarkersExpired+st.BallotsPurged > 0 || st.Skipped > 0:
 		w.log.Info("sweep pass", attrs...)
 	default:
 		w.log.Debug("sweep pass", attrs...)
@@ -358,8 +392,8 @@ func (w *Sweeper) report(st SweepStats) {
 // String describes a shard's pass, as tests print it.
 func (st SweepStats) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d parts, %d batches, %d rows purged, %d cells and %d markers expired, %d skipped, finished %v",
-		st.Shard, st.Parts, st.Batches, st.RowsPurged, st.CellsExpired, st.MarkersExpired, st.Skipped, st.Finished)
+	fmt.Fprintf(&b, "%s: %d parts, %d batches, %d rows purged, %d cells and %d markers expired, %d ballots purged, %d skipped, finished %v",
+		st.Shard, st.Parts, st.Batches, st.RowsPurged, st.CellsExpired, st.MarkersExpired, st.BallotsPurged, st.Skipped, st.Finished)
 	if st.Err != nil {
 		fmt.Fprintf(&b, ": %v", st.Err)
 	}
