@@ -18,9 +18,6 @@ type Metrics struct {
 	hintsPending *prometheus.GaugeVec
 	// ReadRepairs counts reads whose replicas disagreed and were repaired.
 	ReadRepairs prometheus.Counter
-	// SpeculativeReads counts replicas asked because one asked before had
-	// not answered within the table's speculative_retry.
-	SpeculativeReads prometheus.Counter
 }
 
 func NewMetrics(r *prometheus.Registry) *Metrics {
@@ -38,13 +35,10 @@ func NewMetrics(r *prometheus.Registry) *Metrics {
 		hintsPending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cqlpg_hints_pending",
 			Help: "Hints waiting on the shards for a replica, by target shard, as the hint replayer last counted them."},
 			[]string{"shard"}),
-		SpeculativeReads: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "cqlpg_speculative_reads_total",
-			Help: "Replicas asked because one asked before had not answered within the table's speculative_retry."}),
 		ReadRepairs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cqlpg_read_repairs_total", Help: "Reads whose replicas disagreed and were repaired before the answer."}),
 	}
-	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs, m.SpeculativeReads)
+	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs)
 	// Known label values start at zero, so that their rates exist before
 	// the first event.
 	for _, result := range []string{"applied", "dropped"} {

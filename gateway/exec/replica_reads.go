@@ -222,16 +222,6 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	for i := range p.ask {
 		submit(i)
 	}
-	// Speculative retry: a replica that has not answered within the
-	// table's speculative_retry (99p of the replica's latency by default)
-	// gets company: the next replica up is asked too, and sends the data
-	// if the one asked for it is the one waited for.
-	var speculate <-chan struct{}
-	if len(p.order) > p.ask {
-		if wait, ok := fix.table.SpeculativeRetry().Wait(e.topo.Shards[p.order[dataOp]].Pool.LatencyQuantile); ok {
-			speculate = deadlines.after(time.Now(), wait)
-		}
-	}
 	pending, received, dataPresent := p.ask, 0, false
 	// An op still running when the read gives up may touch args, and the
 	// scratch's ops and sinks, later: the execution is not reused.
@@ -261,16 +251,6 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 				submit(next)
 				pending++
 			}
-		case <-speculate:
-			speculate = nil
-			if next := submitted; next < len(p.order) {
-				if !ok[dataOp] {
-					dataOp = next
-				}
-				submit(next)
-				pending++
-				e.env.Metrics.SpeculativeReads.Inc()
-			}
 		case <-expire:
 			return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 		case <-ctx.Done():
@@ -280,21 +260,7 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	if received < p.ask {
 		return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 	}
-	if !ok[dataOp] {
-		// The replica asked for the data has not answered, the others
-		// have: read the data from one of them.
-		for i := range submitted {
-			if ok[i] {
-				dataOp = i
-				break
-			}
-		}
-		data = fresh()
-		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
-			return err
-		}
-	}
-	agree := true
+	agree := ok[dataOp]
 	for i := range submitted {
 		if s := &sinks[i]; ok[i] {
 			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
