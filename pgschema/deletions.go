@@ -40,6 +40,20 @@ func (t *Table) DeletionsIdent() string {
 	return pgx.Identifier{t.PGSchema, t.DeletionsPGName()}.Sanitize()
 }
 
+// Relations returns the quoted names of the Postgres tables that hold the
+// table's data, each with a token column: the table, its static companion
+// and its deletions companion, when it has them.
+func (t *Table) Relations() []string {
+	out := []string{t.Ident()}
+	if t.HasStatic() {
+		out = append(out, t.StaticIdent())
+	}
+	if d := t.DeletionsIdent(); d != "" {
+		out = append(out, d)
+	}
+	return out
+}
+
 // DeletionColumn names the deletions table's column holding clustering
 // column i's value (bound "" ), or a slice's "lo" or "hi" bound.
 func DeletionColumn(i int, bound string) string {

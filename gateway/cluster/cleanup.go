@@ -53,10 +53,7 @@ func (c *Cluster) Cleanup(ctx context.Context, keyspace, table string, progress 
 		for shard, pool := range control {
 			foreign := foreignRanges(topo.Ring, placement, shard)
 			var rows int64
-			for _, rel := range []string{t.Ident(), t.DeletionsIdent(), staticIdent(t)} {
-				if rel == "" {
-					continue
-				}
+			for _, rel := range t.Relations() {
 				for _, r := range foreign {
 					tag, err := pool.Exec(ctx, "DELETE FROM "+rel+" WHERE "+pgschema.Quote(pgschema.TokenColumn)+
 						" BETWEEN $1 AND $2", r[0], r[1])
@@ -75,14 +72,6 @@ func (c *Cluster) Cleanup(ctx context.Context, keyspace, table string, progress 
 		}
 	}
 	return total, nil
-}
-
-// staticIdent names a table's static companion, if it has one.
-func staticIdent(t *pgschema.Table) string {
-	if !t.HasStatic() {
-		return ""
-	}
-	return t.StaticIdent()
 }
 
 // foreignRanges returns the token ranges shard does not replicate under

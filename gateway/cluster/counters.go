@@ -28,9 +28,6 @@ import (
 // them. The ring after the movement then releases the requests held,
 // which run on it within their timeouts.
 
-// counterTables returns the counter tables of the cluster.
-func (c *Cluster) counterTables() []*pgschema.Table { return c.CounterTables("") }
-
 // CounterTables returns the counter tables of keyspace, or of every
 // keyspace if it is empty.
 func (c *Cluster) CounterTables(keyspace string) []*pgschema.Table {
@@ -52,13 +49,9 @@ func (c *Cluster) CounterTables(keyspace string) []*pgschema.Table {
 // transactions held, on every member but lost, and waits until every
 // live gateway serves it.
 func (c *Cluster) holdWrites(ctx context.Context, version int64, lost int, o OpOptions) error {
-	for i, pool := range c.Control() {
-		if i == lost {
-			continue
-		}
-		if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgschema.HoldWrites(ctx, tx, version) }); err != nil {
-			return fmt.Errorf("hold counter updates and lightweight transactions: %w", err)
-		}
+	err := c.onMembers(ctx, func(i int) bool { return i == lost }, func(tx pgx.Tx) error { return pgschema.HoldWrites(ctx, tx, version) })
+	if err != nil {
+		return fmt.Errorf("hold counter updates and lightweight transactions: %w", err)
 	}
 	return c.switchRing(ctx, version, o)
 }
@@ -81,13 +74,7 @@ func (c *Cluster) CopyCounters(ctx context.Context, topo *sharding.Topology, tab
 	control := c.Control()
 	var rows int64
 	for _, t := range tables {
-		rels := []string{t.Ident()}
-		if t.HasStatic() {
-			rels = append(rels, t.StaticIdent())
-		}
-		if d := t.DeletionsIdent(); d != "" {
-			rels = append(rels, d)
-		}
+		rels := t.Relations()
 		for _, m := range movements(c.Schema().Keyspace(t.Keyspace)) {
 			src := m.Losing
 			if src < 0 || src == lost {

@@ -181,7 +181,7 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	} else if n > 0 {
 		o.progress("streamed the last ballots of %d partitions' lightweight transactions", n)
 	}
-	if tables := c.counterTables(); len(tables) > 0 {
+	if tables := c.CounterTables(""); len(tables) > 0 {
 		n, err := c.copyCounters(ctx, topo, tables, lost)
 		if err != nil {
 			return fmt.Errorf("copying counters: %w (run the command again to resume, or cqlpg shard abort to roll back)", err)
@@ -223,23 +223,31 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 // saveMembers records members at version on every member of the ring
 // served but lost, each in its own transaction.
 func (c *Cluster) saveMembers(ctx context.Context, members []pgschema.Member, version int64, lost int) error {
-	var errs []error
-	for i, pool := range c.Control() {
-		if i == lost {
-			continue
-		}
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			_, err := pgschema.SaveMembers(ctx, tx, members, version)
-			return err
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", c.Topology().Shards[i].Info.Name, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	err := c.onMembers(ctx, func(i int) bool { return i == lost }, func(tx pgx.Tx) error {
+		_, err := pgschema.SaveMembers(ctx, tx, members, version)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("record the members at ring version %d: %w (run the command again to resume)", version, err)
 	}
 	return nil
+}
+
+// onMembers runs f in a transaction on every member of the ring served
+// that skip does not leave out, one after the other, and returns their
+// failures, each named by its member.
+func (c *Cluster) onMembers(ctx context.Context, skip func(i int) bool, f func(tx pgx.Tx) error) error {
+	topo, control := c.Snapshot()
+	var errs []error
+	for i, pool := range control {
+		if skip(i) {
+			continue
+		}
+		if err := pgx.BeginFunc(ctx, pool, f); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", topo.Shards[i].Info.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // switchRing has this cluster serve ring version and waits until every
@@ -426,20 +434,12 @@ func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
 		}
 		back = append(back, m)
 	}
-	var errs []error
-	for i, pool := range c.Control() {
-		if members[i].State == pgschema.MemberJoining || !c.memberUp(ctx, i) {
-			continue
-		}
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err = c.onMembers(ctx, func(i int) bool { return members[i].State == pgschema.MemberJoining || !c.memberUp(ctx, i) },
+		func(tx pgx.Tx) error {
 			_, err := pgschema.SaveMembers(ctx, tx, back, version+1)
 			return err
 		})
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("record the members at ring version %d: %w (run the command again)", version+1, err)
 	}
 	return op, c.switchRing(ctx, version+1, o)
