@@ -391,3 +391,48 @@ func (e *elastic) metric(g int, series string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// restartDuring runs the command, restarts server pg once a line of its
+// output holds want, waits for the command to end, and returns what it
+// printed. It fails the test if the command ends without that line.
+func (e *elastic) restartDuring(want string, pg int, args ...string) string {
+	e.t.Helper()
+	cmd := exec.CommandContext(e.ctx, e.bin, args...)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	for !strings.Contains(out.String(), want) {
+		select {
+		case <-done:
+			e.t.Fatalf("cqlpg %s ended without saying %q:\n%s", strings.Join(args, " "), want, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := e.pg[pg].Restart(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	<-done
+	return out.String()
+}
+
+// counters reads the counters elastic.c holds on member m, by key.
+func (e *elastic) counters(m pgschema.Member) map[int]int64 {
+	e.t.Helper()
+	conn, err := pgx.Connect(e.ctx, pgschema.MemberURL(m.Address, e.pg[0].URL()))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer conn.Close(e.ctx)
+	held := map[int]int64{}
+	rows, _ := conn.Query(e.ctx, "SELECT k, n FROM elastic.c")
+	var k int
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { held[k] = n; return nil }); err != nil {
+		e.t.Fatal(err)
+	}
+	return held
+}

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -191,18 +190,7 @@ func TestShardAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range members {
-		conn, err := pgx.Connect(e.ctx, pgschema.MemberURL(m.Address, e.pg[0].URL()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		held := map[int]int64{}
-		rows, _ := conn.Query(e.ctx, "SELECT k, n FROM elastic.c")
-		var k int
-		var n int64
-		if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { held[k] = n; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		conn.Close(e.ctx)
+		held := e.counters(m)
 		for k, want := range counted {
 			replica := slices.Contains(ring.Placement(rf2).Replicas(sharding.KeyToken([][]byte{{byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)}})), i)
 			got, ok := held[k]
@@ -248,20 +236,7 @@ func TestShardDecommission(t *testing.T) {
 	// a partition on one replica, are left out here: see issue 20).
 	var restarted string
 	e.underLoad("a decommission the sending shard's restart cuts short", func() {
-		cmd := exec.CommandContext(e.ctx, e.bin, append([]string{"shard", "decommission", "--stream-throughput", "2000", "shard1"}, shard...)...)
-		var log lockedBuffer
-		cmd.Stdout, cmd.Stderr = &log, &log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for !strings.Contains(log.String(), "streamed 16 of") {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if err := e.pg[1].Restart(e.ctx); err != nil {
-			t.Fatal(err)
-		}
-		cmd.Wait()
-		restarted = log.String()
+		restarted = e.restartDuring("streamed 16 of", 1, append([]string{"shard", "decommission", "--stream-throughput", "2000", "shard1"}, shard...)...)
 	})
 	t.Logf("the decommission the restart met:\n%s", restarted)
 
@@ -482,18 +457,7 @@ func TestAlterReplicationStreams(t *testing.T) {
 	counting.Wait()
 	e.rf = 3
 	for _, m := range e.check(0, false) {
-		conn, err := pgx.Connect(e.ctx, pgschema.MemberURL(m.Address, e.pg[0].URL()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		held := map[int]int64{}
-		rows, _ := conn.Query(e.ctx, "SELECT k, n FROM elastic.c")
-		var k int
-		var n int64
-		if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { held[k] = n; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		conn.Close(e.ctx)
+		held := e.counters(m)
 		for k := range counted {
 			if held[k] != counted[k].Load() {
 				t.Errorf("counter %d on %s: %d, want the %d increments acknowledged", k, m.Name, held[k], counted[k].Load())
@@ -525,20 +489,7 @@ func TestShardAddInterrupted(t *testing.T) {
 
 	var first, second string
 	e.underLoad("an interrupted join", func() {
-		cmd := exec.CommandContext(e.ctx, e.bin, append([]string{"shard", "add", "--force", "--stream-throughput", "3000", e.pg[3].URL()}, shard...)...)
-		var out lockedBuffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for !strings.Contains(out.String(), "streamed 16 of") {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if err := e.pg[3].Restart(e.ctx); err != nil {
-			t.Fatal(err)
-		}
-		cmd.Wait()
-		first = out.String()
+		first = e.restartDuring("streamed 16 of", 3, append([]string{"shard", "add", "--force", "--stream-throughput", "3000", e.pg[3].URL()}, shard...)...)
 		second = e.cqlpg(append([]string{"shard", "add", e.pg[3].URL()}, shard...)...)
 	})
 	t.Logf("the join the restart met:\n%s", first)
