@@ -436,15 +436,23 @@ func (c *Cluster) applyToNewMembers(ctx context.Context, version [16]byte, contr
 }
 
 // retryLocks runs f, a transaction, again while it fails for a lock it
-// could not take in time or a deadlock with requests in flight, with a
-// growing pause, until ctx ends: a schema change must apply on every
-// shard, and each try holds up requests only briefly.
+// could not take in time, a deadlock with requests in flight, or a
+// connection the shard had closed (twice at most), with a growing pause,
+// until ctx ends: a schema change must apply on every shard, and each try
+// holds up requests only briefly.
 func retryLocks(ctx context.Context, f func() error) error {
 	pause := 10 * time.Millisecond
-	for {
+	for tries := 1; ; tries++ {
 		err := f()
 		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || (pgErr.Code != "55P03" && pgErr.Code != "40P01" && pgErr.Code != "40001") {
+		lock := errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "40P01" || pgErr.Code == "40001")
+		// A pooled connection the shard closed (a restart, 57P01 when it
+		// happened mid-transaction) fails the first statement sent on it;
+		// the transaction did not commit, and a new connection takes it.
+		// A shard that stays unreachable fails the change after a few
+		// tries.
+		gone := tries < 3 && (pgconn.SafeToRetry(err) || errors.As(err, &pgErr) && pgErr.Code == "57P01")
+		if !lock && !gone {
 			return err
 		}
 		select {
