@@ -104,6 +104,7 @@ func (s *Server) settingRows() []exec.VirtualRow {
 		"rpc_address":                                  hostOf(c.Listen),
 		"write_request_timeout":                        durationSetting(c.WriteTimeout),
 		"counter_write_request_timeout":                durationSetting(c.CounterWriteTimeout),
+		"cas_contention_timeout":                       durationSetting(c.CASContentionTimeout),
 		"read_request_timeout":                         durationSetting(c.ReadTimeout),
 		"range_request_timeout":                        durationSetting(c.RangeTimeout),
 		"request_timeout":                              durationSetting(c.RequestTimeout),

@@ -72,7 +72,8 @@ func (c *conn) errorMessage(err error) message.Error {
 			Required:    int32(unavailable.Required), Alive: int32(unavailable.Alive)}
 	case errors.As(err, &writeTO):
 		return &message.WriteTimeout{ErrorMessage: writeTO.Error(), Consistency: primitive.ConsistencyLevel(writeTO.Consistency),
-			Received: int32(writeTO.Received), BlockFor: int32(writeTO.BlockFor), WriteType: writeTO.WriteType}
+			Received: int32(writeTO.Received), BlockFor: int32(writeTO.BlockFor), WriteType: writeTO.WriteType,
+			Contentions: uint16(min(writeTO.Contentions, 0xffff))}
 	case errors.As(err, &readTO):
 		return &message.ReadTimeout{ErrorMessage: readTO.Error(), Consistency: primitive.ConsistencyLevel(readTO.Consistency),
 			Received: int32(readTO.Received), BlockFor: int32(readTO.BlockFor), DataPresent: readTO.DataPresent}

@@ -260,7 +260,7 @@ func TestFailureTwoShardsKilled(t *testing.T) {
 	// A partition of f1 whose one replica will be down.
 	anyKey := -1
 	for k := 0; anyKey < 0; k++ {
-		if replicas, _, err := fc.gw.PartitionReplicas("f1", "t", binary.BigEndian.AppendUint32(nil, uint32(k))); err != nil {
+		if replicas, err := fc.gw.PartitionReplicas("f1", "t", binary.BigEndian.AppendUint32(nil, uint32(k))); err != nil {
 			t.Fatal(err)
 		} else if replicas[0] == 0 {
 			anyKey = k
@@ -446,7 +446,7 @@ func TestReadRepair(t *testing.T) {
 		}
 		return out
 	}
-	replicas, _, err := gw.PartitionReplicas("rr", "t", []byte{0, 0, 0, 1})
+	replicas, err := gw.PartitionReplicas("rr", "t", []byte{0, 0, 0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -418,7 +418,7 @@ func TestHotPathReplicaFails(t *testing.T) {
 	var key []byte
 	for k := range uint32(1000) {
 		key = binary.BigEndian.AppendUint32(nil, k)
-		if replicas, _, err := h.s.PartitionReplicas("rf3", "t", key); err != nil {
+		if replicas, err := h.s.PartitionReplicas("rf3", "t", key); err != nil {
 			t.Fatal(err)
 		} else if replicas[0] == 0 {
 			break

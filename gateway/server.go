@@ -54,8 +54,11 @@ type Config struct {
 	// gets a write or read timeout.
 	WriteTimeout        time.Duration
 	CounterWriteTimeout time.Duration
-	ReadTimeout         time.Duration
-	RangeTimeout        time.Duration
+	// CASContentionTimeout bounds the Paxos rounds of a lightweight
+	// transaction (Cassandra's cas_contention_timeout).
+	CASContentionTimeout time.Duration
+	ReadTimeout          time.Duration
+	RangeTimeout         time.Duration
 	// MaxFrameSize is the largest request frame accepted.
 	MaxFrameSize int64
 	// MaxConnections bounds the client connections open at once; one past
@@ -101,7 +104,7 @@ type Config struct {
 func (c *Config) execConfig() exec.Config {
 	return exec.Config{ClusterName: c.ClusterName, Datacenter: c.Datacenter, Rack: c.Rack,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
-		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
+		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout, CASContentionTimeout: c.CASContentionTimeout,
 		BatchlogTimeout: c.BatchlogTimeout, BatchlogInterval: c.BatchlogInterval,
 		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail}
 }
@@ -157,7 +160,8 @@ func (c *Config) setDefaults() {
 		t   *time.Duration
 		def time.Duration
 	}{{&c.WriteTimeout, 2 * time.Second}, {&c.CounterWriteTimeout, 5 * time.Second},
-		{&c.ReadTimeout, 5 * time.Second}, {&c.RangeTimeout, 10 * time.Second}} {
+		{&c.ReadTimeout, 5 * time.Second}, {&c.RangeTimeout, 10 * time.Second},
+		{&c.CASContentionTimeout, time.Second}} {
 		if *d.t <= 0 {
 			*d.t = d.def
 		}

@@ -454,9 +454,11 @@ func TestSweeperExact(t *testing.T) {
 		"1 | null | null", `2 | 3E+1000000 | "+5881580-07-11"`)
 }
 
-// TestSweeperPurgesBallots checks that a pass drops the partitions' last
-// LWT ballots older than BallotLifetime, and keeps the others: without it,
-// one row per partition ever written conditionally stays forever.
+// TestSweeperPurgesBallots checks that a pass drops the partitions' Paxos
+// state past its expiry, and keeps the rest: without it, one row per
+// partition ever written conditionally or read at SERIAL stays forever. A
+// conditional write's state expires max(BallotLifetime, gc_grace_seconds)
+// after its ballot, as Cassandra's does.
 func TestSweeperPurgesBallots(t *testing.T) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, shardURLs[0])
@@ -464,12 +466,27 @@ func TestSweeperPurgesBallots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	old := time.Now().Add(-repair.BallotLifetime - time.Minute).UnixMicro()
-	recent := time.Now().Add(-repair.BallotLifetime + time.Hour).UnixMicro()
-	const first = -7_000_000_000
-	if _, err := conn.Exec(ctx, `INSERT INTO cqlpg.lwt_ballot (lock_key, ballot)
-		SELECT $1::bigint - g, CASE WHEN g % 2 = 0 THEN $2::bigint ELSE $3::bigint END FROM generate_series(0, 1199) g
-		ON CONFLICT (lock_key) DO UPDATE SET ballot = excluded.ballot`, first, old, recent); err != nil {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS px WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE IF NOT EXISTS px.t (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 86400")
+	if ok, err := sess.Query("INSERT INTO px.t (k, v) VALUES (1, 1) IF NOT EXISTS").ScanCAS(); err != nil || !ok {
+		t.Fatalf("conditional insert: applied %v, %v", ok, err)
+	}
+	var lifetime time.Duration
+	if err := conn.QueryRow(ctx, `SELECT ((expires - committed) || ' microseconds')::interval FROM cqlpg.paxos p
+		JOIN cqlpg.tables t ON t.id = p.table_id WHERE t.keyspace_name = 'px' AND t.table_name = 't'`).Scan(&lifetime); err != nil {
+		t.Fatal(err)
+	}
+	if lifetime != 24*time.Hour {
+		t.Errorf("the state of a table with gc_grace_seconds 86400 expires %v after its ballot, want 24h", lifetime)
+	}
+	old := time.Now().Add(-time.Minute).UnixMicro()
+	recent := time.Now().Add(time.Hour).UnixMicro()
+	table := "00000000-0000-0000-0000-00000000beef"
+	if _, err := conn.Exec(ctx, `INSERT INTO cqlpg.paxos (table_id, key, token, promised, expires)
+		SELECT $1::uuid, int4send(g), g, g, CASE WHEN g % 2 = 0 THEN $2::bigint ELSE $3::bigint END
+		FROM generate_series(0, 1199) g
+		ON CONFLICT (table_id, key) DO UPDATE SET expires = excluded.expires`, table, old, recent); err != nil {
 		t.Fatal(err)
 	}
 	s := sweepGateway(t, repair.SweepConfig{BatchRows: 250, PassBatches: 1 << 20}, "")
@@ -478,11 +495,11 @@ func TestSweeperPurgesBallots(t *testing.T) {
 		purged += st.BallotsPurged
 	}
 	var left, oldLeft int
-	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE ballot = $2::bigint) FROM cqlpg.lwt_ballot
-		WHERE lock_key BETWEEN $1::bigint - 1199 AND $1::bigint`, first, old).Scan(&left, &oldLeft); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE expires = $2::bigint) FROM cqlpg.paxos
+		WHERE table_id = $1::uuid`, table, old).Scan(&left, &oldLeft); err != nil {
 		t.Fatal(err)
 	}
 	if purged < 600 || left != 600 || oldLeft != 0 {
-		t.Errorf("purged %d ballots; %d of ours left, %d of them old: want the 600 old ones gone and the 600 recent ones kept", purged, left, oldLeft)
+		t.Errorf("purged %d Paxos states; %d of ours left, %d of them expired: want the 600 expired ones gone and the 600 others kept", purged, left, oldLeft)
 	}
 }

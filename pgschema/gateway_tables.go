@@ -49,16 +49,20 @@ const (
 	HintDoneSQL = "DELETE FROM cqlpg.hints WHERE target = $1 AND id = ANY($2)"
 )
 
-// Lightweight transactions (cqlpg.lwt_ballot).
+// Lightweight transactions: each replica's Paxos acceptor state
+// (cqlpg.paxos, whose migration states the rules). The arguments are the
+// table's id, the partition key, its token, the ballot's time and id, and
+// the time, in microseconds, after which the state may be purged.
 const (
-	// LWTLockSQL takes a partition's lock until the transaction ends.
-	LWTLockSQL = "SELECT pg_advisory_xact_lock($1)"
-	// LWTBallotSQL takes the partition's next write timestamp once the
-	// lock is held: the first replica's clock in microseconds, or one
-	// more than the last timestamp when the clock is behind it.
-	LWTBallotSQL = "INSERT INTO cqlpg.lwt_ballot AS b (lock_key, ballot) " +
-		"VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) " +
-		"ON CONFLICT (lock_key) DO UPDATE SET ballot = GREATEST(excluded.ballot, b.ballot + 1) RETURNING ballot"
+	// PaxosPrepareSQL promises a ballot: promised, seen, accepted,
+	// proposal, committed, commit.
+	PaxosPrepareSQL = "SELECT * FROM cqlpg.paxos_prepare($1, $2, $3, $4, $5, $6)"
+	// PaxosProposeSQL offers a proposal ($6, NULL for an empty one) and
+	// returns whether it was accepted.
+	PaxosProposeSQL = "SELECT cqlpg.paxos_propose($1, $2, $3, $4, $5, $6, $7)"
+	// PaxosCommitSQL records a commit at ballot time $4 whose writes are
+	// $5; the writes themselves run beside it.
+	PaxosCommitSQL = "SELECT cqlpg.paxos_commit($1, $2, $3, $4, $5, $6)"
 )
 
 // The gateways' registry (cqlpg.gateways). The heartbeat upsert reports

@@ -49,6 +49,10 @@ type Op struct {
 	After []Step
 	// Rows receives the result rows of every statement; nil discards them.
 	Rows RowSink
+	// Sinks, when set, receive the rows of each statement apart: those
+	// of Stmt go to Sinks[0], of After[i] to Sinks[i+1] (nil or missing
+	// discards them), in place of Rows.
+	Sinks []RowSink
 	// Tag is the caller's, for telling ops apart on a Notify channel.
 	Tag int
 	// Deadline, when set, is when the op's outcome stops being awaited: a

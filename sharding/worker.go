@@ -436,11 +436,10 @@ func connLost(err error) bool {
 // prepares succeeded, the op's error, and whether the connection is
 // unusable.
 func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
-	var rows RowSink
-	if op != nil {
-		rows = op.Rows
+	if op == nil {
+		return collectEach(pl, nil, nil)
 	}
-	return collectEach(pl, rows, nil)
+	return collectEach(pl, op.Rows, op.Sinks)
 }
 
 // collectEach reads results up to the next sync point, handing the rows

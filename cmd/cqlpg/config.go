@@ -38,37 +38,38 @@ func printConfig(args []string) int {
 // the settings table, which gives its flag, environment variable, key in
 // the YAML file and default.
 type config struct {
-	Listen              string
-	HTTP                string
-	Shards              []cluster.ShardConfig
-	LocalShards         int
-	DataDir             string
-	Datacenter          string
-	Rack                string
-	NumTokens           int
-	BroadcastAddress    string
-	WriteTimeout        time.Duration
-	CounterWriteTimeout time.Duration
-	ReadTimeout         time.Duration
-	RangeTimeout        time.Duration
-	RequestTimeout      time.Duration
-	MaxFrameSize        int64
-	MaxConnections      int
-	MaxRequestsPerConn  int
-	MaxRequests         int
-	BatchSizeWarn       int64
-	BatchSizeFail       int64
-	IdleTimeout         time.Duration
-	ShardConns          int
-	Auth                bool
-	SuperuserPassword   string
-	TLSCert             string
-	TLSKey              string
-	TLSClientCA         string
-	LogFormat           string
-	LogLevel            string
-	SlowQuery           time.Duration
-	ShutdownGrace       time.Duration
+	Listen               string
+	HTTP                 string
+	Shards               []cluster.ShardConfig
+	LocalShards          int
+	DataDir              string
+	Datacenter           string
+	Rack                 string
+	NumTokens            int
+	BroadcastAddress     string
+	WriteTimeout         time.Duration
+	CounterWriteTimeout  time.Duration
+	CASContentionTimeout time.Duration
+	ReadTimeout          time.Duration
+	RangeTimeout         time.Duration
+	RequestTimeout       time.Duration
+	MaxFrameSize         int64
+	MaxConnections       int
+	MaxRequestsPerConn   int
+	MaxRequests          int
+	BatchSizeWarn        int64
+	BatchSizeFail        int64
+	IdleTimeout          time.Duration
+	ShardConns           int
+	Auth                 bool
+	SuperuserPassword    string
+	TLSCert              string
+	TLSKey               string
+	TLSClientCA          string
+	LogFormat            string
+	LogLevel             string
+	SlowQuery            time.Duration
+	ShutdownGrace        time.Duration
 }
 
 // setting is one setting of cqlpg serve: the single definition its flag,
@@ -136,6 +137,9 @@ var settings = []setting{
 	{name: "counter-write-timeout", key: "timeouts.counter_write", def: "5s",
 		help:  "`time` replicas have to acknowledge a counter update",
 		field: func(c *config) any { return &c.CounterWriteTimeout }},
+	{name: "cas-contention-timeout", key: "timeouts.cas_contention", def: "1s",
+		help:  "`time` the Paxos rounds of a lightweight transaction may take before its commit",
+		field: func(c *config) any { return &c.CASContentionTimeout }},
 	{name: "read-timeout", key: "timeouts.read", def: "5s", help: "`time` replicas have to answer a read",
 		field: func(c *config) any { return &c.ReadTimeout }},
 	{name: "range-timeout", key: "timeouts.range", def: "10s", help: "`time` replicas have to answer a range scan",
@@ -465,6 +469,7 @@ func (c *config) validate(from origins) error {
 		name string
 		d    time.Duration
 	}{{"write-timeout", c.WriteTimeout}, {"counter-write-timeout", c.CounterWriteTimeout},
+		{"cas-contention-timeout", c.CASContentionTimeout},
 		{"read-timeout", c.ReadTimeout}, {"range-timeout", c.RangeTimeout}, {"request-timeout", c.RequestTimeout}} {
 		if s.d <= 0 {
 			bad(s.name, "must be positive, not %v", s.d)
@@ -520,7 +525,7 @@ func (c *config) gateway() gateway.Config {
 		Shards:     append([]cluster.ShardConfig(nil), c.Shards...),
 		Datacenter: c.Datacenter, Rack: c.Rack, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,
-		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout,
+		ReadTimeout: c.ReadTimeout, RangeTimeout: c.RangeTimeout, CASContentionTimeout: c.CASContentionTimeout,
 		MaxFrameSize: c.MaxFrameSize, MaxConnections: c.MaxConnections,
 		MaxRequestsPerConn: c.MaxRequestsPerConn, MaxRequests: c.MaxRequests, IdleTimeout: c.IdleTimeout,
 		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail,

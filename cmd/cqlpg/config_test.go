@@ -39,7 +39,7 @@ func TestConfigDefaults(t *testing.T) {
 	want := config{
 		Listen: "127.0.0.1:9042", HTTP: "127.0.0.1:9180", LocalShards: 3, DataDir: "./cqlpg-data",
 		Datacenter: "datacenter1", Rack: "rack1", NumTokens: 16,
-		WriteTimeout: 2 * time.Second, CounterWriteTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
+		WriteTimeout: 2 * time.Second, CounterWriteTimeout: 5 * time.Second, CASContentionTimeout: time.Second, ReadTimeout: 5 * time.Second,
 		RangeTimeout: 10 * time.Second, RequestTimeout: 12 * time.Second,
 		MaxFrameSize: 256 << 20, ShardConns: 4, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
 		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
@@ -199,7 +199,7 @@ log: {slow_query: 100ms}
 			{URL: "postgres://pg3/db", Datacenter: "dc1", Rack: "rc"},
 		},
 		Datacenter: "dc1", Rack: "rc", NumTokens: 4, ShardConns: 2,
-		RequestTimeout: 5 * time.Second, WriteTimeout: time.Second, CounterWriteTimeout: 2 * time.Second,
+		RequestTimeout: 5 * time.Second, WriteTimeout: time.Second, CounterWriteTimeout: 2 * time.Second, CASContentionTimeout: time.Second,
 		ReadTimeout: 3 * time.Second, RangeTimeout: 4 * time.Second, MaxFrameSize: 1024,
 		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
 		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,

@@ -18,13 +18,13 @@ import (
 // rings at once. A replica holds a counter's total only, which cannot be
 // merged with increments a new replica got meanwhile, so counter updates
 // never go to pending replicas and their ranges are copied at the end;
-// and a lightweight transaction locks its partition on the first replica,
-// which the movement may change. Once the rest has streamed, the members
+// and a lightweight transaction runs Paxos on the partition's replicas,
+// whose state the gaining shards must hold first. Once the rest has streamed, the members
 // record the same ring with those requests held (pgschema.HoldWrites);
 // once every live gateway serves it, with none of them left in flight on
 // an older ring, each moving range of each counter table is copied whole
 // from the replica that gives it up (or one that holds it and is up) over
-// what the gaining shards hold, and the partitions' last ballots go to
+// what the gaining shards hold, and the partitions' Paxos state goes to
 // them. The ring after the movement then releases the requests held,
 // which run on it within their timeouts.
 

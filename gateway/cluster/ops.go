@@ -179,7 +179,7 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	if n, err := c.streamBallots(ctx, topo, lost); err != nil {
 		return fmt.Errorf("streaming the ballots of lightweight transactions: %w (run the command again to resume)", err)
 	} else if n > 0 {
-		o.progress("streamed the last ballots of %d partitions' lightweight transactions", n)
+		o.progress("streamed the Paxos state of %d partitions' lightweight transactions", n)
 	}
 	if tables := c.CounterTables(""); len(tables) > 0 {
 		n, err := c.copyCounters(ctx, topo, tables, lost)
@@ -446,62 +446,134 @@ func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
 }
 
 // streamBallots gives the shards that gain ranges in topo's movement the
-// last ballot of every partition's lightweight transactions that the
-// members up hold (cqlpg.lwt_ballot), keeping the greater where they
-// hold one: a partition's conditional writes take timestamps above its
-// last ballot on its first replica, which may now be a shard that gains
-// it. The ballots are keyed by a hash of the partition, not its token, so
-// every one goes. It returns the ballots sent.
+// Paxos state (cqlpg.paxos) that the members up, but the one leaving,
+// hold for the partitions of those ranges, merged: the latest promise,
+// accepted proposal and commit of each. It runs while lightweight
+// transactions are held, so no round is in flight: the shards that become
+// replicas then answer a prepare as the replicas they replace would, and a
+// proposal a round left half done is found and finished. It returns the
+// partitions' states sent.
 func (c *Cluster) streamBallots(ctx context.Context, topo *sharding.Topology, lost int) (int64, error) {
-	gainers := map[int]bool{}
+	gained := map[int][]sharding.Range{}
 	for _, ks := range c.Schema().Keyspaces() {
 		for _, m := range topo.Movements(ks.Replication) {
 			for _, s := range m.To {
-				gainers[s] = true
+				if !slices.Contains(m.From, s) {
+					gained[s] = append(gained[s], m.Range)
+				}
 			}
 		}
 	}
-	if len(gainers) == 0 {
+	if len(gained) == 0 {
 		return 0, nil
 	}
-	type ballot struct{ key, ballot int64 }
-	latest := map[int64]int64{}
+	latest := map[paxosKey]*paxosState{}
 	control := c.Control()
 	for i, pool := range control {
-		if i == lost || gainers[i] {
+		if _, gains := gained[i]; i == lost || gains {
 			continue
 		}
-		rows, err := pool.Query(ctx, `SELECT lock_key, ballot FROM cqlpg.lwt_ballot`)
+		rows, err := pool.Query(ctx, `SELECT table_id::text, key, token, promised, promised_id, accepted, proposal,
+			committed, commit, expires FROM cqlpg.paxos`)
 		if err != nil {
 			return 0, err
 		}
-		var b ballot
-		_, err = pgx.ForEachRow(rows, []any{&b.key, &b.ballot}, func() error {
-			latest[b.key] = max(latest[b.key], b.ballot)
+		var p paxosState
+		_, err = pgx.ForEachRow(rows, []any{&p.table, &p.key, &p.token, &p.promised, &p.promisedID, &p.accepted,
+			&p.proposal, &p.committed, &p.commit, &p.expires}, func() error {
+			k := paxosKey{p.table, string(p.key)}
+			if q := latest[k]; q != nil {
+				q.merge(&p)
+			} else {
+				cp := p
+				latest[k] = &cp
+			}
 			return nil
 		})
 		if err != nil {
 			return 0, err
 		}
 	}
-	if len(latest) == 0 {
-		return 0, nil
-	}
-	keys := make([]int64, 0, len(latest))
-	ballots := make([]int64, 0, len(latest))
-	for k, b := range latest {
-		keys, ballots = append(keys, k), append(ballots, b)
-	}
-	for s := range gainers {
-		_, err := control[s].Exec(ctx, `INSERT INTO cqlpg.lwt_ballot AS b (lock_key, ballot)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[])
-			ON CONFLICT (lock_key) DO UPDATE SET ballot = GREATEST(b.ballot, excluded.ballot)`, keys, ballots)
-		if err != nil {
+	var sent int64
+	for s, ranges := range gained {
+		var batch paxosBatch
+		for _, p := range latest {
+			if slices.ContainsFunc(ranges, func(r sharding.Range) bool { return r.Contains(sharding.Token(p.token)) }) {
+				batch.add(p)
+			}
+		}
+		if len(batch.table) == 0 {
+			continue
+		}
+		if _, err := control[s].Exec(ctx, paxosMergeSQL, batch.table, batch.key, batch.token, batch.promised,
+			batch.promisedID, batch.accepted, batch.proposal, batch.committed, batch.commit, batch.expires); err != nil {
 			return 0, fmt.Errorf("%s: %w", topo.Shards[s].Info.Name, err)
 		}
+		sent += int64(len(batch.table))
 	}
-	return int64(len(latest)), nil
+	return sent, nil
 }
+
+// paxosKey names a partition's Paxos state: its table's id and key.
+type paxosKey struct {
+	table, key string
+}
+
+// paxosState is a partition's Paxos state on one replica.
+type paxosState struct {
+	table                       string
+	key                         []byte
+	token, promised, promisedID int64
+	accepted, committed         *int64
+	proposal, commit            []byte
+	expires                     int64
+}
+
+// merge keeps the later of each of p's and o's promise, accepted
+// proposal and commit.
+func (p *paxosState) merge(o *paxosState) {
+	if o.promised > p.promised {
+		p.promised, p.promisedID = o.promised, o.promisedID
+	}
+	if o.accepted != nil && (p.accepted == nil || *o.accepted > *p.accepted) {
+		p.accepted, p.proposal = o.accepted, o.proposal
+	}
+	if o.committed != nil && (p.committed == nil || *o.committed > *p.committed) {
+		p.committed, p.commit = o.committed, o.commit
+	}
+	p.expires = max(p.expires, o.expires)
+}
+
+// paxosBatch is Paxos states as the columns paxosMergeSQL takes.
+type paxosBatch struct {
+	table                                []string
+	key, proposal, commit                [][]byte
+	token, promised, promisedID, expires []int64
+	accepted, committed                  []*int64
+}
+
+func (b *paxosBatch) add(p *paxosState) {
+	b.table, b.key, b.token = append(b.table, p.table), append(b.key, p.key), append(b.token, p.token)
+	b.promised, b.promisedID = append(b.promised, p.promised), append(b.promisedID, p.promisedID)
+	b.accepted, b.proposal = append(b.accepted, p.accepted), append(b.proposal, p.proposal)
+	b.committed, b.commit = append(b.committed, p.committed), append(b.commit, p.commit)
+	b.expires = append(b.expires, p.expires)
+}
+
+// paxosMergeSQL merges Paxos states into a shard's, keeping the later of
+// each promise, accepted proposal and commit.
+const paxosMergeSQL = `INSERT INTO cqlpg.paxos AS p (table_id, key, token, promised, promised_id, accepted, proposal,
+	committed, commit, expires)
+SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bytea[],
+	$8::bigint[], $9::bytea[], $10::bigint[])
+ON CONFLICT (table_id, key) DO UPDATE SET
+	promised = GREATEST(p.promised, excluded.promised),
+	promised_id = CASE WHEN excluded.promised > p.promised THEN excluded.promised_id ELSE p.promised_id END,
+	accepted = CASE WHEN excluded.accepted > COALESCE(p.accepted, 0) THEN excluded.accepted ELSE p.accepted END,
+	proposal = CASE WHEN excluded.accepted > COALESCE(p.accepted, 0) THEN excluded.proposal ELSE p.proposal END,
+	committed = CASE WHEN excluded.committed > COALESCE(p.committed, 0) THEN excluded.committed ELSE p.committed END,
+	commit = CASE WHEN excluded.committed > COALESCE(p.committed, 0) THEN excluded.commit ELSE p.commit END,
+	expires = GREATEST(p.expires, excluded.expires)`
 
 // notifyRing tells the gateways, through every member up, that the
 // members record ring version; one that misses it finds it at its next

@@ -31,8 +31,8 @@
 // Invariants: an Execution is released once by its last holder, and one
 // an abandoned op may still touch is never reused; a batch's writes reach
 // each shard as one transaction; a partition's lightweight transactions
-// and SERIAL reads take one lock on its first replica, and a conditional
-// write reaches every replica before the lock is released (lwt.go);
+// and SERIAL reads run Paxos on a quorum of its replicas, and nothing is
+// proposed under a ballot a quorum has not promised (paxos.go);
 // errors leave as Go errors, which the gateway alone turns into CQL error
 // messages.
 package exec

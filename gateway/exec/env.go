@@ -3,6 +3,7 @@ package exec
 import (
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/auth"
@@ -37,6 +38,11 @@ type Env struct {
 	// ClientRows and settingRows answer system_views.clients and
 	// system_views.settings.
 	ClientRows, SettingRows func() []VirtualRow
+
+	// paxosLocks serialize this gateway's Paxos rounds on each partition
+	// (paxos.go), by stripe.
+	paxosLocks     [paxosStripes]chan struct{}
+	paxosLocksOnce sync.Once
 }
 
 // Config is what executions need of the gateway's settings.
@@ -46,6 +52,9 @@ type Config struct {
 	// RequestTimeout bounds every request; the others are the times
 	// replicas have to meet a consistency level.
 	RequestTimeout, WriteTimeout, CounterWriteTimeout, ReadTimeout, RangeTimeout time.Duration
+	// CASContentionTimeout bounds the Paxos rounds of a lightweight
+	// transaction, before its commit.
+	CASContentionTimeout time.Duration
 	// BatchlogTimeout is the age after which a batch log record counts as
 	// abandoned and is replayed; BatchlogInterval how often the batch
 	// logs are checked.

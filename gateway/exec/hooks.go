@@ -33,4 +33,9 @@ type Hooks struct {
 	// PanicAt, when it returns true for a point of the request path and
 	// the request's text, makes the request panic there (hooks.go).
 	PanicAt atomic.Pointer[func(point, text string) bool]
+	// PaxosDrop, when it returns true for a Paxos phase ("prepare",
+	// "propose" or "commit") and a shard, drops that phase's message to
+	// the shard unsent, as a network partition or a gateway dying
+	// halfway does: the round waits for the answer until its deadline.
+	PaxosDrop atomic.Pointer[func(phase string, shard int) bool]
 }

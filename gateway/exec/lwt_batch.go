@@ -111,47 +111,48 @@ func (v *Env) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *
 	if err != nil {
 		return err
 	}
-	replicas, err := casReplicas(placement, sharding.Token(rows[0].token), first.serialLevel())
+	replicas, pending, err := casReplicas(placement, sharding.Token(rows[0].token), first.serialLevel())
+	if err != nil {
+		return err
+	}
+	px, err := first.newPaxos(t, partition, replicas, pending, first.serialLevel())
 	if err != nil {
 		return err
 	}
 	fetch := batchFetch(items)
-	reads, rowReads := batchReads(items, rows, fetch)
-	tx, found, err := first.beginCAS(ctx, replicas, LockKey(t, partition), first.serialLevel(), true, reads)
-	if err != nil {
-		return err
-	}
-	defer tx.release(ctx)
-	seen, static, err := batchStateOf(t, reads, rowReads, found, fetch)
-	if err != nil {
-		return err
-	}
-	applied := true
-	for i, it := range items {
-		if it.w.Conditions == nil {
-			continue
+	var rowReads int
+	px.reads, rowReads = batchReads(items, rows, fetch)
+	var seen batchSeen
+	applied := false
+	err = px.run(ctx, func(ts int64, found [][][]byte) ([]sharding.Step, error) {
+		var static [][]byte
+		var err error
+		if seen, static, err = batchStateOf(t, px.reads, rowReads, found, fetch); err != nil {
+			return nil, err
 		}
-		ok, err := it.e.conditionsHold(it.w.Conditions, seen.row(rows[i].key), static)
-		if err != nil {
-			return err
+		applied = true
+		for i, it := range items {
+			if it.w.Conditions == nil {
+				continue
+			}
+			ok, err := it.e.conditionsHold(it.w.Conditions, seen.row(rows[i].key), static)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				applied = false
+				return nil, nil
+			}
 		}
-		if !ok {
-			applied = false
-			break
-		}
-	}
-	if applied {
 		writes := make([]casWrite, len(items))
 		for i, it := range items {
-			rows[i].timestamp = tx.ballot
+			rows[i].timestamp = ts
 			writes[i] = casWrite{e: it.e, stmt: it.stmt, w: it.w, r: &rows[i]}
 		}
-		if err := applyConditional(ctx, tx, writes, replicas); err != nil {
-			return err
-		}
-		if err := tx.commit(ctx); err != nil {
-			return err
-		}
+		return casSteps(writes)
+	})
+	if err != nil {
+		return err
 	}
 	*resp = appendBatchCASResult(*resp, t, items, applied, seen.shown)
 	return nil

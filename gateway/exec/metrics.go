@@ -18,6 +18,10 @@ type Metrics struct {
 	hintsPending *prometheus.GaugeVec
 	// ReadRepairs counts reads whose replicas disagreed and were repaired.
 	ReadRepairs prometheus.Counter
+	// PaxosContentions counts the Paxos rounds of lightweight
+	// transactions lost to another round, and PaxosReplays the proposals
+	// of unfinished rounds that later rounds completed.
+	PaxosContentions, PaxosReplays prometheus.Counter
 }
 
 func NewMetrics(r *prometheus.Registry) *Metrics {
@@ -37,8 +41,13 @@ func NewMetrics(r *prometheus.Registry) *Metrics {
 			[]string{"shard"}),
 		ReadRepairs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cqlpg_read_repairs_total", Help: "Reads whose replicas disagreed and were repaired before the answer."}),
+		PaxosContentions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_paxos_contentions_total", Help: "Paxos rounds of lightweight transactions lost to another round."}),
+		PaxosReplays: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_paxos_replays_total", Help: "Accepted proposals of unfinished Paxos rounds that a later round committed."}),
 	}
-	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs)
+	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs,
+		m.PaxosContentions, m.PaxosReplays)
 	// Known label values start at zero, so that their rates exist before
 	// the first event.
 	for _, result := range []string{"applied", "dropped"} {

@@ -182,12 +182,6 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	if e.pinned != nil {
 		return e.readOne(ctx, expire, stmt, args, e.pinned, sink, level, rs)
 	}
-	if isSerial(level) {
-		// The partition's first replica, whose lock the read holds, has
-		// every conditional write that applied (lwt.go), and only
-		// those: another replica may hold a write that failed.
-		return e.readOne(ctx, expire, stmt, args, replicas[:1], sink, level, rs)
-	}
 	p, err := e.planRead(replicas, rs.order[:0])
 	if err != nil {
 		return err

@@ -314,7 +314,9 @@ type WriteTimeoutError struct {
 	WriteType          primitive.WriteType
 	Consistency        sharding.Consistency
 	Received, BlockFor int
-	err                error
+	// Contentions counts the Paxos rounds a CAS write lost to others.
+	Contentions int
+	err         error
 }
 
 func (e *WriteTimeoutError) Error() string {

@@ -30,11 +30,9 @@ func (e *Execution) selectRows(ctx context.Context, st *Statement, p *translate.
 			return err
 		}
 		defer done()
-		release, err := e.serialRead(ctx, p)
-		if err != nil {
+		if err := e.serialReads(ctx, p, q); err != nil {
 			return err
 		}
-		defer release()
 	}
 	w := e.startRows(st, p, resp, q)
 	switch {

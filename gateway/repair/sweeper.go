@@ -59,8 +59,8 @@ type SweepStats struct {
 	RowsPurged     int64
 	CellsExpired   int64
 	MarkersExpired int64
-	// BallotsPurged counts the partitions' last LWT ballots dropped, past
-	// BallotLifetime.
+	// BallotsPurged counts the partitions' Paxos states dropped past
+	// their expiry.
 	BallotsPurged int64
 	// Skipped counts parts left for a later pass: dropped or changed by a
 	// schema change during the pass, or locked by one.
@@ -287,22 +287,21 @@ func (w *Sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepP
 	return st
 }
 
-// BallotLifetime is how long a partition's last LWT ballot is kept
-// (cqlpg.lwt_ballot), as Cassandra's Paxos state lives at least 3 hours.
-// The ballot only keeps the partition's conditional writes' timestamps
-// growing when the shard's clock is behind it; past this, the clock is
-// well ahead, and the row is one per partition ever written
-// conditionally.
+// BallotLifetime is how long a partition's Paxos state (cqlpg.paxos)
+// outlives its last ballot at least: the state expires max(BallotLifetime,
+// the table's gc_grace_seconds) after it, judged by the ballot's time, as
+// Cassandra's Paxos state does. Without the purge the state would hold a
+// row for every partition ever written conditionally or read at SERIAL.
 const BallotLifetime = 3 * time.Hour
 
-// purgeBallots drops the ballots older than BallotLifetime, in at most
+// purgeBallots drops the Paxos state past its expiry, in at most
 // PassBatches batches of their own (besides the pass's budget, which the
 // tables' batches use); the next pass goes on.
 func (w *Sweeper) purgeBallots(ctx context.Context, sh *shardSweep, now time.Time, st *SweepStats) error {
-	horizon := now.Add(-BallotLifetime).UnixMicro()
+	horizon := now.UnixMicro()
 	for range w.cfg.PassBatches {
-		tag, err := sh.pool.Exec(ctx, `DELETE FROM cqlpg.lwt_ballot WHERE lock_key IN
-			(SELECT lock_key FROM cqlpg.lwt_ballot WHERE ballot < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, horizon, w.cfg.BatchRows)
+		tag, err := sh.pool.Exec(ctx, `DELETE FROM cqlpg.paxos WHERE (table_id, key) IN
+			(SELECT table_id, key FROM cqlpg.paxos WHERE expires < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, horizon, w.cfg.BatchRows)
 		if err != nil {
 			return err
 		}
