@@ -121,3 +121,48 @@ func TestAvailable(t *testing.T) {
 		t.Errorf("ANY with every replica down: %v", err)
 	}
 }
+
+// TestPaxosQuorum checks the quorum of a lightweight transaction's Paxos,
+// as Cassandra's Paxos v2 counts it: a majority of the natural replicas
+// plus every pending one, for SERIAL over all datacenters and for
+// LOCAL_SERIAL over the gateway's; and that too few live ones are
+// Unavailable at the serial level, with the quorum required and the live
+// replicas counted.
+func TestPaxosQuorum(t *testing.T) {
+	one := []string{"dc1", "dc1", "dc1", "dc1", "dc1", "dc1"}
+	for rf, want := range []int{0, 1, 2, 2, 3, 3} {
+		if rf == 0 {
+			continue
+		}
+		topo := testTopology(t, one[:rf])
+		replicas := []int{0, 1, 2, 3, 4}[:rf]
+		if a := topo.RequireWrite(Serial, replicas, 0, "dc1"); a.Need() != want {
+			t.Errorf("SERIAL at RF=%d: quorum %d, want %d", rf, a.Need(), want)
+		}
+		// One pending replica on top: the quorum grows by one.
+		topo = testTopology(t, one[:rf+1])
+		if a := topo.RequireWrite(Serial, []int{0, 1, 2, 3, 4, 5}[:rf+1], 1, "dc1"); a.Need() != want+1 {
+			t.Errorf("SERIAL at RF=%d with a pending replica: quorum %d, want %d", rf, a.Need(), want+1)
+		}
+	}
+	two := []string{"dc1", "dc1", "dc1", "dc2", "dc2", "dc2"}
+	all := []int{0, 1, 2, 3, 4, 5}
+	topo := testTopology(t, two, 1, 2)
+	if a := topo.RequireWrite(Serial, all, 0, "dc1"); a.Need() != 4 || topo.Available(&a, all) != nil {
+		t.Errorf("SERIAL over two datacenters with two replicas down: quorum %d, %v; want 4, available", a.Need(),
+			topo.Available(&a, all))
+	}
+	a := topo.RequireWrite(LocalSerial, all, 0, "dc1")
+	var u *UnavailableError
+	if err := topo.Available(&a, all); a.Need() != 2 || !errors.As(err, &u) || u.Consistency != LocalSerial ||
+		u.Required != 2 || u.Alive != 1 || u.Error() != "Cannot achieve consistency level LOCAL_SERIAL" {
+		t.Errorf("LOCAL_SERIAL with two of dc1's three replicas down: quorum %d, %v; want 2, Unavailable 2 required, 1 alive",
+			a.Need(), err)
+	}
+	for _, dc := range []string{"dc2", "dc2", "dc1"} {
+		a.Ack(dc)
+	}
+	if a.Met() {
+		t.Error("LOCAL_SERIAL met by acknowledgements from the other datacenter")
+	}
+}
