@@ -486,7 +486,7 @@ func TestSweeperPurgesBallots(t *testing.T) {
 	if _, err := conn.Exec(ctx, `INSERT INTO cqlpg.paxos (table_id, key, token, promised, expires)
 		SELECT $1::uuid, int4send(g), g, g, CASE WHEN g % 2 = 0 THEN $2::bigint ELSE $3::bigint END
 		FROM generate_series(0, 1199) g
-		ON CONFLICT (table_id, key) DO UPDATE SET expires = excluded.expires`, table, old, recent); err != nil {
+		ON CONFLICT (table_id, digest) DO UPDATE SET expires = excluded.expires`, table, old, recent); err != nil {
 		t.Fatal(err)
 	}
 	s := sweepGateway(t, repair.SweepConfig{BatchRows: 250, PassBatches: 1 << 20}, "")

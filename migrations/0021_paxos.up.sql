@@ -23,6 +23,9 @@
 CREATE TABLE cqlpg.paxos (
     table_id    uuid   NOT NULL,
     key         bytea  NOT NULL,
+    -- Partition keys run to 64 KiB, past what a B-tree entry holds: the
+    -- state is keyed by the key's digest.
+    digest      bytea  GENERATED ALWAYS AS (sha256(key)) STORED,
     token       bigint NOT NULL,
     promised    bigint NOT NULL DEFAULT 0,
     promised_id bigint NOT NULL DEFAULT 0,
@@ -31,7 +34,7 @@ CREATE TABLE cqlpg.paxos (
     committed   bigint,
     commit      bytea,
     expires     bigint NOT NULL,
-    PRIMARY KEY (table_id, key)
+    PRIMARY KEY (table_id, digest)
 );
 CREATE INDEX paxos_token ON cqlpg.paxos (token);
 CREATE INDEX paxos_expires ON cqlpg.paxos (expires);
@@ -50,18 +53,18 @@ DECLARE
 BEGIN
     INSERT INTO cqlpg.paxos (table_id, key, token, promised, promised_id, expires)
     VALUES (p_table, p_key, p_token, p_ballot, p_id, p_expires)
-    ON CONFLICT (table_id, key) DO NOTHING;
+    ON CONFLICT (table_id, digest) DO NOTHING;
     IF FOUND THEN
         promised := true;
         seen := 0;
         RETURN;
     END IF;
-    SELECT * INTO s FROM cqlpg.paxos WHERE table_id = p_table AND key = p_key FOR UPDATE;
+    SELECT * INTO s FROM cqlpg.paxos WHERE table_id = p_table AND digest = sha256(p_key) FOR UPDATE;
     seen := GREATEST(s.promised, s.committed);
     promised := p_ballot > seen;
     IF promised THEN
         UPDATE cqlpg.paxos SET promised = p_ballot, promised_id = p_id, expires = GREATEST(expires, p_expires)
-        WHERE table_id = p_table AND key = p_key;
+        WHERE table_id = p_table AND digest = sha256(p_key);
     END IF;
     accepted := s.accepted;
     proposal := s.proposal;
@@ -80,16 +83,16 @@ DECLARE
 BEGIN
     INSERT INTO cqlpg.paxos (table_id, key, token, promised, promised_id, accepted, proposal, expires)
     VALUES (p_table, p_key, p_token, p_ballot, p_id, p_ballot, p_proposal, p_expires)
-    ON CONFLICT (table_id, key) DO NOTHING;
+    ON CONFLICT (table_id, digest) DO NOTHING;
     IF FOUND THEN
         RETURN true;
     END IF;
-    SELECT * INTO s FROM cqlpg.paxos WHERE table_id = p_table AND key = p_key FOR UPDATE;
+    SELECT * INTO s FROM cqlpg.paxos WHERE table_id = p_table AND digest = sha256(p_key) FOR UPDATE;
     IF (p_ballot = s.promised AND p_id = s.promised_id AND p_ballot > COALESCE(s.committed, 0))
             OR p_ballot > GREATEST(s.promised, s.committed) THEN
         UPDATE cqlpg.paxos SET promised = p_ballot, promised_id = p_id, accepted = p_ballot, proposal = p_proposal,
             expires = GREATEST(expires, p_expires)
-        WHERE table_id = p_table AND key = p_key;
+        WHERE table_id = p_table AND digest = sha256(p_key);
         RETURN true;
     END IF;
     RETURN false;
@@ -104,7 +107,7 @@ CREATE FUNCTION cqlpg.paxos_commit(p_table uuid, p_key bytea, p_token bigint, p_
 LANGUAGE sql AS $$
     INSERT INTO cqlpg.paxos AS s (table_id, key, token, committed, commit, expires)
     VALUES (p_table, p_key, p_token, p_ballot, p_commit, p_expires)
-    ON CONFLICT (table_id, key) DO UPDATE SET
+    ON CONFLICT (table_id, digest) DO UPDATE SET
         committed = excluded.committed, commit = excluded.commit,
         accepted = CASE WHEN s.accepted <= excluded.committed THEN NULL ELSE s.accepted END,
         proposal = CASE WHEN s.accepted <= excluded.committed THEN NULL ELSE s.proposal END,

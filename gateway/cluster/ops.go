@@ -566,7 +566,7 @@ const paxosMergeSQL = `INSERT INTO cqlpg.paxos AS p (table_id, key, token, promi
 	committed, commit, expires)
 SELECT * FROM unnest($1::uuid[], $2::bytea[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bytea[],
 	$8::bigint[], $9::bytea[], $10::bigint[])
-ON CONFLICT (table_id, key) DO UPDATE SET
+ON CONFLICT (table_id, digest) DO UPDATE SET
 	promised = GREATEST(p.promised, excluded.promised),
 	promised_id = CASE WHEN excluded.promised > p.promised THEN excluded.promised_id ELSE p.promised_id END,
 	accepted = CASE WHEN excluded.accepted > COALESCE(p.accepted, 0) THEN excluded.accepted ELSE p.accepted END,

@@ -300,8 +300,8 @@ const BallotLifetime = 3 * time.Hour
 func (w *Sweeper) purgeBallots(ctx context.Context, sh *shardSweep, now time.Time, st *SweepStats) error {
 	horizon := now.UnixMicro()
 	for range w.cfg.PassBatches {
-		tag, err := sh.pool.Exec(ctx, `DELETE FROM cqlpg.paxos WHERE (table_id, key) IN
-			(SELECT table_id, key FROM cqlpg.paxos WHERE expires < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, horizon, w.cfg.BatchRows)
+		tag, err := sh.pool.Exec(ctx, `DELETE FROM cqlpg.paxos WHERE (table_id, digest) IN
+			(SELECT table_id, digest FROM cqlpg.paxos WHERE expires < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, horizon, w.cfg.BatchRows)
 		if err != nil {
 			return err
 		}
