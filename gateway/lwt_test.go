@@ -683,17 +683,22 @@ func TestLWTReplicaFailure(t *testing.T) {
 	if err := lc.clusters[2].Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for k := 0; k < 40; {
-		if got := stored(2, k); got != "2" {
-			if time.Now().After(deadline) {
-				t.Fatalf("the restarted shard holds %s for %d, want 2 once its hints are replayed", got, k)
+	// eventually waits until shard holds want for the keys below n.
+	eventually := func(shard, n int, want, what string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for k := 0; k < n; {
+			if got := stored(shard, k); got != want {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s holds %s for %d, want %s", what, got, k, want)
+				}
+				time.Sleep(100 * time.Millisecond)
+				continue
 			}
-			time.Sleep(100 * time.Millisecond)
-			continue
+			k++
 		}
-		k++
 	}
+	eventually(2, 40, "2", "the restarted shard, its hints replayed,")
 
 	// A paused replica: transactions go on with the other two.
 	if err := lc.clusters[0].Pause(); err != nil {
@@ -714,17 +719,7 @@ func TestLWTReplicaFailure(t *testing.T) {
 	// The commits the paused replica missed reach it once it answers
 	// again: the ops left running past the statements' answers, or the
 	// hints they leave when they fail at their deadline.
-	deadline = time.Now().Add(20 * time.Second)
-	for k := 0; k < 10; {
-		if got := stored(0, k); got != "3" {
-			if time.Now().After(deadline) {
-				t.Fatalf("the replica paused holds %s for %d, want 3 once it is back", got, k)
-			}
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		k++
-	}
+	eventually(0, 10, "3", "the replica paused, once back,")
 
 	// Two stopped: Unavailable at SERIAL, and nothing written.
 	for _, c := range lc.clusters[1:] {
@@ -733,7 +728,7 @@ func TestLWTReplicaFailure(t *testing.T) {
 		}
 	}
 	var unavailable *gocql.RequestErrUnavailable
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		err := sess.Query("UPDATE f.t SET v = 4 WHERE k = 0 IF v = 3").Exec()
 		if errors.As(err, &unavailable) {

@@ -416,7 +416,6 @@ func decodeValue(value []byte) ([]sharding.Step, error) {
 // paxosCall is one phase's messages to some replicas.
 type paxosCall struct {
 	notify  chan *sharding.Op
-	shards  []int
 	pending int
 }
 
@@ -425,7 +424,7 @@ type paxosCall struct {
 // waiting for it; none is reused.
 func (px *paxos) send(phase string, shards []int, deadline time.Time,
 	op func(i int, notify chan<- *sharding.Op) *sharding.Op) *paxosCall {
-	c := &paxosCall{notify: make(chan *sharding.Op, len(shards)), shards: shards, pending: len(shards)}
+	c := &paxosCall{notify: make(chan *sharding.Op, len(shards)), pending: len(shards)}
 	drop := px.e.env.Hooks.PaxosDrop.Load()
 	for i, s := range shards {
 		if drop != nil && (*drop)(phase, s) {
