@@ -406,14 +406,24 @@ func TestLWTCompareAndSet(t *testing.T) {
 	wantCAS(t, lwt.Query("INSERT INTO cas_static (k, s) VALUES (0, 0) IF NOT EXISTS"), applied, "true")
 	sessions := twoGateways(t, "lwt")
 	t.Run("row", func(t *testing.T) {
-		casCounter(t, sessions, "cas_counter", "v", "SELECT v FROM cas_counter WHERE k = 0",
+		casCounter(t, sessions, "lwt", 3, "cas_counter", "v", "SELECT v FROM cas_counter WHERE k = 0",
 			"UPDATE cas_counter SET v = ? WHERE k = 0 IF v = ?",
 			func(client, cur int) []any { return []any{cur + 1, cur} })
 	})
 	t.Run("static", func(t *testing.T) {
-		casCounter(t, sessions, "cas_static", "s", "SELECT s FROM cas_static WHERE k = 0 LIMIT 1",
+		casCounter(t, sessions, "lwt", 3, "cas_static", "s", "SELECT s FROM cas_static WHERE k = 0 LIMIT 1",
 			"UPDATE cas_static SET s = ?, v = ? WHERE k = 0 AND c = ? IF s = ?",
 			func(client, cur int) []any { return []any{cur + 1, client, client, cur} })
+	})
+	// With one replica, its acceptance decides: the proposal and the
+	// commit go in one transaction, which a refusal rolls back.
+	t.Run("rf1", func(t *testing.T) {
+		exec(t, lwt, "CREATE KEYSPACE lwt1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+			"CREATE TABLE lwt1.cas_counter (k int PRIMARY KEY, v int)",
+			"INSERT INTO lwt1.cas_counter (k, v) VALUES (0, 0) IF NOT EXISTS")
+		casCounter(t, sessions, "lwt1", 1, "cas_counter", "v", "SELECT v FROM lwt1.cas_counter WHERE k = 0",
+			"UPDATE lwt1.cas_counter SET v = ? WHERE k = 0 IF v = ?",
+			func(client, cur int) []any { return []any{cur + 1, cur} })
 	})
 }
 
@@ -423,7 +433,7 @@ func TestLWTCompareAndSet(t *testing.T) {
 // past cas_contention_timeout answers as Cassandra does, leaves the
 // write's outcome unknown: the client reads the value again, and the end
 // value may count the write or not.
-func casCounter(t *testing.T, sessions []*gocql.Session, table, column, read, update string,
+func casCounter(t *testing.T, sessions []*gocql.Session, ks string, rf int, table, column, read, update string,
 	args func(client, cur int) []any) {
 	const clients, each = 16, 25
 	var attempts, unknown atomic.Int64
@@ -491,9 +501,9 @@ func casCounter(t *testing.T, sessions []*gocql.Session, table, column, read, up
 	for err := range errs {
 		t.Fatal(err)
 	}
-	t.Logf("%d compare-and-set applied, %d unknown, in %d attempts in %v: %.0f attempts/s, %.0f applied/s on one partition over two gateways, RF=3",
+	t.Logf("%d compare-and-set applied, %d unknown, in %d attempts in %v: %.0f attempts/s, %.0f applied/s on one partition over two gateways, RF=%d",
 		len(from), unknown.Load(), attempts.Load(), elapsed.Round(time.Millisecond),
-		float64(attempts.Load())/elapsed.Seconds(), float64(len(from))/elapsed.Seconds())
+		float64(attempts.Load())/elapsed.Seconds(), float64(len(from))/elapsed.Seconds(), rf)
 	if unknown.Load() > clients*each/10 {
 		t.Errorf("%d of %d compare-and-set ended unknown", unknown.Load(), clients*each)
 	}
@@ -513,15 +523,22 @@ func casCounter(t *testing.T, sessions []*gocql.Session, table, column, read, up
 	for _, sess := range sessions {
 		wantRows(t, sess.Query(read).Consistency(serial), "", fmt.Sprint(end))
 	}
-	relation, col := storedTable(t, "lwt", table)
+	relation, col := storedTable(t, ks, table)
 	if column == "s" {
 		// Static columns live in the table's companion table.
 		relation = strings.Replace(relation, `"`+table+`"`, `"`+table+`$static"`, 1)
 	}
+	holding := 0
 	for shard, rows := range onEveryShard(t, fmt.Sprintf("SELECT %s FROM %s", col(column), relation)) {
-		if !slices.Equal(rows, []string{fmt.Sprint(end)}) {
+		switch {
+		case slices.Equal(rows, []string{fmt.Sprint(end)}):
+			holding++
+		case len(rows) > 0:
 			t.Errorf("shard %d holds %v", shard, rows)
 		}
+	}
+	if holding != rf {
+		t.Errorf("%d shards hold the end value %d, want the %d replicas", holding, end, rf)
 	}
 }
 

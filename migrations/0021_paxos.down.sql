@@ -1,3 +1,4 @@
+DROP FUNCTION IF EXISTS cqlpg.paxos_accept(uuid, bytea, bigint, bigint, bigint, bytea, bigint);
 DROP FUNCTION IF EXISTS cqlpg.paxos_commit(uuid, bytea, bigint, bigint, bytea, bigint);
 DROP FUNCTION IF EXISTS cqlpg.paxos_propose(uuid, bytea, bigint, bigint, bigint, bytea, bigint);
 DROP FUNCTION IF EXISTS cqlpg.paxos_prepare(uuid, bytea, bigint, bigint, bigint, bigint);

@@ -98,6 +98,19 @@ BEGIN
     RETURN false;
 END $$;
 
+-- paxos_accept is paxos_propose for a partition this shard is the only
+-- replica of, whose acceptance decides the proposal: it runs in one
+-- transaction with the commit, and a refusal raises (SQLSTATE CQ001) so
+-- that the commit does not apply.
+CREATE FUNCTION cqlpg.paxos_accept(p_table uuid, p_key bytea, p_token bigint, p_ballot bigint, p_id bigint,
+        p_proposal bytea, p_expires bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT cqlpg.paxos_propose(p_table, p_key, p_token, p_ballot, p_id, p_proposal, p_expires) THEN
+        RAISE EXCEPTION 'Paxos proposal refused' USING ERRCODE = 'CQ001';
+    END IF;
+END $$;
+
 -- paxos_commit records a commit, the replica's most recent unless it
 -- knows a later one, and drops an accepted proposal it supersedes. The
 -- commit's writes run beside it, in the same transaction; they are

@@ -60,6 +60,12 @@ const (
 	// PaxosProposeSQL offers a proposal ($6, NULL for an empty one) and
 	// returns whether it was accepted.
 	PaxosProposeSQL = "SELECT cqlpg.paxos_propose($1, $2, $3, $4, $5, $6, $7)"
+	// PaxosAcceptSQL is PaxosProposeSQL for a partition's only replica,
+	// run in one transaction with the commit: a refusal raises
+	// PaxosRefused.
+	PaxosAcceptSQL = "SELECT cqlpg.paxos_accept($1, $2, $3, $4, $5, $6, $7)"
+	// PaxosRefused is the SQLSTATE of a proposal PaxosAcceptSQL refused.
+	PaxosRefused = "CQ001"
 	// PaxosCommitSQL records a commit at ballot time $4 whose writes are
 	// $5; the writes themselves run beside it.
 	PaxosCommitSQL = "SELECT cqlpg.paxos_commit($1, $2, $3, $4, $5, $6)"

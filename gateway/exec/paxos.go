@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -65,6 +66,8 @@ var (
 	stmtPaxosPrepare = sharding.NewStatement(pgschema.PaxosPrepareSQL, []uint32{pgschema.OIDUUID, pgschema.OIDBytea,
 		pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8})
 	stmtPaxosPropose = sharding.NewStatement(pgschema.PaxosProposeSQL, []uint32{pgschema.OIDUUID, pgschema.OIDBytea,
+		pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDBytea, pgschema.OIDInt8})
+	stmtPaxosAccept = sharding.NewStatement(pgschema.PaxosAcceptSQL, []uint32{pgschema.OIDUUID, pgschema.OIDBytea,
 		pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDBytea, pgschema.OIDInt8})
 	stmtPaxosCommit = sharding.NewStatement(pgschema.PaxosCommitSQL, []uint32{pgschema.OIDUUID, pgschema.OIDBytea,
 		pgschema.OIDInt8, pgschema.OIDInt8, pgschema.OIDBytea, pgschema.OIDInt8})
@@ -212,6 +215,15 @@ func (px *paxos) run(ctx context.Context, decide func(ts int64, found [][][]byte
 		var value []byte
 		if steps != nil {
 			value = appendBatchRecord(nil, &batchRecord{parts: []batchPart{{steps: steps}}})
+		}
+		if value != nil && len(px.replicas) == 1 && len(px.targets) == 1 {
+			if decided, err := px.acceptAndCommit(ctx, value, steps); decided || err != nil {
+				return err
+			}
+			if err := px.backoff(ctx); err != nil {
+				return err
+			}
+			continue
 		}
 		outcome, err := px.proposeValue(ctx, value)
 		switch {
@@ -612,6 +624,37 @@ func (px *paxos) proposeValue(ctx context.Context, value []byte) (int, error) {
 		return proposalSplit, nil
 	}
 	return proposalRefused, nil
+}
+
+// acceptAndCommit proposes value to the partition's only replica and
+// commits it there in the same transaction: one replica's acceptance is
+// a quorum's. It reports whether the replica accepted; a failure of the
+// replica leaves the outcome unknown, a CAS write timeout.
+func (px *paxos) acceptAndCommit(ctx context.Context, value []byte, steps []sharding.Step) (bool, error) {
+	args := append(px.args(px.b), value, px.expires(px.b.time))
+	all := append([]sharding.Step{{Stmt: stmtPaxosAccept, Args: args, Formats: binaryParams}},
+		px.commitSteps(px.b.time, value, steps)...)
+	call := px.send("propose", px.targets, px.write, func(i int, notify chan<- *sharding.Op) *sharding.Op {
+		return sharding.NewNotifyTx(all, notify, i)
+	})
+	defer px.leave(call)
+	cctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), px.write)
+	defer cancel()
+	op := call.next(cctx, px.write)
+	if op == nil {
+		return false, px.timeout(0, 1, nil)
+	}
+	var pgErr *pgconn.PgError
+	switch err := op.Err(); {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &pgErr) && pgErr.Code == pgschema.PaxosRefused:
+		return false, nil
+	case permanent(err):
+		return false, err
+	default:
+		return false, px.timeout(0, 1, err)
+	}
 }
 
 // isTrue reports whether row is one boolean true.
