@@ -54,6 +54,22 @@ func (t *Table) Relations() []string {
 	return out
 }
 
+// DeletionLockSQL returns the statement a partition or range deletion,
+// or a merge bringing deletions, runs first in its transaction. A write
+// creating a row finds the deletions covering it in its statement's
+// snapshot, and a deletion marks the rows in its own: run side by side,
+// neither would see the other, and the row would escape the deletion
+// for good. SHARE ROW EXCLUSIVE waits for the writes to the table in
+// progress (ROW EXCLUSIVE, which Postgres takes before a statement's
+// snapshot) and holds new ones until the deletion commits, so that each
+// sees the other; deletions of one table take their turns. LOCK runs in
+// a DO block: at top level Postgres wants an explicit transaction block,
+// which a pipeline's implicit transaction is not; the lock lasts to the
+// transaction's end all the same.
+func (t *Table) DeletionLockSQL() string {
+	return "DO " + quoteLiteral("BEGIN LOCK TABLE "+t.Ident()+" IN SHARE ROW EXCLUSIVE MODE; END")
+}
+
 // DeletionColumn names the deletions table's column holding clustering
 // column i's value (bound "" ), or a slice's "lo" or "hi" bound.
 func DeletionColumn(i int, bound string) string {

@@ -64,6 +64,8 @@ type mutation struct {
 	token int64
 	key   [][]byte
 	step  sharding.Step
+	// lock, when set, runs before the writes of the shard's part (lockFor).
+	lock *sharding.Statement
 }
 
 // defaultGCGrace is Cassandra's default gc_grace_seconds, ten days.
@@ -73,7 +75,7 @@ const defaultGCGrace = 864000
 // its replicas.
 func (m *mutations) add(p *translate.Write, stmt *sharding.Statement, args [][]byte, r *rowArgs, replicas []int, pending int) {
 	mu := mutation{table: p.Table, token: r.token, key: r.key,
-		step: sharding.Step{Stmt: stmt, Args: args, Formats: binaryParams}}
+		step: sharding.Step{Stmt: stmt, Args: args, Formats: binaryParams}, lock: lockFor(p)}
 	if m.first.table == nil {
 		m.first = mu
 		m.gcGrace = defaultGCGrace
@@ -127,7 +129,9 @@ func samePartition(a, b *mutation) bool {
 
 // parts returns each shard's writes in one order that every batch
 // shares, so that two batches writing the same rows on one shard lock
-// them in the same order; writes of one row keep the batch's order.
+// them in the same order; writes of one row keep the batch's order. The
+// table locks of deletions (lockFor) come first, in the same order, before
+// any write has locked a table less strongly.
 func (m *mutations) parts() []shardPart {
 	var parts []shardPart
 	for shard, ms := range m.byShard {
@@ -138,9 +142,14 @@ func (m *mutations) parts() []shardPart {
 			return cmp.Or(cmp.Compare(a.table.Keyspace, b.table.Keyspace), cmp.Compare(a.table.Name, b.table.Name),
 				cmp.Compare(a.token, b.token), compareKeys(a.key, b.key))
 		})
-		steps := make([]sharding.Step, len(ms))
+		steps := make([]sharding.Step, 0, len(ms))
 		for i := range ms {
-			steps[i] = ms[i].step
+			if l := ms[i].lock; l != nil && (len(steps) == 0 || steps[len(steps)-1].Stmt != l) {
+				steps = append(steps, sharding.Step{Stmt: l})
+			}
+		}
+		for i := range ms {
+			steps = append(steps, ms[i].step)
 		}
 		parts = append(parts, shardPart{shard: shard, steps: steps})
 	}

@@ -92,6 +92,8 @@ type replicaSend struct {
 	part  int
 	shard int
 	step  sharding.Step
+	// lock, when set, runs before step in its transaction (lockFor).
+	lock *sharding.Statement
 	// hintFor is the replica a hint write stands in for, -1 for a write.
 	hintFor int
 }
@@ -118,8 +120,8 @@ func (e *Execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 
 // add records a write of one partition to replicas, the last pending of
 // them pending (Placement.WriteReplicas), refusing it when too few are up
-// for the level.
-func (w *replicaWrites) add(replicas []int, pending int, step sharding.Step, gcGrace int64) error {
+// for the level. lock, when set, runs before step (lockFor).
+func (w *replicaWrites) add(replicas []int, pending int, step sharding.Step, lock *sharding.Statement, gcGrace int64) error {
 	topo := w.e.topo
 	acks := topo.RequireWrite(w.level, replicas, pending, w.e.env.Config.Datacenter)
 	if err := topo.Available(&acks, replicas); err != nil {
@@ -128,7 +130,7 @@ func (w *replicaWrites) add(replicas []int, pending int, step sharding.Step, gcG
 	part := len(w.parts)
 	w.parts = append(w.parts, partitionWrite{acks: acks, replicas: replicas, gcGrace: gcGrace})
 	for _, shard := range replicas {
-		w.sends = append(w.sends, replicaSend{part: part, shard: shard, step: step, hintFor: -1})
+		w.sends = append(w.sends, replicaSend{part: part, shard: shard, step: step, lock: lock, hintFor: -1})
 	}
 	return nil
 }
@@ -164,6 +166,9 @@ func (w *replicaWrites) send() {
 func (w *replicaWrites) submit(i int) {
 	s := &w.sends[i]
 	st := &s.step
+	if s.lock != nil {
+		st = &sharding.Step{Stmt: s.lock}
+	}
 	var op *sharding.Op
 	switch {
 	case i < len(w.ops) && w.then != nil:
@@ -178,6 +183,9 @@ func (w *replicaWrites) submit(i int) {
 		op = sharding.NewNotifyOp(st.Stmt, st.Args, st.Formats, nil, w.notify, i)
 	}
 	op.Order = w.order
+	if s.lock != nil {
+		op.After = []sharding.Step{s.step}
+	}
 	if s.hintFor < 0 {
 		// A write past its time is cancelled, and hinted as a replica
 		// that failed; a hint is left to finish.
@@ -202,7 +210,11 @@ func (w *replicaWrites) hint(i int) {
 	if holder < 0 {
 		return
 	}
-	step := hintStep(topo.Shards[s.shard].Info.HostID, []sharding.Step{s.step}, w.parts[s.part].gcGrace)
+	steps := []sharding.Step{s.step}
+	if s.lock != nil {
+		steps = []sharding.Step{{Stmt: s.lock}, s.step}
+	}
+	step := hintStep(topo.Shards[s.shard].Info.HostID, steps, w.parts[s.part].gcGrace)
 	w.sends = append(w.sends, replicaSend{part: s.part, shard: holder, step: step, hintFor: s.shard})
 	w.submit(len(w.sends) - 1)
 	w.e.env.Metrics.HintsWritten.Inc()

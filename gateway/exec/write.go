@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +98,7 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 			w.order = rowOrder(p.Table, keys[0])
 		}
 	}
-	gcGrace := tableGCGrace(p.Table)
+	gcGrace, lock := tableGCGrace(p.Table), lockFor(p)
 	for _, key := range keys {
 		row := r
 		row.key = key
@@ -128,11 +129,31 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 		}
 		// Every replica applies the same write; the reconciliation in its
 		// SQL makes the order in which replicas see writes irrelevant.
-		if err := w.add(replicas, pending, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, gcGrace); err != nil {
+		if err := w.add(replicas, pending, sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, lock, gcGrace); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
+}
+
+// deletionLocks holds the statements taking the lock of a table for its
+// partition and range deletions, by their text.
+var deletionLocks sync.Map
+
+// lockFor returns the statement a write runs first in its transaction on
+// each replica, nil for none: a partition or range deletion takes its
+// table's lock (pgschema.Table.DeletionLockSQL), so that a write creating
+// a row it covers is not running meanwhile.
+func lockFor(p *translate.Write) *sharding.Statement {
+	if p.Kind != translate.WriteDeleteRange {
+		return nil
+	}
+	sql := p.Table.DeletionLockSQL()
+	if st, ok := deletionLocks.Load(sql); ok {
+		return st.(*sharding.Statement)
+	}
+	st, _ := deletionLocks.LoadOrStore(sql, sharding.NewStatement(sql, nil))
+	return st.(*sharding.Statement)
 }
 
 // tableGCGrace returns a table's gc_grace_seconds.

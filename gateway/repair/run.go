@@ -39,6 +39,10 @@ type repairStmts struct {
 	table               *pgschema.Table
 	digest, read, merge *sharding.Statement
 	page                [pgschema.NumRepairParts]*sharding.Statement
+	// lock runs before a merge that brings deletions, as before a
+	// client's deletion (pgschema.Table.DeletionLockSQL); nil when the
+	// table has no deletions part.
+	lock *sharding.Statement
 	// key names the columns identifying a row of each part, and parts
 	// lists the parts the table has.
 	key   [pgschema.NumRepairParts][]string
@@ -83,6 +87,9 @@ func statementsFor(t *pgschema.Table) *repairStmts {
 			oids = append(oids, pgschema.OIDJSON)
 		}
 		s.page[p] = sharding.NewStatement(t.PageRepairSQL(p), oids)
+	}
+	if t.HasPart(pgschema.RepairDeletions) {
+		s.lock = sharding.NewStatement(t.DeletionLockSQL(), nil)
 	}
 	repairCache.m[t] = s
 	return s
@@ -237,6 +244,17 @@ func (r *repairRun) exec(ctx context.Context, shard int, steps ...sharding.Step)
 	}
 	r.fail(shard, err, unreachable)
 	return nil, err
+}
+
+// locked returns merges, the table's lock first when one of them brings
+// deletions.
+func (st *repairStmts) locked(merges []sharding.Step) []sharding.Step {
+	for _, m := range merges {
+		if st.lock != nil && m.Args[pgschema.RepairDeletions] != nil {
+			return append([]sharding.Step{{Stmt: st.lock}}, merges...)
+		}
+	}
+	return merges
 }
 
 // repairAttempts bounds the tries of a statement that waits for locks.

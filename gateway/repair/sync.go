@@ -301,7 +301,7 @@ func missing(st *repairStmts, have [][pgschema.NumRepairParts][]repairRow, i int
 		}
 		steps[n] = sharding.Step{Stmt: st.merge, Args: args}
 	}
-	return steps, sent
+	return st.locked(steps), sent
 }
 
 // jsonArray joins rows into a json array, or returns nil for none.
@@ -377,7 +377,7 @@ func (r *repairRun) copyPart(ctx context.Context, st *repairStmts, p pgschema.Re
 		margs := make([][]byte, pgschema.NumRepairParts)
 		margs[p] = row[0]
 		done, err := r.each(ctx, targets, func(_, shard int) error {
-			_, err := r.exec(ctx, shard, sharding.Step{Stmt: st.merge, Args: margs})
+			_, err := r.exec(ctx, shard, st.locked([]sharding.Step{{Stmt: st.merge, Args: margs}})...)
 			return err
 		})
 		if err != nil {
