@@ -66,3 +66,6 @@ func (s *Server) SetUICountLimits(timeout time.Duration, rows int64) {
 
 // RingVersion is the ring version the gateway serves.
 func (s *Server) RingVersion() int64 { return s.cluster.RingVersion() }
+
+// SpeculativeReads counts the replicas asked by speculative retry.
+func (s *Server) SpeculativeReads() int { return counterValue(s.env.Metrics.SpeculativeReads) }

@@ -521,3 +521,101 @@ func TestConsistencyLevels(t *testing.T) {
 		requireCQLError(t, tc.q.Exec(), 0x2200, tc.error)
 	}
 }
+
+// TestSpeculativeRetry pauses one of three replicas: QUORUM reads that
+// asked it ask the third replica once the table's speculative_retry has
+// passed (its default, 99p of the replica's latency, and a fixed 20ms),
+// instead of waiting for the read timeout (1 s here) and failing, as
+// they do with NONE until the gateway gives the paused shard up.
+func TestSpeculativeRetry(t *testing.T) {
+	fc := startFailureCluster(t)
+	sess := sessionOn(t, fc.gw, "")
+	tables := map[string]string{"none": "NONE", "p99": "99p", "fixed": "20ms"}
+	exec(t, sess, "CREATE KEYSPACE spec WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	const keys = 100
+	for table, retry := range tables {
+		exec(t, sess, "CREATE TABLE spec."+table+" (k int PRIMARY KEY, v int) WITH speculative_retry = '"+retry+"'")
+		for k := range keys {
+			if err := sess.Query("INSERT INTO spec."+table+" (k, v) VALUES (?, ?)", k, k).Consistency(gocql.All).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read := func(table string, k int) (time.Duration, error) {
+		start := time.Now()
+		var v int
+		err := sess.Query("SELECT v FROM spec."+table+" WHERE k = ?", k).Consistency(gocql.Quorum).Scan(&v)
+		if err == nil && v != k {
+			err = fmt.Errorf("read %d: %d", k, v)
+		}
+		return time.Since(start), err
+	}
+	p99 := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)*99/100]
+	}
+	// The replicas' latency, for 99p.
+	var before []time.Duration
+	for i := range 3 * keys {
+		d, err := read("p99", i%keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, d)
+	}
+	t.Logf("p99 of QUORUM reads with every replica up: %v", p99(before))
+	// Each table is read with the replica paused from the start: the
+	// gateway takes it for down once a cancel it sent goes unanswered,
+	// after which no read asks it.
+	for _, table := range []string{"none", "p99", "fixed"} {
+		if err := fc.clusters[1].Pause(); err != nil {
+			t.Fatal(err)
+		}
+		speculated := fc.gw.SpeculativeReads()
+		var during []time.Duration
+		timeouts := 0
+		for k := range keys {
+			d, err := read(table, k)
+			var rt *gocql.RequestErrReadTimeout
+			switch {
+			case errors.As(err, &rt) && table == "none":
+				timeouts++
+			case err != nil:
+				t.Errorf("%s: QUORUM read of %d with a replica paused: %v", table, k, err)
+			}
+			during = append(during, d)
+		}
+		n := fc.gw.SpeculativeReads() - speculated
+		t.Logf("%s: p99 of %d QUORUM reads with a replica paused %v, %d read timeouts, %d replicas asked speculatively",
+			table, len(during), p99(during), timeouts, n)
+		switch p := p99(during); {
+		case table == "none" && timeouts == 0:
+			t.Errorf("none: no read timed out with a replica paused")
+		case table != "none" && p > 500*time.Millisecond:
+			t.Errorf("%s: p99 %v with a replica paused, want well under the 1 s read timeout", table, p)
+		case table != "none" && n == 0:
+			t.Errorf("%s: no replica was asked speculatively", table)
+		}
+		if err := fc.clusters[1].Resume(); err != nil {
+			t.Fatal(err)
+		}
+		waitAllUp(t, sess, "spec."+table)
+	}
+}
+
+// waitAllUp waits until a read of table at ALL succeeds: every shard is
+// taken to be up again.
+func waitAllUp(t *testing.T, sess *gocql.Session, table string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := sess.Query("SELECT k FROM " + table + " LIMIT 1").Consistency(gocql.All).Exec()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a read at ALL still fails: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

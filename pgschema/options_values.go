@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // optionInt reads an integer option as Java's Integer.parseInt does.
@@ -327,4 +328,76 @@ func validateCompressionParams(m map[string]string) error {
 		return optionConfigf("chunk_length_in_kb must be a power of 2")
 	}
 	return nil
+}
+
+// SpeculativeRetry is a table's speculative_retry: how long a read waits
+// for a replica before it asks another too.
+type SpeculativeRetry struct {
+	// Never and Always are NONE and ALWAYS.
+	Never, Always bool
+	// Percentile (of the replicas' latency) and Fixed are the waits of
+	// 99p and 50ms; a hybrid MIN(...) or MAX(...) has both, and Max says
+	// which of them it takes.
+	Percentile float64
+	Fixed      time.Duration
+	Max        bool
+}
+
+// SpeculativeRetry returns the table's speculative_retry, Cassandra's
+// default 99p when it has none.
+func (t *Table) SpeculativeRetry() SpeculativeRetry {
+	s := strings.Trim(t.Options[OptSpeculativeRetry], "'")
+	if s == "" {
+		s = "99p"
+	}
+	r := SpeculativeRetry{}
+	parse := func(p string) {
+		switch {
+		case strings.HasSuffix(p, "ms"):
+			n, _ := strconv.Atoi(strings.TrimSuffix(p, "ms"))
+			r.Fixed = time.Duration(n) * time.Millisecond
+		case strings.HasSuffix(p, "p"):
+			r.Percentile, _ = strconv.ParseFloat(strings.TrimSuffix(p, "p"), 64)
+		}
+	}
+	switch {
+	case s == "NONE":
+		r.Never = true
+	case s == "ALWAYS":
+		r.Always = true
+	case strings.HasPrefix(s, "MIN(") || strings.HasPrefix(s, "MAX("):
+		r.Max = strings.HasPrefix(s, "MAX(")
+		a, b, _ := strings.Cut(strings.TrimSuffix(s[4:], ")"), ",")
+		parse(a)
+		parse(b)
+	default:
+		parse(s)
+	}
+	return r
+}
+
+// Wait returns how long a read waits for a replica before asking another,
+// given the replicas' latency quantiles, and false when it never does (NONE,
+// or a percentile not known yet).
+func (r SpeculativeRetry) Wait(quantile func(q float64) (time.Duration, bool)) (time.Duration, bool) {
+	switch {
+	case r.Never:
+		return 0, false
+	case r.Always:
+		return 0, true
+	}
+	var p time.Duration
+	known := false
+	if r.Percentile > 0 {
+		p, known = quantile(r.Percentile / 100)
+	}
+	switch {
+	case r.Fixed > 0 && known && r.Max:
+		return max(p, r.Fixed), true
+	case r.Fixed > 0 && known:
+		return min(p, r.Fixed), true
+	case r.Fixed > 0:
+		return r.Fixed, true
+	}
+	return p, known
 }

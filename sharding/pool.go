@@ -55,6 +55,8 @@ type Pool struct {
 	// (Stats).
 	conns int
 	stats poolStats
+	// quantile caches the latency quantile reads speculate by.
+	quantile quantileCache
 	// tx holds the connections of transactions that last several round
 	// trips (pool_tx.go).
 	tx txState

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -96,3 +97,49 @@ func (s *LatencySnapshot) Count() uint64 {
 // LatencyBound returns the upper bound of bucket i, which holds the durations
 // under it and at least the bound of bucket i-1; the last bucket has none.
 func LatencyBound(i int) time.Duration { return LatencyUnit << i }
+
+// Quantile returns the duration under which fraction q of the snapshot's
+// durations fall, as the upper bound of the bucket that reaches it, and
+// false when the snapshot holds fewer than 100 durations.
+func (s *LatencySnapshot) Quantile(q float64) (time.Duration, bool) {
+	total := s.Count()
+	if total < 100 {
+		return 0, false
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	var seen uint64
+	for i, c := range s.Counts {
+		if seen += c; seen >= want {
+			return LatencyBound(i), true
+		}
+	}
+	return LatencyBound(LatencyBuckets - 1), true
+}
+
+// quantileCache keeps a pool's latency quantile for a while: reads that
+// may speculate ask for it on every request.
+type quantileCache struct {
+	at    atomic.Int64 // UnixNano of the last computation
+	q     atomic.Uint64
+	value atomic.Int64 // nanoseconds; -1 when unknown
+}
+
+// LatencyQuantile returns the quantile q of the durations of the
+// pipelines the pool sent (LatencySnapshot.Quantile), computed at most
+// every 100 ms.
+func (p *Pool) LatencyQuantile(q float64) (time.Duration, bool) {
+	c := &p.quantile
+	now := time.Now().UnixNano()
+	if now-c.at.Load() > int64(100*time.Millisecond) || math.Float64frombits(c.q.Load()) != q {
+		s := p.stats.pipelines.Snapshot()
+		d, ok := s.Quantile(q)
+		if !ok {
+			d = -1
+		}
+		c.value.Store(int64(d))
+		c.q.Store(math.Float64bits(q))
+		c.at.Store(now)
+	}
+	d := c.value.Load()
+	return time.Duration(d), d >= 0
+}

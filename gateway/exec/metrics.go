@@ -22,6 +22,9 @@ type Metrics struct {
 	// transactions lost to another round, and PaxosReplays the proposals
 	// of unfinished rounds that later rounds completed.
 	PaxosContentions, PaxosReplays prometheus.Counter
+	// SpeculativeReads counts replicas asked because one asked before had
+	// not answered within the table's speculative_retry.
+	SpeculativeReads prometheus.Counter
 }
 
 func NewMetrics(r *prometheus.Registry) *Metrics {
@@ -39,6 +42,9 @@ func NewMetrics(r *prometheus.Registry) *Metrics {
 		hintsPending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cqlpg_hints_pending",
 			Help: "Hints waiting on the shards for a replica, by target shard, as the hint replayer last counted them."},
 			[]string{"shard"}),
+		SpeculativeReads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_speculative_reads_total",
+			Help: "Replicas asked because one asked before had not answered within the table's speculative_retry."}),
 		ReadRepairs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cqlpg_read_repairs_total", Help: "Reads whose replicas disagreed and were repaired before the answer."}),
 		PaxosContentions: prometheus.NewCounter(prometheus.CounterOpts{
@@ -47,7 +53,7 @@ func NewMetrics(r *prometheus.Registry) *Metrics {
 			Name: "cqlpg_paxos_replays_total", Help: "Accepted proposals of unfinished Paxos rounds that a later round committed."}),
 	}
 	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs,
-		m.PaxosContentions, m.PaxosReplays)
+		m.PaxosContentions, m.PaxosReplays, m.SpeculativeReads)
 	// Known label values start at zero, so that their rates exist before
 	// the first event.
 	for _, result := range []string{"applied", "dropped"} {

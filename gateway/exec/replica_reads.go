@@ -216,6 +216,14 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	for i := range p.ask {
 		submit(i)
 	}
+	// Speculative retry: a replica that has not answered within the
+	// table's speculative_retry (99p of the replica's latency by default)
+	// gets company: the next replica up is asked too, and sends the data
+	// if the one asked for it is the one waited for.
+	var speculate <-chan struct{}
+	if len(p.order) > p.ask {
+		speculate = e.speculation(fix, p.order[dataOp])
+	}
 	pending, received, dataPresent := p.ask, 0, false
 	// An op still running when the read gives up may touch args, and the
 	// scratch's ops and sinks, later: the execution is not reused.
@@ -245,6 +253,16 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 				submit(next)
 				pending++
 			}
+		case <-speculate:
+			speculate = nil
+			if next := submitted; next < len(p.order) {
+				if !ok[dataOp] {
+					dataOp = next
+				}
+				submit(next)
+				pending++
+				e.env.Metrics.SpeculativeReads.Inc()
+			}
 		case <-expire:
 			return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 		case <-ctx.Done():
@@ -254,7 +272,21 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	if received < p.ask {
 		return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 	}
-	agree := ok[dataOp]
+	if !ok[dataOp] {
+		// The replica asked for the data has not answered, the others
+		// have: read the data from one of them.
+		for i := range submitted {
+			if ok[i] {
+				dataOp = i
+				break
+			}
+		}
+		data = fresh()
+		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
+			return err
+		}
+	}
+	agree := true
 	for i := range submitted {
 		if s := &sinks[i]; ok[i] {
 			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
@@ -295,6 +327,22 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 	}
 	return deliver(data, sink)
+}
+
+// speculation returns the channel closed when a read of what fix covers,
+// whose data replica is shard, asks one more replica (readReplicas), nil
+// for never. Range scans do not speculate, as in Cassandra: a scan of a
+// large range is slow on every replica alike, and asking one more would
+// double its load for nothing.
+func (e *Execution) speculation(fix readRepair, shard int) <-chan struct{} {
+	if fix.scan {
+		return nil
+	}
+	wait, ok := fix.table.SpeculativeRetry().Wait(e.topo.Shards[shard].Pool.LatencyQuantile)
+	if !ok {
+		return nil
+	}
+	return deadlines.after(time.Now(), wait)
 }
 
 // repairTimeout is the timeout of a read whose replicas answered but whose
