@@ -42,6 +42,7 @@ func (c *conn) errorMessage(err error) message.Error {
 		authFailure *auth.Error
 		pgErr       *pgconn.PgError
 		overloaded  *overloadedError
+		replicaFull *exec.OverloadedError
 		unloadable  *pgschema.Unloadable
 	)
 	switch {
@@ -86,6 +87,8 @@ func (c *conn) errorMessage(err error) message.Error {
 		return c.postgresError(pgErr)
 	case errors.As(err, &overloaded):
 		return &message.Overloaded{ErrorMessage: overloaded.msg}
+	case errors.As(err, &replicaFull):
+		return &message.Overloaded{ErrorMessage: replicaFull.Error()}
 	}
 	c.log.Error("request failed", "err", err)
 	return &message.ServerError{ErrorMessage: "internal error; see the gateway's log"}

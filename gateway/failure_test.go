@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/repair"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
@@ -617,5 +619,69 @@ func waitAllUp(t *testing.T, sess *gocql.Session, table string) {
 			t.Fatalf("a read at ALL still fails: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestOverloadedReplicaQueue holds the writes of one of three shards
+// behind a lock, with one connection to each shard, and sends more writes
+// at ONE than that shard's pool queues (sharding.MaxQueued): those its
+// pool refuses are answered Overloaded, with the replica's text, never
+// WriteTimeout, and the gateway's own request limits, set high, refuse
+// none.
+func TestOverloadedReplicaQueue(t *testing.T) {
+	fc := startFailureClusterWith(t, func(cfg *gateway.Config) {
+		cfg.ShardConns, cfg.MaxRequestsPerConn = 1, 1<<15
+	})
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE queuefull WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE queuefull.t (k int PRIMARY KEY, v int)")
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, fc.clusters[1].URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE queuefull.t IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	// A third of the keys are the locked shard's: more than its queue.
+	const writes = 4 * sharding.MaxQueued
+	var (
+		wg                             sync.WaitGroup
+		mu                             sync.Mutex
+		replicaFull, limits, timeouts int
+	)
+	for k := range writes {
+		wg.Go(func() {
+			err := sess.Query("INSERT INTO queuefull.t (k, v) VALUES (?, ?)", k, k).Consistency(gocql.One).Exec()
+			var re gocql.RequestError
+			var wt *gocql.RequestErrWriteTimeout
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+			case errors.As(err, &wt):
+				timeouts++
+			case errors.As(err, &re) && re.Code() == gocql.ErrCodeOverloaded && strings.Contains(re.Message(), "queued for a replica"):
+				replicaFull++
+			case errors.As(err, &re) && re.Code() == gocql.ErrCodeOverloaded:
+				limits++
+			default:
+				t.Errorf("write %d: %v", k, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d writes: %d answered Overloaded for the replica's full queue, %d WriteTimeout, %d Overloaded by the gateway's limits",
+		writes, replicaFull, timeouts, limits)
+	if replicaFull == 0 || limits > 0 {
+		t.Errorf("want writes refused by the replica's queue and none by the gateway's limits")
 	}
 }

@@ -16,6 +16,11 @@ import (
 // binaryResults asks Postgres for every result column in binary format.
 var binaryResults = []int16{1}
 
+// MaxQueued is how many ops a pool holds for its connections; past it,
+// Submit refuses ops with ErrQueueFull rather than letting requests wait
+// behind a shard that is too far behind.
+const MaxQueued = 1024
+
 // maxPipeline bounds how many queued ops one connection sends at once;
 // larger batches gain little and delay the first answer.
 const maxPipeline = 16
@@ -105,7 +110,7 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	pc.BuildContextWatcherHandler = func(conn *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: cancelDeadlineDelay}
 	}
-	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, 1024), stop: make(chan struct{}),
+	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, MaxQueued), stop: make(chan struct{}),
 		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns,
 		tx: newTxState(cfg.Conns)}
 	for range cfg.Conns {
@@ -115,7 +120,7 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 }
 
 // Submit queues op for one of the pool's connections. It fails the op at
-// once when the shard is down or its queue is full.
+// once when the shard is down or its queue is full (ErrQueueFull).
 func (p *Pool) Submit(op *Op) {
 	if p.run != nil {
 		if err := p.run(op); err != ErrDeferred {
@@ -132,7 +137,7 @@ func (p *Pool) Submit(op *Op) {
 	case <-p.stop:
 		p.finish(op, errPoolClosed)
 	default:
-		p.finish(op, &ShardError{Shard: p.name, Err: errQueueFull, Unsent: true})
+		p.finish(op, &ShardError{Shard: p.name, Err: ErrQueueFull, Unsent: true})
 	}
 }
 
@@ -147,7 +152,9 @@ func (p *Pool) finish(op *Op, err error) {
 
 var (
 	errPoolClosed = errors.New("shard pool is closed")
-	errQueueFull  = errors.New("too many statements queued for the shard")
+	// ErrQueueFull is the error, in a ShardError, of ops refused because
+	// the pool's queue was full: the shard is not down, it is behind.
+	ErrQueueFull = errors.New("too many statements queued for the shard")
 	// ErrShardDown is the error of ops submitted while the shard is down.
 	ErrShardDown = errors.New("shard is down")
 )

@@ -93,3 +93,41 @@ func TestPoolTimeoutCancels(t *testing.T) {
 		t.Errorf("%d connections open, want the one kept", st.Open)
 	}
 }
+
+// TestPoolQueueFull fills the queue of a pool whose one connection is
+// busy: the op past MaxQueued is refused at once, as a shard error that
+// never left the gateway, wrapping ErrQueueFull; the ops queued before it
+// run once the connection is free.
+func TestPoolQueueFull(t *testing.T) {
+	ctx, pool := onePool(t)
+	sleep := sharding.NewOp(sharding.NewStatement("SELECT pg_sleep(2)", nil), nil, nil, nil)
+	pool.Submit(sleep)
+	// The worker has taken the sleep from the queue once it is busy.
+	for pool.Stats().Busy == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	quick := sharding.NewStatement("SELECT 1", nil)
+	queued := make([]*sharding.Op, sharding.MaxQueued)
+	for i := range queued {
+		queued[i] = sharding.NewOp(quick, nil, nil, nil)
+		pool.Submit(queued[i])
+	}
+	refused := sharding.NewOp(quick, nil, nil, nil)
+	pool.Submit(refused)
+	err := refused.Wait(ctx)
+	var se *sharding.ShardError
+	if !errors.Is(err, sharding.ErrQueueFull) || !errors.As(err, &se) || !se.Unsent {
+		t.Fatalf("the op past a full queue: %v, want an unsent shard error wrapping ErrQueueFull", err)
+	}
+	if err := sleep.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range queued {
+		if err := op.Wait(ctx); err != nil {
+			t.Fatalf("queued op %d: %v", i, err)
+		}
+	}
+	if !pool.Alive() {
+		t.Error("a full queue marked the shard down")
+	}
+}

@@ -379,7 +379,7 @@ func (w *worker) again(i int) {
 	select {
 	case w.pool.queue <- op:
 	default:
-		w.pool.finish(op, &ShardError{Shard: w.pool.name, Err: errQueueFull, Unsent: true})
+		w.pool.finish(op, &ShardError{Shard: w.pool.name, Err: ErrQueueFull, Unsent: true})
 	}
 }
 

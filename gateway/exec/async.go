@@ -208,7 +208,10 @@ func (e *Execution) readDone(op *sharding.Op) {
 	}
 	a.answered, a.finished = true, true
 	a.mu.Unlock()
-	if shardFailed(err) {
+	switch {
+	case queueFull(err):
+		err = errReplicaOverloaded
+	case shardFailed(err):
 		err = &ReadTimeoutError{Consistency: sharding.Consistency(e.params.Consistency), BlockFor: 1}
 	}
 	if err == nil {

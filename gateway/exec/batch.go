@@ -253,6 +253,9 @@ func (v *Env) applyBatch(ctx context.Context, kind translate.BatchKind, items []
 			}
 		}
 		if !acks[i].Met() {
+			if slices.ContainsFunc(errs, queueFull) {
+				return errReplicaOverloaded
+			}
 			return &WriteTimeoutError{WriteType: writeType, Consistency: level, Received: acks[i].Got(), BlockFor: acks[i].Need(),
 				err: sharding.FirstError(errs)}
 		}

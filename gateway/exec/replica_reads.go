@@ -224,7 +224,7 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 	if len(p.order) > p.ask {
 		speculate = e.speculation(fix, p.order[dataOp])
 	}
-	pending, received, dataPresent := p.ask, 0, false
+	pending, received, dataPresent, overloaded := p.ask, 0, false, false
 	// An op still running when the read gives up may touch args, and the
 	// scratch's ops and sinks, later: the execution is not reused.
 	defer func() {
@@ -246,6 +246,7 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 			case permanent(err):
 				return err
 			}
+			overloaded = overloaded || queueFull(err)
 			if next := submitted; next < len(p.order) {
 				if op.Tag == dataOp {
 					dataOp = next
@@ -270,6 +271,11 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 	}
 	if received < p.ask {
+		if overloaded {
+			// Every replica left was asked; one of them refused for
+			// its full queue.
+			return errReplicaOverloaded
+		}
 		return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 	}
 	if !ok[dataOp] {
@@ -377,7 +383,12 @@ func (e *Execution) readOne(ctx context.Context, expire <-chan struct{}, stmt *s
 			break
 		}
 	}
-	if timedOut || shardFailed(err) {
+	switch {
+	case timedOut:
+		return &ReadTimeoutError{Consistency: level, Received: 0, BlockFor: 1}
+	case queueFull(err):
+		return errReplicaOverloaded
+	case shardFailed(err):
 		return &ReadTimeoutError{Consistency: level, Received: 0, BlockFor: 1}
 	}
 	return err

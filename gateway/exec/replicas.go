@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,6 +48,9 @@ type replicaWrites struct {
 	// order, when set, lets the writes share their pipelines'
 	// transactions (sharding.Op.Order).
 	order uint64
+	// overloaded is set once a replica's pool refused a write for its
+	// full queue (sharding.ErrQueueFull).
+	overloaded bool
 }
 
 // laterOp is an op to submit once a lock is released.
@@ -288,6 +292,8 @@ func (w *replicaWrites) receive(op *sharding.Op) error {
 	case s.hintFor >= 0:
 		w.e.env.Log.Warn("cannot store a hint", "shard", w.e.topo.Shards[s.shard].Info.Name, "err", err)
 		return nil
+	case queueFull(err):
+		w.overloaded = true
 	case w.counter && !sharding.Unsent(err):
 		// The update may have applied: replaying it could count twice.
 		return nil
@@ -307,10 +313,14 @@ func (w *replicaWrites) drain() {
 }
 
 // timeout returns the write timeout of the first partition short of its
-// acknowledgements.
+// acknowledgements, or Overloaded when a replica's pool refused the write
+// for its full queue.
 func (w *replicaWrites) timeout(writeType primitive.WriteType) error {
 	for i := range w.parts {
 		if a := &w.parts[i].acks; !a.Met() {
+			if w.overloaded {
+				return errReplicaOverloaded
+			}
 			return &WriteTimeoutError{WriteType: writeType, Consistency: w.level, Received: a.Got(), BlockFor: a.Need()}
 		}
 	}
@@ -349,6 +359,23 @@ type ReadTimeoutError struct {
 func (e *ReadTimeoutError) Error() string {
 	return fmt.Sprintf("Operation timed out - received only %d responses.", e.Received)
 }
+
+// OverloadedError reports a request refused because the queue of
+// statements of a replica it needed was full (CQL Overloaded): the
+// gateway is further behind that shard than it lets requests wait for,
+// and the client had better try another coordinator or slow down.
+type OverloadedError struct{ msg string }
+
+func (e *OverloadedError) Error() string { return e.msg }
+
+// errReplicaOverloaded is the one OverloadedError: Cassandra's text for a
+// coordinator past its limits, and what the replica's queue is.
+var errReplicaOverloaded = &OverloadedError{"Server is in overloaded state. Cannot accept more requests at this point " +
+	"(too many statements queued for a replica)"}
+
+// queueFull reports whether err is a pool's refusal of an op for its full
+// queue.
+func queueFull(err error) bool { return err != nil && errors.Is(err, sharding.ErrQueueFull) }
 
 // checkWriteConsistency refuses levels Cassandra does not take for a
 // write that has no conditions.
