@@ -82,8 +82,12 @@ type Op struct {
 	// failed: it then runs in a transaction of its own.
 	alone bool
 	// replans counts the times the op met a statement prepared before a
-	// schema change (stalePlan) and was run again.
+	// schema change (stalePlan) and was run again, and cancels those it
+	// was cancelled in place of another (strayCancel).
 	replans int
+	cancels int
+	// passed counts the rows the op handed to Rows.
+	passed int
 }
 
 // Completer is told of ops that have run (NewThenOp). OpDone runs in the

@@ -94,6 +94,53 @@ func TestPoolTimeoutCancels(t *testing.T) {
 	}
 }
 
+// TestPoolCancelSparesNextOp runs ops whose statement ends just as their
+// deadline passes, each followed on the connection by an op with time to
+// spare, in the same pipeline or the next one. The cancel sent at the
+// deadline takes a connection and a process of its own on the shard, and
+// often arrives once the statement it was sent for has ended: Postgres
+// then cancels the next statement instead. The next op must succeed all
+// the same.
+func TestPoolCancelSparesNextOp(t *testing.T) {
+	_, pool := onePool(t)
+	sleep := sharding.NewStatement("SELECT pg_sleep($1::float8)", nil)
+	const trials = 60
+	cancelled, hit := 0, 0
+	for i := range trials {
+		notify := make(chan *sharding.Op, 2)
+		began := time.Now()
+		first := sharding.NewNotifyOp(sleep, [][]byte{[]byte("0.05")}, nil, nil, notify, 0)
+		first.Deadline = began.Add(50*time.Millisecond - time.Duration(i%6)*500*time.Microsecond)
+		next := sharding.NewNotifyOp(sleep, [][]byte{[]byte("0.02")}, nil, nil, notify, 1)
+		next.Deadline = began.Add(10 * time.Second)
+		pool.Submit(first)
+		if i%2 == 1 {
+			<-notify // the next op in the pipeline after the first one's
+		}
+		pool.Submit(next)
+		for range 2 - i%2 {
+			<-notify
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(first.Err(), &pgErr) && pgErr.Code == "57014" {
+			cancelled++
+		}
+		if err := next.Err(); errors.As(err, &pgErr) && pgErr.Code == "57014" {
+			hit++
+		} else if err != nil {
+			t.Fatalf("trial %d: the next op: %v", i, err)
+		}
+	}
+	t.Logf("%d of %d first ops were cancelled at their deadline; the others had ended when their cancel arrived",
+		cancelled, trials)
+	if hit > 0 {
+		t.Errorf("%d of %d ops were cancelled by a cancel meant for the op before them", hit, trials)
+	}
+	if st := pool.Stats(); st.Cancelled == 0 {
+		t.Error("no cancel was sent")
+	}
+}
+
 // TestPoolQueueFull fills the queue of a pool whose one connection is
 // busy: the op past MaxQueued is refused at once, as a shard error that
 // never left the gateway, wrapping ErrQueueFull; the ops queued before it

@@ -211,7 +211,7 @@ func (tx *Tx) run(ctx context.Context, steps []Step, sinks []RowSink) error {
 		if sinks == nil {
 			sinks = []RowSink{} // each statement's rows to none
 		}
-		_, err, fatal = collectEach(pl, nil, sinks)
+		_, err, fatal = collectEach(pl, nil, sinks, nil)
 	}
 	if fatal {
 		pl.Close()

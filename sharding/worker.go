@@ -252,7 +252,7 @@ func (w *worker) run() {
 			}
 		}
 		w.cancel.arm(w.conn, first)
-		if err := w.collectShared(pl); err != nil {
+		if err := w.collectShared(ctx, pl); err != nil {
 			w.broken(pl, err)
 			return
 		}
@@ -267,6 +267,10 @@ func (w *worker) run() {
 		if err != nil {
 			w.unprepare(i, parsed, i+1)
 			if w.replan(i, err) {
+				continue
+			}
+			if strayCancel(ctx, w.batch[i], err) {
+				w.again(i)
 				continue
 			}
 		}
@@ -325,10 +329,10 @@ func (w *worker) unprepare(from, parsed, to int) {
 // rows are in; a write once the transaction has committed. When an op
 // fails, Postgres rolls the transaction back and skips the rest: the
 // failed op gets its error (unless it is a deadlock or serialization
-// failure, which it runs again), the writes before it and every op after
-// it run again alone. It returns an error only when the connection is
-// unusable.
-func (w *worker) collectShared(pl *pgconn.Pipeline) error {
+// failure, or a cancel it was not the target of, which it runs again),
+// the writes before it and every op after it run again alone. It
+// returns an error only when the connection is unusable.
+func (w *worker) collectShared(ctx context.Context, pl *pgconn.Pipeline) error {
 	failed := -1
 	for i := range w.shared {
 		op := w.batch[i]
@@ -344,6 +348,8 @@ func (w *worker) collectShared(pl *pgconn.Pipeline) error {
 			// is run again; a read may have passed rows on already.
 			switch {
 			case op.Rows == nil && (pgErr.Code == "40P01" || pgErr.Code == "40001"):
+				w.again(i)
+			case strayCancel(ctx, op, err):
 				w.again(i)
 			case w.replan(i, err):
 			default:
@@ -370,6 +376,32 @@ func (w *worker) collectShared(pl *pgconn.Pipeline) error {
 	}
 	return nil
 }
+
+// strayCancel reports whether op, failed with err, was cancelled by a
+// cancel request meant for a statement before it, and runs again. Postgres
+// cancels whatever statement its backend runs when the request arrives,
+// which comes on a connection of its own, from the canceller's timer: the
+// statement it was sent for may have ended by then, and the next one of
+// the pipeline (or of the next pipeline) been cancelled in its place. An
+// op still short of its deadline, whose pipeline is within the pool's
+// timeout (which cancels too), was not the target; it runs again unless it
+// passed rows on already, a few times at most. Its statement was rolled
+// back with its transaction: running it again applies it once.
+func strayCancel(ctx context.Context, op *Op, err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" || ctx.Err() != nil || op.passed > 0 || op.cancels >= maxStrayCancels {
+		return false
+	}
+	if !op.Deadline.IsZero() && !time.Now().Add(cancelSlack).Before(op.Deadline) {
+		return false
+	}
+	op.cancels++
+	return true
+}
+
+// maxStrayCancels bounds the times an op runs again after a cancel meant
+// for another.
+const maxStrayCancels = 3
 
 // again queues op i of the batch to run again, alone.
 func (w *worker) again(i int) {
@@ -408,6 +440,7 @@ func collectResult(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bo
 			for r.NextRow() {
 				if op.Rows != nil && err == nil {
 					err = op.Rows.Row(r.Values())
+					op.passed++
 				}
 			}
 			if _, cerr := r.Close(); cerr != nil {
@@ -434,18 +467,19 @@ func connLost(err error) bool {
 // collect reads one op's results up to its sync point; with op nil, it
 // reads up to the next sync point. It returns how many of the op's
 // prepares succeeded, the op's error, and whether the connection is
-// unusable.
+// unusable; op.passed counts the rows it handed on.
 func collect(pl *pgconn.Pipeline, op *Op) (parsed int, err error, fatal bool) {
 	if op == nil {
-		return collectEach(pl, nil, nil)
+		return collectEach(pl, nil, nil, nil)
 	}
-	return collectEach(pl, op.Rows, op.Sinks)
+	return collectEach(pl, op.Rows, op.Sinks, &op.passed)
 }
 
 // collectEach reads results up to the next sync point, handing the rows
 // of every statement to rows or, with each set, those of the ith
-// statement to each[i], and returns as collect does.
-func collectEach(pl *pgconn.Pipeline, rows RowSink, each []RowSink) (parsed int, err error, fatal bool) {
+// statement to each[i], counting them in passed when set, and returns as
+// collect does.
+func collectEach(pl *pgconn.Pipeline, rows RowSink, each []RowSink, passed *int) (parsed int, err error, fatal bool) {
 	for i := 0; ; {
 		res, rerr := pl.GetResults()
 		if rerr != nil {
@@ -469,6 +503,9 @@ func collectEach(pl *pgconn.Pipeline, rows RowSink, each []RowSink) (parsed int,
 			for r.NextRow() {
 				if sink != nil && err == nil {
 					err = sink.Row(r.Values())
+					if passed != nil {
+						*passed++
+					}
 				}
 			}
 			if _, cerr := r.Close(); cerr != nil && err == nil {
