@@ -651,8 +651,8 @@ func TestOverloadedReplicaQueue(t *testing.T) {
 	// A third of the keys are the locked shard's: more than its queue.
 	const writes = 4 * sharding.MaxQueued
 	var (
-		wg                             sync.WaitGroup
-		mu                             sync.Mutex
+		wg                            sync.WaitGroup
+		mu                            sync.Mutex
 		replicaFull, limits, timeouts int
 	)
 	for k := range writes {
@@ -683,5 +683,83 @@ func TestOverloadedReplicaQueue(t *testing.T) {
 		writes, replicaFull, timeouts, limits)
 	if replicaFull == 0 || limits > 0 {
 		t.Errorf("want writes refused by the replica's queue and none by the gateway's limits")
+	}
+}
+
+// TestSharedTransactionLosesNoWrite sends a point read and a write of one
+// row while its shard's one connection is held, so that one pipeline
+// shares a transaction between them, and has the shard refuse the write
+// at commit (a deferred constraint trigger on the table, for the value
+// 666). The read must not answer the value its transaction never
+// committed, and the write must not be acknowledged: it runs again
+// alone, and its error reaches the client.
+func TestSharedTransactionLosesNoWrite(t *testing.T) {
+	fc := startFailureClusterWith(t, func(cfg *gateway.Config) { cfg.ShardConns = 1 })
+	sess := sessionOn(t, fc.gw, "")
+	exec(t, sess, "CREATE KEYSPACE sharedtx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE sharedtx.t (k int PRIMARY KEY, v int)")
+	ctx := context.Background()
+	var holds []pgx.Tx
+	for _, c := range fc.clusters {
+		conn, err := pgx.Connect(ctx, c.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, `CREATE FUNCTION public.refuse_666() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF NEW.v = 666 THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER refuse_666 AFTER INSERT OR UPDATE ON sharedtx.t DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION public.refuse_666()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE sharedtx.t IN ACCESS EXCLUSIVE MODE"); err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, tx)
+	}
+	// The first write holds the connection while the read and the second
+	// write queue behind it; once the lock goes, one pipeline takes them.
+	results := make(chan error, 3)
+	go func() { results <- sess.Query("INSERT INTO sharedtx.t (k, v) VALUES (1, 1)").Exec() }()
+	time.Sleep(100 * time.Millisecond)
+	var read atomic.Int64
+	go func() {
+		var v int
+		err := sess.Query("SELECT v FROM sharedtx.t WHERE k = 1").Consistency(gocql.One).Scan(&v)
+		read.Store(int64(v))
+		if errors.Is(err, gocql.ErrNotFound) {
+			err = nil
+		}
+		results <- err
+	}()
+	lost := make(chan error, 1)
+	go func() {
+		lost <- sess.Query("INSERT INTO sharedtx.t (k, v) VALUES (1, 666)").Consistency(gocql.One).Exec()
+	}()
+	time.Sleep(200 * time.Millisecond)
+	for _, tx := range holds {
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := read.Load(); v == 666 {
+		t.Error("the read answered a value its transaction did not commit")
+	}
+	if err := <-lost; err == nil {
+		t.Error("the write refused at commit was acknowledged")
+	}
+	var v int
+	if err := sess.Query("SELECT v FROM sharedtx.t WHERE k = 1").Consistency(gocql.One).Scan(&v); err != nil || v != 1 {
+		t.Errorf("the row after the writes: %d %v, want 1", v, err)
 	}
 }

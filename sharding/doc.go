@@ -24,7 +24,9 @@
 //     Placement.Replicas answers per-request look-ups without allocating.
 //   - Shard pools (Pool): ops run on a shard's connections, each
 //     connection sending every op queued while it was busy as one
-//     pipeline; ops with an Order share one transaction per pipeline. A
+//     pipeline; ops with an Order share one transaction per pipeline, its
+//     reads first, so that none passes on a write its transaction may
+//     still lose, and its writes acknowledged once it commits. A
 //     statement is prepared once per connection under a name digesting
 //     its text and parameter types; one Postgres refuses as prepared
 //     before a schema change reshaped its result runs again on a fresh

@@ -62,11 +62,13 @@ type Op struct {
 	Deadline time.Time
 	// Order, when not zero, lets an op of one statement share one
 	// transaction with the other such ops of its pipeline: one commit
-	// and one answer from Postgres for them all. They run sorted by
-	// Order, so that writes given an order by the rows they change take
-	// their row locks in the same order on every connection. A shared
-	// write is finished once the transaction commits; should another op
-	// of it fail, the writes it rolled back and the ops it skipped run
+	// and one answer from Postgres for them all. Reads (ops with Rows)
+	// run first, then writes sorted by Order, so that writes given an
+	// order by the rows they change take their row locks in the same
+	// order on every connection. A shared read is finished once its rows
+	// are in, and has seen no write of its transaction; a shared write
+	// once the transaction commits. Should another op of it, or the
+	// commit, fail, the writes it rolled back and the ops it skipped run
 	// again on their own.
 	Order uint64
 

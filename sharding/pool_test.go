@@ -203,6 +203,62 @@ func TestPoolSharedTransactions(t *testing.T) {
 	}
 }
 
+// TestPoolSharedReadsSeeNoSharedWrite shares one pipeline's transaction
+// between a write, a read of the row it writes, queued after it and
+// ordered after it too, and a second write; the transaction then fails at
+// its commit (the first write breaks a deferred unique constraint). The
+// read must not pass on the first write, which is never applied: reads of
+// a shared transaction run before its writes, and see only what others
+// committed. The writes must not be acknowledged by the failed commit:
+// they run again alone, the first failing for its own reason and the
+// second applying.
+func TestPoolSharedReadsSeeNoSharedWrite(t *testing.T) {
+	ctx, pool := onePool(t)
+	stmt := func(sql string) *sharding.Statement { return sharding.NewStatement(sql, nil) }
+	setup := sharding.NewTx([]sharding.Step{
+		{Stmt: stmt("CREATE TABLE t (k int PRIMARY KEY, v text CONSTRAINT one_v UNIQUE DEFERRABLE INITIALLY DEFERRED)")},
+		{Stmt: stmt("INSERT INTO t VALUES (0, 'taken')")}}, nil)
+	pool.Submit(setup)
+	if err := setup.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	op := func(sql, arg string, rows sharding.RowSink, order uint64) *sharding.Op {
+		o := sharding.NewOp(stmt(sql), [][]byte{[]byte(arg)}, nil, rows)
+		o.Order = order
+		return o
+	}
+	var read rows
+	lost := op("INSERT INTO t VALUES (1, $1::text)", "taken", nil, 5)
+	reader := op("SELECT v FROM t WHERE k = 1 AND $1::int > 0", "1", &read, 6)
+	kept := op("INSERT INTO t VALUES (2, $1::text)", "free", nil, 7)
+	// The connection is busy while the ops queue, so that one pipeline
+	// takes them all.
+	sleep := sharding.NewOp(stmt("SELECT pg_sleep(0.2)"), nil, nil, nil)
+	pool.Submit(sleep)
+	for pool.Stats().Busy == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	for _, o := range []*sharding.Op{lost, reader, kept} {
+		pool.Submit(o)
+	}
+	var pgErr *pgconn.PgError
+	if err := lost.Wait(ctx); !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		t.Errorf("the write breaking the constraint: %v, want SQLSTATE 23505", err)
+	}
+	if err := reader.Wait(ctx); err != nil || len(read) != 0 {
+		t.Errorf("the read of the row that write names passed on %v (%v), want nothing", read, err)
+	}
+	if err := kept.Wait(ctx); err != nil {
+		t.Errorf("the other write: %v", err)
+	}
+	var all rows
+	final := op("SELECT string_agg(k || '=' || v, ',' ORDER BY k) FROM t WHERE $1::int > 0", "1", &all, 0)
+	pool.Submit(final)
+	if err := final.Wait(ctx); err != nil || len(all) != 1 || all[0][0] != "0=taken,2=free" {
+		t.Errorf("rows after the ops: %v %v, want 0=taken,2=free", all, err)
+	}
+}
+
 // TestPoolLiveness kills a shard's server: the pool marks it down at the
 // first failure, fails ops at once while it is down, tells its listener,
 // and marks it up again once the server is back.

@@ -165,8 +165,10 @@ func (w *worker) done(i int, err error) {
 }
 
 // share moves the ops that may share a transaction to the front of the
-// batch, in their order, and counts them; one alone shares nothing. The
-// others keep the order they were queued in.
+// batch, reads (ops with Rows) first, then in their order, and counts
+// them; one alone shares nothing. The others keep the order they were
+// queued in. A read answered before the commit thus sees none of the
+// transaction's writes, which its failure could still undo.
 func (w *worker) share() {
 	n := 0
 	for _, op := range w.batch {
@@ -180,6 +182,11 @@ func (w *worker) share() {
 	}
 	slices.SortStableFunc(w.batch, func(a, b *Op) int {
 		switch as, bs := a.shares(), b.shares(); {
+		case as && bs && (a.Rows == nil) != (b.Rows == nil):
+			if a.Rows != nil {
+				return -1
+			}
+			return 1
 		case as && bs:
 			return cmp.Compare(a.Order, b.Order)
 		case as:
@@ -361,9 +368,13 @@ func (w *worker) collectShared(ctx context.Context, pl *pgconn.Pipeline) error {
 			w.done(i, err)
 		}
 	}
-	// The sync point: the transaction has committed, or was rolled back.
+	// The sync point: the transaction has committed, or was rolled back,
+	// which the commit itself may do (a deferred constraint): the writes
+	// then run again alone, as after an op's failure.
 	if _, err, fatal := collect(pl, nil); fatal {
 		return err
+	} else if err != nil && failed < 0 {
+		failed = w.shared
 	}
 	for i := range w.shared {
 		switch {
