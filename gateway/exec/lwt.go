@@ -130,15 +130,22 @@ type casWrite struct {
 }
 
 // casSteps returns the statements of a transaction's writes, their
-// values bound.
+// values bound, after the table lock a partition or range deletion among
+// them takes (lockFor): the writes are of one table.
 func casSteps(writes []casWrite) ([]sharding.Step, error) {
-	steps := make([]sharding.Step, len(writes))
-	for i, wr := range writes {
+	steps := make([]sharding.Step, 0, len(writes)+1)
+	for _, wr := range writes {
+		if lock := lockFor(wr.w); lock != nil {
+			steps = append(steps, sharding.Step{Stmt: lock})
+			break
+		}
+	}
+	for _, wr := range writes {
 		var args argBuffer
 		if err := args.build(wr.e, wr.w.Params, wr.r); err != nil {
 			return nil, err
 		}
-		steps[i] = sharding.Step{Stmt: wr.stmt, Args: args.args, Formats: binaryParams}
+		steps = append(steps, sharding.Step{Stmt: wr.stmt, Args: args.args, Formats: binaryParams})
 	}
 	return steps, nil
 }
