@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
@@ -469,7 +470,8 @@ func TestSweeperPurgesBallots(t *testing.T) {
 	sess := session(t, "")
 	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS px WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE IF NOT EXISTS px.t (k int PRIMARY KEY, v int) WITH gc_grace_seconds = 86400")
-	if ok, err := sess.Query("INSERT INTO px.t (k, v) VALUES (1, 1) IF NOT EXISTS").ScanCAS(); err != nil || !ok {
+	// At ALL, the commit is on every replica when the insert is answered.
+	if ok, err := sess.Query("INSERT INTO px.t (k, v) VALUES (1, 1) IF NOT EXISTS").Consistency(gocql.All).ScanCAS(); err != nil || !ok {
 		t.Fatalf("conditional insert: applied %v, %v", ok, err)
 	}
 	var lifetime time.Duration
