@@ -38,4 +38,8 @@ type Hooks struct {
 	// the shard unsent, as a network partition or a gateway dying
 	// halfway does: the round waits for the answer until its deadline.
 	PaxosDrop atomic.Pointer[func(phase string, shard int) bool]
+	// ClockSkew, in nanoseconds, is added to the request's arrival time
+	// when the gateway gives a write its timestamp (serverTimestamp), as
+	// if the gateway's clock ran that far ahead, or behind when negative.
+	ClockSkew atomic.Int64
 }

@@ -194,7 +194,7 @@ func (e *Execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 	if e.params.HasTimestamp {
 		return e.params.Timestamp, nil
 	}
-	return serverTimestamp(e.Now), nil
+	return serverTimestamp(e.Now.Add(time.Duration(e.env.Hooks.ClockSkew.Load()))), nil
 }
 
 // lastTimestamp is the last timestamp serverTimestamp gave.
