@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/Masterminds/squirrel v1.5.4
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/datastax/go-cassandra-native-protocol v0.0.0-20240903140133-605a850e203b
 	github.com/gocql/gocql v1.7.0
