@@ -49,21 +49,27 @@ func CheckSet(events []Event, final map[int][]int64) []string {
 			continue
 		}
 		k := op.Invoke.Key
+		read := map[int64]bool{}
 		for _, v := range op.End.Values {
+			read[v] = true
 			if !tried[k][v] {
 				problems = append(problems, fmt.Sprintf("key %d: read by process %d at %d holds %d, never added", k, op.Invoke.Process, op.End.Time, v))
 			}
 		}
 		for _, a := range acked[k] {
-			if a.at < op.Invoke.Time && !slices.Contains(op.End.Values, a.value) {
+			if a.at < op.Invoke.Time && !read[a.value] {
 				problems = append(problems, fmt.Sprintf("key %d: read by process %d invoked at %d lacks %d, acknowledged at %d",
 					k, op.Invoke.Process, op.Invoke.Time, a.value, a.at))
 			}
 		}
 	}
 	for k, as := range acked {
+		read := map[int64]bool{}
+		for _, v := range final[k] {
+			read[v] = true
+		}
 		for _, a := range as {
-			if !slices.Contains(final[k], a.value) {
+			if !read[a.value] {
 				problems = append(problems, fmt.Sprintf("key %d: final read lacks %d, acknowledged at %d", k, a.value, a.at))
 			}
 		}
