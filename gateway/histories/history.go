@@ -37,6 +37,9 @@ type Event struct {
 	F       string `json:"f"`
 	Gateway int    `json:"gateway"`
 	Key     int    `json:"key"`
+	// CL is the consistency level of a read that workloads read at
+	// several.
+	CL string `json:"cl,omitempty"`
 	// Value is the value a write writes or a read returned, Exists false
 	// when the read found no row; Expect is a compare-and-set's expected
 	// value; Applied is a conditional write's [applied].

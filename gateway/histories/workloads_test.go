@@ -343,7 +343,11 @@ func (w *bank) run(ctx context.Context, sess [2]*gocql.Session, rnd *rand.Rand) 
 
 // read reads partition k's balances, by account, at cl.
 func (w *bank) read(c *client, k int, cl gocql.Consistency) Event {
-	return c.do(Event{F: FRead, Key: k, Error: cl.String()}, func() (Event, error) {
+	name := cl.String()
+	if cl == serial {
+		name = "SERIAL" // gocql names only the levels of its Consistency type
+	}
+	return c.do(Event{F: FRead, Key: k, CL: name}, func() (Event, error) {
 		iter := c.sess.Query("SELECT acct, balance FROM "+w.table+" WHERE k = ?", k).Consistency(cl).Iter()
 		type row struct {
 			acct    int
