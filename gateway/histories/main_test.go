@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/rs/zerolog"
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
@@ -106,6 +107,9 @@ func run(m *testing.M) int {
 	// gocql logs each reconnection attempt to a gateway killed on
 	// purpose; the histories say what the clients saw.
 	gocql.Logger = log.New(io.Discard, "", 0)
+	// The proxies' toxics log every interruption through zerolog's
+	// global logger.
+	zerolog.SetGlobalLevel(zerolog.Disabled)
 	var err error
 	var stop func(keepLogs bool)
 	if cl, stop, err = startCluster(ctx); err != nil {

@@ -152,3 +152,30 @@ func TestInvariantCheckers(t *testing.T) {
 		})
 	}
 }
+
+// TestDuringOneShardDown: the operations invoked while a fault took one
+// shard away, which -histories.quorum-lwt requires never to be answered
+// Unavailable, are those between the fault's start and its heal.
+func TestDuringOneShardDown(t *testing.T) {
+	unavail := Event{Type: Fail, Error: unavailablePrefix + "Cannot achieve consistency level SERIAL"}
+	events := history(
+		op(1, FCas, 1, 0, 10, Event{}, unavail),
+		[]Event{{Time: 20, Type: Nemesis, F: "start", Error: "partition: gateway 0 cut from shard 1"}},
+		op(2, FCas, 1, 25, 30, Event{}, unavail),
+		[]Event{{Time: 40, Type: Nemesis, F: "heal", Error: "partition"}},
+		[]Event{{Time: 50, Type: Nemesis, F: "start", Error: "kill-postgres: shard 2's PostgreSQL killed"}},
+		op(3, FCas, 1, 55, 70, Event{}, unavail),
+		op(4, FInsert, 1, 60, 65, Event{}, Event{Type: OK, Applied: true}),
+		[]Event{{Time: 80, Type: Nemesis, F: "heal", Error: "kill-postgres"}},
+		op(5, FCas, 1, 85, 90, Event{}, unavail),
+	)
+	var got []int
+	for _, o := range duringOneShardDown(events) {
+		if unavailable(o.End) {
+			got = append(got, o.Invoke.Process)
+		}
+	}
+	if len(got) != 1 || got[0] != 3 {
+		t.Errorf("Unavailable during one shard down: processes %v, want [3]", got)
+	}
+}

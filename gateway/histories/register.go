@@ -157,3 +157,9 @@ func RegisterOperations(events []Event) []porcupine.Operation {
 func CheckRegister(events []Event, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
 	return porcupine.CheckOperationsVerbose(RegisterModel, RegisterOperations(events), timeout)
 }
+
+// CheckRegisterResult is CheckRegister without the data for a
+// visualization, which a long history's check would keep in memory.
+func CheckRegisterResult(events []Event, timeout time.Duration) porcupine.CheckResult {
+	return porcupine.CheckOperationsTimeout(RegisterModel, RegisterOperations(events), timeout)
+}

@@ -80,12 +80,23 @@ func retry(ctx context.Context, f func() error) error {
 
 // register is a linearizable register per key: SERIAL reads, compare and
 // set by UPDATE … IF v = ?, and INSERT … IF NOT EXISTS, each write's value
-// unique.
+// unique. The clients use keys keys for regWindow, then the next keys:
+// an info operation is concurrent with every later one on its key, which
+// Porcupine pays for exponentially, so a key's history stays short.
 type register struct {
 	h     *History
 	table string
 	keys  int
+	start time.Time
 	next  atomic.Int64
+}
+
+// regWindow is how long the register's clients use a set of keys.
+const regWindow = 10 * time.Second
+
+// key returns one of the keys in use now.
+func (w *register) key(r *rand.Rand) int {
+	return int(time.Since(w.start)/regWindow)*w.keys + r.IntN(w.keys)
 }
 
 func (w *register) name() string           { return "register" }
@@ -94,6 +105,7 @@ func (w *register) serverTimestamps() bool { return true }
 func (w *register) lwt() bool              { return true }
 func (w *register) setup(ctx context.Context, admin *gocql.Session) error {
 	w.table = fmt.Sprintf("reg_%d", tableSeq.Add(1))
+	w.start = time.Now()
 	return admin.Query("CREATE TABLE " + w.table + " (k int PRIMARY KEY, v bigint)").WithContext(ctx).Exec()
 }
 
@@ -107,7 +119,7 @@ func (w *register) run(ctx context.Context, sess [2]*gocql.Session, rnd *rand.Ra
 		}
 		mine := seen[c]
 		mu.Unlock()
-		k := r.IntN(w.keys)
+		k := w.key(r)
 		expect, known := mine[k]
 		var end Event
 		switch p := r.IntN(100); {
@@ -170,11 +182,13 @@ func (w *register) insert(c *client, k int, value int64) Event {
 	})
 }
 
-// final reads every key at SERIAL through each gateway, into the history.
+// final reads every key used at SERIAL through each gateway, into the
+// history.
 func (w *register) final(ctx context.Context, sess [2]*gocql.Session) error {
+	used := (int(time.Since(w.start)/regWindow) + 1) * w.keys
 	for g := range sess {
 		c := newClient(w.h, g, sess[g])
-		for k := range w.keys {
+		for k := range used {
 			if err := retry(ctx, func() error {
 				if e := w.read(c, k); e.Type != OK {
 					return errors.New(e.Error)
