@@ -3,6 +3,7 @@ package histories
 import (
 	"fmt"
 	"slices"
+	"sort"
 )
 
 // The other workloads' functions: a set's add and read (FRead), a bank's
@@ -130,6 +131,23 @@ func CheckMonotonic(events []Event) []string {
 		}
 		writes[k][op.Invoke.Value] = w
 	}
+	// acked[k] lists key k's acknowledged writes by the time of their
+	// acknowledgement, each with the newest value acknowledged by then.
+	type ack struct{ at, newest int64 }
+	acked := map[int][]ack{}
+	for k, ws := range writes {
+		var as []ack
+		for v, w := range ws {
+			if w.acked >= 0 {
+				as = append(as, ack{w.acked, v})
+			}
+		}
+		sort.Slice(as, func(i, j int) bool { return as[i].at < as[j].at })
+		for i := 1; i < len(as); i++ {
+			as[i].newest = max(as[i].newest, as[i-1].newest)
+		}
+		acked[k] = as
+	}
 	type seen struct{ process, key int }
 	last := map[seen]int64{}
 	for _, op := range ops {
@@ -147,11 +165,12 @@ func CheckMonotonic(events []Event) []string {
 		if w, ok := writes[k][v]; v != 0 && (!ok || w.invoked > op.End.Time) {
 			problems = append(problems, fmt.Sprintf("key %d: process %d read %d at %d, not written by then", k, op.Invoke.Process, v, op.End.Time))
 		}
-		for value, w := range writes[k] {
-			if value > v && w.acked >= 0 && w.acked < op.Invoke.Time {
-				problems = append(problems, fmt.Sprintf("key %d: read by process %d invoked at %d returned %d, older than %d acknowledged at %d",
-					k, op.Invoke.Process, op.Invoke.Time, v, value, w.acked))
-				break
+		if a := acked[k]; len(a) > 0 {
+			// The newest value acknowledged before the read began.
+			i := sort.Search(len(a), func(i int) bool { return a[i].at >= op.Invoke.Time })
+			if i > 0 && a[i-1].newest > v {
+				problems = append(problems, fmt.Sprintf("key %d: read by process %d invoked at %d returned %d, older than %d, acknowledged by %d",
+					k, op.Invoke.Process, op.Invoke.Time, v, a[i-1].newest, a[i-1].at))
 			}
 		}
 	}

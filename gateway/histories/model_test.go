@@ -134,7 +134,7 @@ func TestInvariantCheckers(t *testing.T) {
 			"read by process 3 invoked at 20 lacks 1", "holds 7, never added", "final read lacks 1"}},
 		{"bank", CheckBank(bank, 2, 100), []string{"totals 110", "negative balance", "shows 1 accounts"}},
 		{"monotonic", CheckMonotonic(mono), []string{
-			"process 2 read 1 at 35 after reading 2", "older than 2 acknowledged at 30", "read 9 at 35, not written"}},
+			"process 2 read 1 at 35 after reading 2", "older than 2, acknowledged by 30", "read 9 at 35, not written"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if len(c.problems) != len(c.want) {
@@ -177,5 +177,20 @@ func TestDuringOneShardDown(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != 3 {
 		t.Errorf("Unavailable during one shard down: processes %v, want [3]", got)
+	}
+}
+
+// TestCheckRegisterKeys: checked key by key, a history's verdict is its
+// worst key's, and the keys that did not pass are named.
+func TestCheckRegisterKeys(t *testing.T) {
+	applied := Event{Type: OK, Applied: true}
+	events := history(
+		op(1, FInsert, 1, 0, 10, Event{Value: 1}, applied),
+		op(2, FInsert, 2, 0, 10, Event{Value: 2}, applied),
+		op(3, FRead, 1, 20, 30, Event{}, Event{Type: OK, Exists: true, Value: 1}),
+		op(3, FRead, 2, 40, 50, Event{}, Event{Type: OK}),
+	)
+	if result, bad := CheckRegisterKeys(events, 10*time.Second); result != porcupine.Illegal || len(bad) != 1 || bad[0] != 2 {
+		t.Errorf("%s on keys %v, want Illegal on [2]", result, bad)
 	}
 }

@@ -158,8 +158,35 @@ func CheckRegister(events []Event, timeout time.Duration) (porcupine.CheckResult
 	return porcupine.CheckOperationsVerbose(RegisterModel, RegisterOperations(events), timeout)
 }
 
-// CheckRegisterResult is CheckRegister without the data for a
-// visualization, which a long history's check would keep in memory.
-func CheckRegisterResult(events []Event, timeout time.Duration) porcupine.CheckResult {
-	return porcupine.CheckOperationsTimeout(RegisterModel, RegisterOperations(events), timeout)
+// CheckRegisterKeys checks a register history key by key, one at a time,
+// giving up on a key after timeout (Unknown, which is no pass): checking
+// every key at once, as Porcupine does, holds all their searches in memory
+// together. It returns the verdict and the keys that did not pass.
+func CheckRegisterKeys(events []Event, timeout time.Duration) (porcupine.CheckResult, []int) {
+	byKey := map[int][]Event{}
+	var keys []int
+	for _, e := range events {
+		if e.Type == Nemesis {
+			continue
+		}
+		if _, ok := byKey[e.Key]; !ok {
+			keys = append(keys, e.Key)
+		}
+		byKey[e.Key] = append(byKey[e.Key], e)
+	}
+	result := porcupine.Ok
+	var bad []int
+	for _, k := range keys {
+		switch porcupine.CheckOperationsTimeout(RegisterModel, RegisterOperations(byKey[k]), timeout) {
+		case porcupine.Illegal:
+			result = porcupine.Illegal
+			bad = append(bad, k)
+		case porcupine.Unknown:
+			if result == porcupine.Ok {
+				result = porcupine.Unknown
+			}
+			bad = append(bad, k)
+		}
+	}
+	return result, bad
 }
