@@ -14,23 +14,39 @@ import (
 
 // register is a linearizable register per key: SERIAL reads, compare and
 // set by UPDATE … IF v = ?, and INSERT … IF NOT EXISTS, each write's value
-// unique. The clients use keys keys for regWindow, then the next keys:
-// an info operation is concurrent with every later one on its key, which
-// Porcupine pays for exponentially, so a key's history stays short.
+// unique. The clients use keys keys for an epoch, then the next keys: an
+// info operation is concurrent with every later one on its key, which
+// Porcupine pays for exponentially, so an epoch ends after regWindow or
+// once its keys had regInfos info operations each on average.
 type register struct {
 	h     *History
 	table string
 	keys  int
-	start time.Time
 	next  atomic.Int64
+
+	mu         sync.Mutex
+	epoch      int
+	epochStart time.Time
+	infos      int
 }
 
-// regWindow is how long the register's clients use a set of keys.
-const regWindow = 10 * time.Second
+const (
+	regWindow = 10 * time.Second
+	regInfos  = 2
+)
 
-// key returns one of the keys in use now.
-func (w *register) key(r *rand.Rand) int {
-	return int(time.Since(w.start)/regWindow)*w.keys + r.IntN(w.keys)
+// key returns one of the keys of the current epoch, counting the info
+// operation the client's last operation ended with, if it did.
+func (w *register) key(r *rand.Rand, lastInfo bool) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if lastInfo {
+		w.infos++
+	}
+	if time.Since(w.epochStart) > regWindow || w.infos >= regInfos*w.keys {
+		w.epoch, w.epochStart, w.infos = w.epoch+1, time.Now(), 0
+	}
+	return w.epoch*w.keys + r.IntN(w.keys)
 }
 
 func (w *register) name() string           { return "register" }
@@ -39,21 +55,22 @@ func (w *register) serverTimestamps() bool { return true }
 func (w *register) lwt() bool              { return true }
 func (w *register) setup(ctx context.Context, admin *gocql.Session) error {
 	w.table = fmt.Sprintf("reg_%d", tableSeq.Add(1))
-	w.start = time.Now()
+	w.epochStart = time.Now()
 	return admin.Query("CREATE TABLE " + w.table + " (k int PRIMARY KEY, v bigint)").WithContext(ctx).Exec()
 }
 
 func (w *register) run(ctx context.Context, sess [2]*gocql.Session, rnd *rand.Rand) {
 	seen := map[*client]map[int]int64{}
+	lastInfo := map[*client]bool{}
 	var mu sync.Mutex
 	clients(ctx, w.h, sess, 3, 20*time.Millisecond, rnd, func(c *client, r *rand.Rand) {
 		mu.Lock()
 		if seen[c] == nil {
 			seen[c] = map[int]int64{}
 		}
-		mine := seen[c]
+		mine, info := seen[c], lastInfo[c]
 		mu.Unlock()
-		k := w.key(r)
+		k := w.key(r, info)
 		expect, known := mine[k]
 		var end Event
 		switch p := r.IntN(100); {
@@ -64,6 +81,9 @@ func (w *register) run(ctx context.Context, sess [2]*gocql.Session, rnd *rand.Ra
 		default:
 			end = w.cas(c, k, expect, w.next.Add(1))
 		}
+		mu.Lock()
+		lastInfo[c] = end.Type == Info
+		mu.Unlock()
 		switch {
 		case end.Type == OK && end.Applied:
 			mine[k] = end.Value
@@ -119,7 +139,9 @@ func (w *register) insert(c *client, k int, value int64) Event {
 // final reads every key used at SERIAL through each gateway, into the
 // history.
 func (w *register) final(ctx context.Context, sess [2]*gocql.Session) error {
-	used := (int(time.Since(w.start)/regWindow) + 1) * w.keys
+	w.mu.Lock()
+	used := (w.epoch + 1) * w.keys
+	w.mu.Unlock()
 	for g := range sess {
 		c := newClient(w.h, g, sess[g])
 		for k := range used {
