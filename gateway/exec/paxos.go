@@ -55,10 +55,12 @@ import (
 type ballot struct{ time, id int64 }
 
 // newBallot returns a ballot later than every timestamp this gateway has
-// given out and at least min. A minimum learned from other gateways is
-// not fed back into the clock (CASSANDRA-11991).
-func newBallot(min int64) ballot {
-	return ballot{time: max(serverTimestamp(time.Now()), min), id: rand.Int64()}
+// given out, from its clock (skewed as a test asks: Hooks.ClockSkew), and
+// at least min. A minimum learned from other gateways is not fed back
+// into the clock (CASSANDRA-11991).
+func (px *paxos) newBallot(min int64) ballot {
+	now := time.Now().Add(time.Duration(px.e.env.Hooks.ClockSkew.Load()))
+	return ballot{time: max(serverTimestamp(now), min), id: rand.Int64()}
 }
 
 // The acceptor's statements (pgschema.Paxos*SQL).
@@ -318,7 +320,7 @@ func int8Of(v []byte) int64 {
 // rounds left half done, and reads the conditions' state on the quorum.
 func (px *paxos) begin(ctx context.Context) (done bool, err error) {
 	for {
-		px.b = newBallot(px.minTime)
+		px.b = px.newBallot(px.minTime)
 		promises, err := px.prepare(ctx)
 		if err != nil {
 			return false, err

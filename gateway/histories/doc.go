@@ -13,16 +13,17 @@
 // through a fault-injecting proxy of its own (toxiproxy used as a
 // library), and clients through unmodified gocql. -histories.duration
 // sets how long the workloads run (30 s in the suite), -histories.faults
-// which faults the nemesis injects (the suite's by default, "all" for
-// every one), -histories.artifacts where histories are kept. A long run:
+// which faults the nemesis injects (every one by default), and
+// -histories.artifacts where histories are kept. A long run:
 //
 //	go test ./gateway/histories -run 'TestHistories$' -v -timeout 1h \
-//		-histories.duration=10m -histories.faults=all -histories.bank-quorum \
-//		-histories.artifacts=DIR
+//		-histories.duration=10m -histories.artifacts=DIR
 //
-// -histories.quorum-lwt fails a history in which a lightweight transaction
-// was answered Unavailable while a fault took one shard of three away
-// (nemesis_test.go: oneShardDown), as Paxos on a quorum must never answer.
+// -histories.quorum-lwt (on by default) fails a history in which a
+// lightweight transaction was answered Unavailable while a fault took one
+// shard of three away (nemesis_test.go: oneShardDown), as Paxos on a
+// quorum must never answer; -histories.bank-quorum (on by default) reads
+// the bank at QUORUM too.
 //
 // Invariants of the histories: a process has at most one operation in
 // flight; a process whose operation ended info (outcome unknown) never

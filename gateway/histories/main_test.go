@@ -25,10 +25,10 @@ var (
 	duration   = flag.Duration("histories.duration", 30*time.Second, "how long the workloads run under faults")
 	artifacts  = flag.String("histories.artifacts", "", "directory for histories and visualizations (default: a new temporary directory, kept on failure)")
 	workloads  = flag.String("histories.workloads", "register,set,bank,monotonic", "workloads to run, comma-separated")
-	faults     = flag.String("histories.faults", "", `faults the nemesis injects, comma-separated, or "all" (default: suiteFaults, see nemesis_test.go)`)
-	bankQuorum = flag.Bool("histories.bank-quorum", false, "also read the bank at QUORUM, whose reads see half-applied conditional batches today")
+	faults     = flag.String("histories.faults", "", `faults the nemesis injects, comma-separated, or "all" (the default)`)
+	bankQuorum = flag.Bool("histories.bank-quorum", true, "also read the bank at QUORUM, which must never see half of a conditional batch")
 	seed       = flag.Uint64("histories.seed", 0, "the schedule's random seed (default: from the clock, logged)")
-	quorumLWT  = flag.Bool("histories.quorum-lwt", false, "require lightweight transactions to keep succeeding with one shard of three down")
+	quorumLWT  = flag.Bool("histories.quorum-lwt", true, "require lightweight transactions to keep succeeding with one shard of three down")
 	// child, set when the test binary runs again as a gateway, holds the
 	// gateway's settings as JSON (childArgs).
 	child = flag.String("histories.gateway", "", "run as a gateway with these settings (JSON), not as tests")

@@ -142,23 +142,14 @@ var allFaults = []fault{
 	}},
 }
 
-// suiteFaults are the faults the suite injects by default: those under
-// which today's code keeps every history correct. Connection losses
-// between a gateway and a shard in the middle of its transactions
-// (reset, slow-close, which terminates backends, kill-postgres and
-// terminate) make the bank's conditional batches create or destroy money
-// for good, in SERIAL reads too; the register, set and monotonic
-// histories hold under them. Once conditional batches survive them, they
-// join this list (or the default becomes "all").
-var suiteFaults = "latency,bandwidth,black-hole,partition,kill-gateway,clock-skew"
-
-// selectFaults returns the faults named in list: suiteFaults when it is
-// empty, every fault for "all".
+// selectFaults returns the faults named in list, every one when it is
+// empty or "all". (With lightweight transactions serialized on a
+// partition's first replica, connection losses between a gateway and a
+// shard in the middle of its transactions, reset, slow-close,
+// kill-postgres and terminate, made the bank's conditional batches create
+// or destroy money for good; under Paxos every fault is in the suite.)
 func selectFaults(list string) ([]fault, error) {
-	switch list {
-	case "":
-		list = suiteFaults
-	case "all":
+	if list == "" || list == "all" {
 		return allFaults, nil
 	}
 	var fs []fault
