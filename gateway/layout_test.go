@@ -24,6 +24,7 @@ var layers = map[string]int{
 	"translate/cqlfunc":        2,
 	"translate":                3,
 	"gateway/cqlwire":          4,
+	"gateway/histories":        0,
 	"gateway/cluster":          3,
 	"gateway/repair":           4,
 	"gateway/webui":            4,
