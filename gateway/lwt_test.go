@@ -593,6 +593,30 @@ func TestLWTSerialRead(t *testing.T) {
 	wantRows(t, sess.Query("SELECT count(*) FROM sr WHERE token(k) > -9223372036854775808").Consistency(serial), "", "3")
 }
 
+// TestLWTBatchMessage checks a conditional batch sent as a BATCH message
+// of prepared statements, as drivers send one: each statement is planned
+// on its own, the first with no condition and a later one testing only
+// the static row, which reads the partition.
+func TestLWTBatchMessage(t *testing.T) {
+	sess := lwtSession(t)
+	exec(t, sess, "CREATE TABLE bm (k int, c int, s int static, v int, PRIMARY KEY (k, c))",
+		"INSERT INTO bm (k, c, s, v) VALUES (1, 1, 1, 1)")
+	for _, want := range []bool{true, false} {
+		b := sess.NewBatch(gocql.LoggedBatch)
+		b.Query("INSERT INTO bm (k, c, v) VALUES (?, ?, ?)", 1, 2, 2)
+		b.Query("UPDATE bm SET s = ? WHERE k = ? IF s = ?", 2, 1, 1)
+		applied, iter, err := sess.ExecuteBatchCAS(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iter.Close()
+		if applied != want {
+			t.Errorf("batch applied %v, want %v", applied, want)
+		}
+	}
+	wantRows(t, sess.Query("SELECT c, s, v FROM bm WHERE k = 1").Consistency(gocql.All), "", "1 | 2 | 1", "2 | 2 | 2")
+}
+
 // TestLWTBatchRangeDeletion checks a conditional batch that deletes a
 // range of rows: its proposal carries the table lock a range deletion
 // takes, and another round can finish it from its record.

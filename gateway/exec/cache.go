@@ -37,6 +37,10 @@ type Statement struct {
 	pageRead, pageScan     *sharding.Statement
 	resumeRead, resumeScan *sharding.Statement
 	batch                  []*sharding.Statement
+	// condReads are the statements of the reads the conditions of a
+	// conditional write, or of a batch's writes, make (Conditions.Read
+	// and PartitionRead), by plan.
+	condReads map[*translate.Select]*sharding.Statement
 	// slotConv converts each slot of a SELECT's rows from Postgres's
 	// binary form to CQL's; nil entries need no conversion.
 	slotConv []pgschema.Converter
@@ -125,10 +129,28 @@ func compile(st *Statement) {
 		}
 	case *translate.Write:
 		st.write = sharding.NewStatement(p.SQL, paramOIDs(p.Params))
+		st.compileConditions(p.Conditions)
 	case *translate.Batch:
 		for _, w := range p.Writes {
 			st.batch = append(st.batch, sharding.NewStatement(w.SQL, paramOIDs(w.Params)))
+			st.compileConditions(w.Conditions)
 		}
+	}
+}
+
+// compileConditions derives the statements of a write's conditions' reads.
+func (st *Statement) compileConditions(c *translate.Conditions) {
+	if c == nil {
+		return
+	}
+	for _, read := range []*translate.Select{c.Read, c.PartitionRead} {
+		if read == nil {
+			continue
+		}
+		if st.condReads == nil {
+			st.condReads = map[*translate.Select]*sharding.Statement{}
+		}
+		st.condReads[read] = sharding.NewStatement(read.SQL, paramOIDs(read.Params))
 	}
 }
 

@@ -26,16 +26,11 @@ func (e *Execution) conditional(ctx context.Context, stmt *sharding.Statement, p
 		return err
 	}
 	t := p.Table
-	token := sharding.KeyToken(key[:len(t.PartitionKey)])
-	r.key, r.token = key, int64(token)
-	replicas, pending, err := casReplicas(placement, token, e.serialLevel())
+	px, err := e.newPaxos(t, placement, key[:len(t.PartitionKey)], e.serialLevel())
 	if err != nil {
 		return err
 	}
-	px, err := e.newPaxos(t, key[:len(t.PartitionKey)], replicas, pending, e.serialLevel())
-	if err != nil {
-		return err
-	}
+	r.key, r.token = key, px.token
 	fetch := fetchOf(c)
 	px.reads = e.casReads(c, r, fetch)
 	var state casState
@@ -175,11 +170,7 @@ func (e *Execution) serialReads(ctx context.Context, p *translate.Select, q sele
 	}
 	level := sharding.Consistency(e.params.Consistency)
 	for _, key := range keys {
-		replicas, pending, err := casReplicas(placement, sharding.KeyToken(key), level)
-		if err != nil {
-			return err
-		}
-		px, err := e.newPaxos(p.Table, key, replicas, pending, level)
+		px, err := e.newPaxos(p.Table, placement, key, level)
 		if err != nil {
 			return err
 		}

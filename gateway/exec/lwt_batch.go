@@ -111,11 +111,7 @@ func (v *Env) casBatch(ctx context.Context, items []batchWrite, ts int64, resp *
 	if err != nil {
 		return err
 	}
-	replicas, pending, err := casReplicas(placement, sharding.Token(rows[0].token), first.serialLevel())
-	if err != nil {
-		return err
-	}
-	px, err := first.newPaxos(t, partition, replicas, pending, first.serialLevel())
+	px, err := first.newPaxos(t, placement, partition, first.serialLevel())
 	if err != nil {
 		return err
 	}
@@ -242,10 +238,12 @@ func (s *batchSeen) row(key [][]byte) [][]byte {
 // of rows, which come first; with none, the one read is of the partition.
 func batchReads(items []batchWrite, rows []rowArgs, fetch fetchFunc) (reads []casRead, rowReads int) {
 	t := items[0].w.Table
-	var partition *translate.Select
+	// The partition's read, with the execution of the write whose
+	// conditions plan it, which holds its statement.
+	var partition casRead
 	for _, it := range items {
 		if c := it.w.Conditions; c != nil && c.PartitionRead != nil {
-			partition = c.PartitionRead
+			partition = casRead{e: it.e, read: c.PartitionRead, args: &rows[0]}
 		}
 	}
 	for i, it := range items {
@@ -258,8 +256,8 @@ func batchReads(items []batchWrite, rows []rowArgs, fetch fetchFunc) (reads []ca
 		reads = append(reads, casRead{e: it.e, read: c.Read, args: &rows[i]})
 	}
 	rowReads = len(reads)
-	if partition != nil && (rowReads == 0 || fetchesStatic(t, fetch)) {
-		reads = append(reads, casRead{e: items[0].e, read: partition, args: &rows[0]})
+	if partition.read != nil && (rowReads == 0 || fetchesStatic(t, fetch)) {
+		reads = append(reads, partition)
 	}
 	return reads, rowReads
 }

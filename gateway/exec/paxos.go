@@ -3,7 +3,6 @@ package exec
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"math/rand/v2"
@@ -92,40 +91,45 @@ type paxos struct {
 	level, commit sharding.Consistency
 	// read is set for a SERIAL read, whose timeouts are read timeouts.
 	read bool
-	// reads are what the conditions test, read with each prepare.
-	reads []casRead
+	// reads are what the conditions test, read with each prepare;
+	// readSteps their statements, bound once.
+	reads     []casRead
+	readSteps []sharding.Step
 	// lifetime is how long the state outlives a ballot, in microseconds.
 	lifetime int64
 
 	b           ballot
 	minTime     int64
 	contentions int
-	// started is the request's arrival; propose is when the rounds give
-	// up (cas_contention_timeout), write when the commit does.
-	started, propose, write time.Time
+	// propose is when the rounds give up (cas_contention_timeout), write
+	// when the commit does; both count from the request's arrival.
+	propose, write time.Time
 	// quorum are the replicas that promised b, and found what the
 	// conditions' reads found on them.
 	quorum []int
 	found  [][][]byte
 	// mine are the round's own proposals that replicas split on, oldest
-	// first; finished tells that finish committed what it proposed.
-	mine     []proposal
-	finished bool
+	// first.
+	mine []proposal
 }
 
-// newPaxos readies Paxos on the partition of t keyed partition, whose
-// replicas (pending ones last) are replicas, refusing it as Unavailable
-// when too few are up for the serial level.
-func (e *Execution) newPaxos(t *pgschema.Table, partition [][]byte, replicas []int, pending int,
+// newPaxos readies Paxos on the partition of t keyed partition, on its
+// replicas in placement, refusing it as Unavailable when too few are up
+// for the serial level.
+func (e *Execution) newPaxos(t *pgschema.Table, placement *sharding.Placement, partition [][]byte,
 	level sharding.Consistency) (*paxos, error) {
+	token := sharding.KeyToken(partition)
+	replicas, pending, err := casReplicas(placement, token, level)
+	if err != nil {
+		return nil, err
+	}
 	topo := e.topo
 	acks := topo.RequireWrite(level, replicas, pending, e.env.Config.Datacenter)
 	if err := topo.Available(&acks, replicas); err != nil {
 		return nil, err
 	}
-	px := &paxos{e: e, table: t, key: sharding.AppendKey(nil, partition), token: int64(sharding.KeyToken(partition)),
-		replicas: replicas, pending: pending, level: level, commit: sharding.Consistency(e.params.Consistency),
-		started: e.Now}
+	px := &paxos{e: e, table: t, key: sharding.AppendKey(nil, partition), token: int64(token),
+		replicas: replicas, pending: pending, level: level, commit: sharding.Consistency(e.params.Consistency)}
 	local := level == sharding.LocalSerial && slices.ContainsFunc(replicas, func(r int) bool {
 		return topo.Shards[r].Info.DC == e.env.Config.Datacenter
 	})
@@ -136,8 +140,8 @@ func (e *Execution) newPaxos(t *pgschema.Table, partition [][]byte, replicas []i
 	}
 	px.lifetime = max(repair.BallotLifetime, time.Duration(t.Params().GCGraceSeconds)*time.Second).Microseconds()
 	cfg := &e.env.Config
-	px.propose = px.started.Add(cfg.CASContentionTimeout)
-	px.write = px.started.Add(max(cfg.CASContentionTimeout, cfg.WriteTimeout))
+	px.propose = e.Now.Add(cfg.CASContentionTimeout)
+	px.write = e.Now.Add(max(cfg.CASContentionTimeout, cfg.WriteTimeout))
 	return px, nil
 }
 
@@ -309,13 +313,6 @@ func (p *promise) Row(v [][]byte) error {
 	return nil
 }
 
-func int8Of(v []byte) int64 {
-	if len(v) != 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(v))
-}
-
 // begin takes a ballot that a quorum promises, finishing what earlier
 // rounds left half done, and reads the conditions' state on the quorum.
 func (px *paxos) begin(ctx context.Context) (done bool, err error) {
@@ -347,8 +344,8 @@ func (px *paxos) begin(ctx context.Context) (done bool, err error) {
 		}
 		if len(px.mine) > 0 {
 			if inProgress != nil && px.isMine(inProgress.accepted, inProgress.proposal) {
-				if err := px.finish(ctx, inProgress.proposal); err != nil || px.finished {
-					return px.finished, err
+				if committed, err := px.finish(ctx, inProgress.proposal); committed || err != nil {
+					return committed, err
 				}
 				continue
 			}
@@ -357,7 +354,7 @@ func (px *paxos) begin(ctx context.Context) (done bool, err error) {
 			}
 		}
 		if inProgress != nil {
-			if err := px.finish(ctx, inProgress.proposal); err != nil {
+			if _, err := px.finish(ctx, inProgress.proposal); err != nil {
 				return false, err
 			}
 			continue
@@ -386,21 +383,20 @@ func (px *paxos) begin(ctx context.Context) (done bool, err error) {
 	}
 }
 
-// finish proposes again, under the current ballot, a proposal another
-// round had a replica accept, and commits it when a quorum accepts. It
-// keeps its writes' timestamps.
-func (px *paxos) finish(ctx context.Context, value []byte) error {
+// finish proposes again, under the current ballot, a proposal a round
+// had a replica accept, and commits it when a quorum accepts, which it
+// reports; it keeps its writes' timestamps.
+func (px *paxos) finish(ctx context.Context, value []byte) (bool, error) {
 	steps, err := decodeValue(value)
 	if err != nil {
-		return err
+		return false, err
 	}
-	px.finished = false
 	outcome, err := px.proposeValue(ctx, value)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if outcome != proposalAccepted {
-		return px.backoff(ctx)
+		return false, px.backoff(ctx)
 	}
 	px.e.env.Metrics.PaxosReplays.Inc()
 	// Its commit waits as a SERIAL read's data read would: for a quorum.
@@ -409,10 +405,9 @@ func (px *paxos) finish(ctx context.Context, value []byte) error {
 		level = sharding.LocalQuorum
 	}
 	if err := px.commitValue(ctx, px.b.time, value, steps, level, false); err != nil {
-		return err
+		return false, err
 	}
-	px.finished = true
-	return nil
+	return true, nil
 }
 
 // decodeValue returns the writes of a proposal.
@@ -482,11 +477,13 @@ func (px *paxos) expires(ballotTime int64) []byte { return int8Value(ballotTime 
 // state with it, and returns the promises of a quorum, or nil when a
 // replica refused: it raises the next ballot's minimum past what it saw.
 func (px *paxos) prepare(ctx context.Context) ([]*promise, error) {
-	readSteps := make([]sharding.Step, len(px.reads))
-	for i, rd := range px.reads {
-		var err error
-		if readSteps[i], err = rd.step(); err != nil {
-			return nil, err
+	if px.readSteps == nil {
+		px.readSteps = make([]sharding.Step, len(px.reads))
+		for i, rd := range px.reads {
+			var err error
+			if px.readSteps[i], err = rd.step(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	args := append(px.args(px.b), px.expires(px.b.time))
@@ -494,7 +491,7 @@ func (px *paxos) prepare(ctx context.Context) ([]*promise, error) {
 	call := px.send("prepare", px.targets, px.propose, func(i int, notify chan<- *sharding.Op) *sharding.Op {
 		p := &answers[i]
 		p.shard, p.reads = px.targets[i], make([]firstRow, len(px.reads))
-		steps := append([]sharding.Step{{Stmt: stmtPaxosPrepare, Args: args, Formats: binaryParams}}, readSteps...)
+		steps := append([]sharding.Step{{Stmt: stmtPaxosPrepare, Args: args, Formats: binaryParams}}, px.readSteps...)
 		op := sharding.NewNotifyTx(steps, notify, i)
 		op.Sinks = make([]sharding.RowSink, 1+len(px.reads))
 		op.Sinks[0] = p
@@ -503,7 +500,7 @@ func (px *paxos) prepare(ctx context.Context) ([]*promise, error) {
 		}
 		return op
 	})
-	defer px.leave(call)
+	defer px.leave(call, nil)
 	acks := px.need()
 	var promises []*promise
 	var failed error
@@ -533,14 +530,18 @@ func (px *paxos) prepare(ctx context.Context) ([]*promise, error) {
 	return promises, nil
 }
 
-// step returns the statement of a read, its values bound.
+// step returns the statement of a read, its values bound: the statement
+// compiled with the plan it belongs to (Statement.condReads).
 func (rd casRead) step() (sharding.Step, error) {
 	var args argBuffer
 	if err := args.build(rd.e, rd.read.Params, rd.args); err != nil {
 		return sharding.Step{}, err
 	}
-	return sharding.Step{Stmt: sharding.NewStatement(rd.read.SQL, paramOIDs(rd.read.Params)), Args: args.args,
-		Formats: binaryParams}, nil
+	stmt := rd.e.St.condReads[rd.read]
+	if stmt == nil {
+		return sharding.Step{}, errors.New("lwt read: statement not compiled with its plan")
+	}
+	return sharding.Step{Stmt: stmt, Args: args.args, Formats: binaryParams}, nil
 }
 
 // readState makes the state the conditions see from the reads the
@@ -569,11 +570,7 @@ func (px *paxos) readState(ctx context.Context, promises []*promise) error {
 		}
 		return err
 	}
-	for i, rd := range px.reads {
-		step, err := rd.step()
-		if err != nil {
-			return err
-		}
+	for i, step := range px.readSteps {
 		var row firstRow
 		op := sharding.NewOp(step.Stmt, step.Args, step.Formats, &row)
 		op.Deadline = px.propose.Add(cancelGrace)
@@ -602,7 +599,7 @@ func (px *paxos) proposeValue(ctx context.Context, value []byte) (int, error) {
 	call := px.send("propose", px.targets, px.propose, func(i int, notify chan<- *sharding.Op) *sharding.Op {
 		return sharding.NewNotifyOp(stmtPaxosPropose, args, binaryParams, &answers[i], notify, i)
 	})
-	defer px.leave(call)
+	defer px.leave(call, nil)
 	acks := px.need()
 	split := call.pending < len(px.targets) // a message dropped may have arrived
 	for !acks.Met() && call.pending > 0 {
@@ -639,7 +636,7 @@ func (px *paxos) acceptAndCommit(ctx context.Context, value []byte, steps []shar
 	call := px.send("propose", px.targets, px.write, func(i int, notify chan<- *sharding.Op) *sharding.Op {
 		return sharding.NewNotifyTx(all, notify, i)
 	})
-	defer px.leave(call)
+	defer px.leave(call, nil)
 	cctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), px.write)
 	defer cancel()
 	op := call.next(cctx, px.write)
@@ -751,35 +748,32 @@ func (px *paxos) sendCommitTo(b int64, value []byte, steps []sharding.Step, shar
 }
 
 // leave lets the ops of a phase still running finish after the round has
-// moved on: their arguments may hold the request's values, so the
-// execution is held until they have.
-func (px *paxos) leave(call *paxosCall) {
+// moved on, handing each to done when set: their arguments may hold the
+// request's values, so the execution is held until they have. Each
+// finishes: the pools bound every round trip.
+func (px *paxos) leave(call *paxosCall, done func(op *sharding.Op)) {
 	if call.pending == 0 {
 		return
 	}
 	px.e.hold()
 	go func() {
 		for ; call.pending > 0; call.pending-- {
-			<-call.notify
+			if op := <-call.notify; done != nil {
+				done(op)
+			}
 		}
 		px.e.Release()
 	}()
 }
 
-// drainCommit waits, holding the execution, for the commits still
-// running, hinting the replicas they fail on. Each finishes: the pools
-// bound every round trip.
+// drainCommit follows the commits still running, hinting the replicas
+// they fail on.
 func (px *paxos) drainCommit(call *paxosCall, shards []int, b int64, value []byte, steps []sharding.Step) {
-	px.e.hold()
-	go func() {
-		for ; call.pending > 0; call.pending-- {
-			op := <-call.notify
-			if err := op.Err(); err != nil && !permanent(err) {
-				px.hintCommit(shards[op.Tag], b, value, steps)
-			}
+	px.leave(call, func(op *sharding.Op) {
+		if err := op.Err(); err != nil && !permanent(err) {
+			px.hintCommit(shards[op.Tag], b, value, steps)
 		}
-		px.e.Release()
-	}()
+	})
 }
 
 // hintCommit keeps a commit for replica target, which is down or failed,

@@ -183,7 +183,7 @@ func (w *rowWriter) markRow(vals [][]byte) {
 	p := w.plan
 	w.last = position{key: copyValues(vals, p.PartitionSlots)}
 	if p.TokenSlot >= 0 {
-		w.last.token = storedToken(vals[p.TokenSlot])
+		w.last.token = int8Of(vals[p.TokenSlot])
 	}
 	for _, s := range p.PositionSlots {
 		if vals[s] == nil {
@@ -206,8 +206,8 @@ func (w *rowWriter) markGroup() {
 	}
 }
 
-// storedToken reads a token slot's bigint.
-func storedToken(v []byte) int64 {
+// int8Of reads a Postgres bigint in binary form, 0 for null.
+func int8Of(v []byte) int64 {
 	if len(v) != 8 {
 		return 0
 	}
@@ -273,7 +273,7 @@ func (w *rowWriter) fold(vals [][]byte) error {
 		w.group = p.NewGroup()
 		w.groupKey = copyValues(vals, p.GroupSlots)
 		if p.TokenSlot >= 0 {
-			w.groupToken = storedToken(vals[p.TokenSlot])
+			w.groupToken = int8Of(vals[p.TokenSlot])
 		}
 		w.groups++
 	}
