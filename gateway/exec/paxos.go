@@ -138,7 +138,7 @@ func (e *Execution) newPaxos(t *pgschema.Table, placement *sharding.Placement, p
 			px.targets = append(px.targets, r)
 		}
 	}
-	px.lifetime = max(repair.BallotLifetime, time.Duration(t.Params().GCGraceSeconds)*time.Second).Microseconds()
+	px.lifetime = max(repair.BallotLifetime, time.Duration(tableGCGrace(t))*time.Second).Microseconds()
 	cfg := &e.env.Config
 	px.propose = e.Now.Add(cfg.CASContentionTimeout)
 	px.write = e.Now.Add(max(cfg.CASContentionTimeout, cfg.WriteTimeout))

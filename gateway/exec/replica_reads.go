@@ -348,7 +348,9 @@ func (e *Execution) speculation(fix readRepair, shard int) <-chan struct{} {
 	if !ok {
 		return nil
 	}
-	return deadlines.after(time.Now(), wait)
+	// Counted from the request's arrival, whose time the execution
+	// holds: the clock is read once per request.
+	return deadlines.after(e.Now, wait)
 }
 
 // repairTimeout is the timeout of a read whose replicas answered but whose
