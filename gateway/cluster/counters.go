@@ -19,8 +19,9 @@ import (
 // merged with increments a new replica got meanwhile, so counter updates
 // never go to pending replicas and their ranges are copied at the end;
 // and a lightweight transaction runs Paxos on the partition's replicas,
-// whose state the gaining shards must hold first. Once the rest has streamed, the members
-// record the same ring with those requests held (pgschema.HoldWrites);
+// whose state the gaining shards must hold first. Once the rest has
+// streamed, the members record the same ring with those requests held
+// (pgschema.HoldWrites);
 // once every live gateway serves it, with none of them left in flight on
 // an older ring, each moving range of each counter table is copied whole
 // from the replica that gives it up (or one that holds it and is up) over

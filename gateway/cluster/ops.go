@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding"
@@ -177,9 +178,9 @@ func (c *Cluster) move(ctx context.Context, members []pgschema.Member, version i
 	held := time.Now()
 	topo = c.Topology()
 	if n, err := c.streamBallots(ctx, topo, lost); err != nil {
-		return fmt.Errorf("streaming the ballots of lightweight transactions: %w (run the command again to resume)", err)
+		return fmt.Errorf("streaming the Paxos state of lightweight transactions: %w (run the command again to resume)", err)
 	} else if n > 0 {
-		o.progress("streamed the Paxos state of %d partitions' lightweight transactions", n)
+		o.progress("streamed %d partitions' Paxos states", n)
 	}
 	if tables := c.CounterTables(""); len(tables) > 0 {
 		n, err := c.copyCounters(ctx, topo, tables, lost)
@@ -446,102 +447,103 @@ func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
 }
 
 // streamBallots gives the shards that gain ranges in topo's movement the
-// Paxos state (cqlpg.paxos) that the members up, but the one leaving,
-// hold for the partitions of those ranges, merged: the latest promise,
-// accepted proposal and commit of each. It runs while lightweight
-// transactions are held, so no round is in flight: the shards that become
-// replicas then answer a prepare as the replicas they replace would, and a
-// proposal a round left half done is found and finished. It returns the
-// partitions' states sent.
+// Paxos state (cqlpg.paxos) that the ranges' replicas, but the one
+// leaving, hold, merged into theirs: the latest promise, accepted
+// proposal and commit of each partition (paxosMergeSQL, which any order
+// of copies comes to the same). It runs while lightweight transactions
+// are held, so no round is in flight: the shards that become replicas
+// then answer a prepare as the replicas they replace would, and a
+// proposal a round left half done is found and finished. It copies a
+// page at a time, and returns the states copied.
 func (c *Cluster) streamBallots(ctx context.Context, topo *sharding.Topology, lost int) (int64, error) {
-	gained := map[int][]sharding.Range{}
+	type copy struct {
+		r        sharding.Range
+		from, to int
+	}
+	done := map[copy]bool{}
+	control := c.Control()
+	var sent int64
 	for _, ks := range c.Schema().Keyspaces() {
 		for _, m := range topo.Movements(ks.Replication) {
-			for _, s := range m.To {
-				if !slices.Contains(m.From, s) {
-					gained[s] = append(gained[s], m.Range)
+			for _, to := range m.To {
+				for _, from := range m.From {
+					cp := copy{m.Range, from, to}
+					if slices.Contains(m.From, to) || from == lost || done[cp] {
+						continue
+					}
+					done[cp] = true
+					n, err := copyPaxos(ctx, control[from], control[to], m.Range)
+					sent += n
+					if err != nil {
+						return sent, fmt.Errorf("%s to %s: %w", topo.Shards[from].Info.Name, topo.Shards[to].Info.Name, err)
+					}
 				}
 			}
 		}
 	}
-	if len(gained) == 0 {
-		return 0, nil
-	}
-	latest := map[paxosKey]*paxosState{}
-	control := c.Control()
-	for i, pool := range control {
-		if _, gains := gained[i]; i == lost || gains {
-			continue
-		}
-		rows, err := pool.Query(ctx, `SELECT table_id::text, key, token, promised, promised_id, accepted, proposal,
-			committed, commit, expires FROM cqlpg.paxos`)
-		if err != nil {
-			return 0, err
-		}
-		var p paxosState
-		_, err = pgx.ForEachRow(rows, []any{&p.table, &p.key, &p.token, &p.promised, &p.promisedID, &p.accepted,
-			&p.proposal, &p.committed, &p.commit, &p.expires}, func() error {
-			k := paxosKey{p.table, string(p.key)}
-			if q := latest[k]; q != nil {
-				q.merge(&p)
-			} else {
-				cp := p
-				latest[k] = &cp
-			}
-			return nil
-		})
-		if err != nil {
-			return 0, err
-		}
-	}
-	var sent int64
-	for s, ranges := range gained {
-		var batch paxosBatch
-		for _, p := range latest {
-			if slices.ContainsFunc(ranges, func(r sharding.Range) bool { return r.Contains(sharding.Token(p.token)) }) {
-				batch.add(p)
-			}
-		}
-		if len(batch.table) == 0 {
-			continue
-		}
-		if _, err := control[s].Exec(ctx, paxosMergeSQL, batch.table, batch.key, batch.token, batch.promised,
-			batch.promisedID, batch.accepted, batch.proposal, batch.committed, batch.commit, batch.expires); err != nil {
-			return 0, fmt.Errorf("%s: %w", topo.Shards[s].Info.Name, err)
-		}
-		sent += int64(len(batch.table))
-	}
 	return sent, nil
 }
 
-// paxosKey names a partition's Paxos state: its table's id and key.
-type paxosKey struct {
-	table, key string
+// paxosPage is how many partitions' Paxos states one copy statement moves.
+const paxosPage = 500
+
+// copyPaxos merges the Paxos state from holds in the token range r into
+// to's, a page at a time, and returns the states copied.
+func copyPaxos(ctx context.Context, from, to *pgxpool.Pool, r sharding.Range) (int64, error) {
+	var sent int64
+	for _, bounds := range r.Inclusive() {
+		// The page's last row, where the next starts: token, table, digest;
+		// nil before the first page.
+		var after struct {
+			token  *int64
+			table  *string
+			digest []byte
+		}
+		for {
+			rows, err := from.Query(ctx, `SELECT table_id::text, key, digest, token, promised, promised_id, accepted,
+				proposal, committed, commit, expires FROM cqlpg.paxos
+				WHERE token BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR (token, table_id, digest) > ($3, $4::uuid, $5))
+				ORDER BY token, table_id, digest LIMIT $6`,
+				bounds[0], bounds[1], after.token, after.table, after.digest, paxosPage)
+			if err != nil {
+				return sent, err
+			}
+			var b paxosBatch
+			var p paxosState
+			_, err = pgx.ForEachRow(rows, []any{&p.table, &p.key, &p.digest, &p.token, &p.promised, &p.promisedID,
+				&p.accepted, &p.proposal, &p.committed, &p.commit, &p.expires}, func() error {
+				b.add(&p)
+				token, table := p.token, p.table
+				after.token, after.table, after.digest = &token, &table, p.digest
+				return nil
+			})
+			if err != nil {
+				return sent, err
+			}
+			if len(b.table) == 0 {
+				break
+			}
+			if _, err := to.Exec(ctx, paxosMergeSQL, b.table, b.key, b.token, b.promised, b.promisedID, b.accepted,
+				b.proposal, b.committed, b.commit, b.expires); err != nil {
+				return sent, err
+			}
+			sent += int64(len(b.table))
+			if len(b.table) < paxosPage {
+				break
+			}
+		}
+	}
+	return sent, nil
 }
 
 // paxosState is a partition's Paxos state on one replica.
 type paxosState struct {
 	table                       string
-	key                         []byte
+	key, digest                 []byte
 	token, promised, promisedID int64
 	accepted, committed         *int64
 	proposal, commit            []byte
 	expires                     int64
-}
-
-// merge keeps the later of each of p's and o's promise, accepted
-// proposal and commit.
-func (p *paxosState) merge(o *paxosState) {
-	if o.promised > p.promised {
-		p.promised, p.promisedID = o.promised, o.promisedID
-	}
-	if o.accepted != nil && (p.accepted == nil || *o.accepted > *p.accepted) {
-		p.accepted, p.proposal = o.accepted, o.proposal
-	}
-	if o.committed != nil && (p.committed == nil || *o.committed > *p.committed) {
-		p.committed, p.commit = o.committed, o.commit
-	}
-	p.expires = max(p.expires, o.expires)
 }
 
 // paxosBatch is Paxos states as the columns paxosMergeSQL takes.
@@ -552,11 +554,19 @@ type paxosBatch struct {
 	accepted, committed                  []*int64
 }
 
+// add appends p, whose nullable ballots are copied: a scan may reuse them.
 func (b *paxosBatch) add(p *paxosState) {
+	own := func(v *int64) *int64 {
+		if v == nil {
+			return nil
+		}
+		c := *v
+		return &c
+	}
 	b.table, b.key, b.token = append(b.table, p.table), append(b.key, p.key), append(b.token, p.token)
 	b.promised, b.promisedID = append(b.promised, p.promised), append(b.promisedID, p.promisedID)
-	b.accepted, b.proposal = append(b.accepted, p.accepted), append(b.proposal, p.proposal)
-	b.committed, b.commit = append(b.committed, p.committed), append(b.commit, p.commit)
+	b.accepted, b.proposal = append(b.accepted, own(p.accepted)), append(b.proposal, p.proposal)
+	b.committed, b.commit = append(b.committed, own(p.committed)), append(b.commit, p.commit)
 	b.expires = append(b.expires, p.expires)
 }
 
