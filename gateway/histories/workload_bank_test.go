@@ -2,7 +2,6 @@ package histories
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -117,23 +116,13 @@ func (w *bank) read(c *client, k int, cl gocql.Consistency) Event {
 }
 
 func (w *bank) final(ctx context.Context, sess [2]*gocql.Session) error {
-	for g := range sess {
-		c := newClient(w.h, g, sess[g])
-		for k := range w.keys {
-			cls := []gocql.Consistency{serial}
-			if w.quorumReads {
-				cls = append(cls, gocql.Quorum)
-			}
-			for _, cl := range cls {
-				if err := retry(ctx, func() error {
-					if e := w.read(c, k, cl); e.Type != OK {
-						return errors.New(e.Error)
-					}
-					return nil
-				}); err != nil {
-					return fmt.Errorf("key %d through gateway %d: %w", k, g, err)
-				}
-			}
+	cls := []gocql.Consistency{serial}
+	if w.quorumReads {
+		cls = append(cls, gocql.Quorum)
+	}
+	for _, cl := range cls {
+		if err := finalReads(ctx, w.h, sess, w.keys, func(c *client, k int) Event { return w.read(c, k, cl) }); err != nil {
+			return fmt.Errorf("at %v: %w", cl, err)
 		}
 	}
 	return nil

@@ -61,20 +61,7 @@ func (w *monotonic) read(c *client, k int) Event {
 }
 
 func (w *monotonic) final(ctx context.Context, sess [2]*gocql.Session) error {
-	for g := range sess {
-		c := newClient(w.h, g, sess[g])
-		for k := range w.keys {
-			if err := retry(ctx, func() error {
-				if e := w.read(c, k); e.Type != OK {
-					return errors.New(e.Error)
-				}
-				return nil
-			}); err != nil {
-				return fmt.Errorf("key %d through gateway %d: %w", k, g, err)
-			}
-		}
-	}
-	return nil
+	return finalReads(ctx, w.h, sess, w.keys, w.read)
 }
 
 func (w *monotonic) check() []string { return CheckMonotonic(w.h.Events()) }

@@ -142,20 +142,7 @@ func (w *register) final(ctx context.Context, sess [2]*gocql.Session) error {
 	w.mu.Lock()
 	used := (w.epoch + 1) * w.keys
 	w.mu.Unlock()
-	for g := range sess {
-		c := newClient(w.h, g, sess[g])
-		for k := range used {
-			if err := retry(ctx, func() error {
-				if e := w.read(c, k); e.Type != OK {
-					return errors.New(e.Error)
-				}
-				return nil
-			}); err != nil {
-				return fmt.Errorf("key %d through gateway %d: %w", k, g, err)
-			}
-		}
-	}
-	return nil
+	return finalReads(ctx, w.h, sess, used, w.read)
 }
 
 // check is done by Porcupine (checkHistory).

@@ -2,7 +2,6 @@ package histories
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -65,17 +64,11 @@ func (w *set) final(ctx context.Context, sess [2]*gocql.Session) error {
 	w.finals = map[int][]int64{}
 	c := newClient(w.h, 0, sess[0])
 	for k := range w.key() + 1 {
-		err := retry(ctx, func() error {
-			e := w.read(c, k)
-			if e.Type != OK {
-				return errors.New(e.Error)
-			}
-			w.finals[k] = e.Values
-			return nil
-		})
+		e, err := readUntilOK(ctx, func() Event { return w.read(c, k) })
 		if err != nil {
 			return fmt.Errorf("key %d: %w", k, err)
 		}
+		w.finals[k] = e.Values
 	}
 	return nil
 }

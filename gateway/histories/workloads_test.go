@@ -2,6 +2,7 @@ package histories
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -62,6 +63,33 @@ func clients(ctx context.Context, h *History, sess [2]*gocql.Session, n int, pau
 // retry runs f until it succeeds or ctx ends, for the reads after the
 // faults are healed, which must succeed once the gateways see the shards
 // back.
+// readUntilOK runs read until its event is ok, or ctx ends, and returns
+// that event.
+func readUntilOK(ctx context.Context, read func() Event) (Event, error) {
+	var e Event
+	err := retry(ctx, func() error {
+		if e = read(); e.Type != OK {
+			return errors.New(e.Error)
+		}
+		return nil
+	})
+	return e, err
+}
+
+// finalReads reads each of keys through each gateway, with a client of
+// its own, until the read is ok: a workload's reads once healed.
+func finalReads(ctx context.Context, h *History, sess [2]*gocql.Session, keys int, read func(c *client, k int) Event) error {
+	for g := range sess {
+		c := newClient(h, g, sess[g])
+		for k := range keys {
+			if _, err := readUntilOK(ctx, func() Event { return read(c, k) }); err != nil {
+				return fmt.Errorf("key %d through gateway %d: %w", k, g, err)
+			}
+		}
+	}
+	return nil
+}
+
 func retry(ctx context.Context, f func() error) error {
 	for {
 		err := f()
