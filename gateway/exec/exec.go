@@ -118,6 +118,7 @@ func (e *Execution) Release() {
 	e.rw.clear()
 	e.scratch.guard.inner, e.scratch.share, e.scratch.count = nil, false, rowCounter{}
 	clear(e.scratch.asks.sinks) // rows they hold
+	clear(e.scratch.asks.data)
 	clear(e.scratch.asks.ops)
 	e.scratch.op.Reset(nil, nil, nil, nil) // keeps its done channel
 	e.writes.clear()

@@ -43,6 +43,9 @@ type replicaAsks struct {
 	ops    []sharding.Op
 	ok     []bool
 	notify chan *sharding.Op
+	// data holds the rows of each replica asked for them, nil for the
+	// others.
+	data []*rowBuffer
 }
 
 // ready readies room for n replicas: the notify channel has room for an
@@ -50,13 +53,14 @@ type replicaAsks struct {
 // listening.
 func (a *replicaAsks) ready(n int) *replicaAsks {
 	if cap(a.ops) < n {
-		a.sinks, a.ops, a.ok = make([]digestSink, n), make([]sharding.Op, n), make([]bool, n)
+		a.sinks, a.ops, a.ok, a.data = make([]digestSink, n), make([]sharding.Op, n), make([]bool, n), make([]*rowBuffer, n)
 	}
 	if cap(a.notify) < n {
 		a.notify = make(chan *sharding.Op, n)
 	}
-	a.sinks, a.ops, a.ok = a.sinks[:n], a.ops[:n], a.ok[:n]
+	a.sinks, a.ops, a.ok, a.data = a.sinks[:n], a.ops[:n], a.ok[:n], a.data[:n]
 	clear(a.ok)
+	clear(a.data)
 	return a
 }
 
@@ -202,7 +206,7 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		var inner sharding.RowSink
 		if i == dataOp {
 			data = fresh()
-			inner = data
+			inner, ra.data[i] = data, data
 		}
 		sinks[i] = digestSink{inner: inner}
 		sinks[i].h.SetSeed(digestSeed)
@@ -278,21 +282,38 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 		return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 	}
+	agree := true
 	if !ok[dataOp] {
-		// The replica asked for the data has not answered, the others
-		// have: read the data from one of them.
+		// The replica asked for the data last has not answered, the
+		// others have. One asked for it before (speculation moved the
+		// data on) sent it with its digest; else the data is read again
+		// from one that answered, and agrees only with the digest that
+		// replica sent: it may have changed since, even to a state no
+		// replica held whole (a replica back from a fault that got a
+		// commit before the ones it missed), which read repair mends.
+		reread := true
 		for i := range submitted {
-			if ok[i] {
-				dataOp = i
+			if ok[i] && ra.data[i] != nil {
+				dataOp, data, reread = i, ra.data[i], false
 				break
 			}
 		}
-		data = fresh()
-		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
-			return err
+		if reread {
+			for i := range submitted {
+				if ok[i] {
+					dataOp = i
+					break
+				}
+			}
+			data = fresh()
+			again := &digestSink{inner: data}
+			again.h.SetSeed(digestSeed)
+			if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], again, level, rs); err != nil {
+				return err
+			}
+			agree = again.rows == sinks[dataOp].rows && again.h.Sum64() == sinks[dataOp].h.Sum64()
 		}
 	}
-	agree := true
 	for i := range submitted {
 		if s := &sinks[i]; ok[i] {
 			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
