@@ -28,3 +28,13 @@ func (s *Server) DropPaxos(drop func(phase string, shard int) bool) {
 	}
 	s.env.Hooks.PaxosDrop.Store(&drop)
 }
+
+// OnReadRepaired makes f run after each read repair, before the read
+// takes its data again; nil runs nothing.
+func (s *Server) OnReadRepaired(f func()) {
+	if f == nil {
+		s.env.Hooks.ReadRepaired.Store(nil)
+		return
+	}
+	s.env.Hooks.ReadRepaired.Store(&f)
+}

@@ -42,4 +42,7 @@ type Hooks struct {
 	// when the gateway gives a write its timestamp (serverTimestamp), as
 	// if the gateway's clock ran that far ahead, or behind when negative.
 	ClockSkew atomic.Int64
+	// ReadRepaired, when set, runs after a read's repair and before the
+	// read takes its data again, as a write landing in that moment would.
+	ReadRepaired atomic.Pointer[func()]
 }

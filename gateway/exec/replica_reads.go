@@ -320,40 +320,107 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 	}
 	if !agree {
-		e.env.Metrics.ReadRepairs.Inc()
-		var asked []int
+		// The replicas that answered, the data one first, are repaired
+		// and read again, until they agree: a replica repaired can be
+		// torn again at once by writes landing on it and not on another
+		// (a later commit, the one before it lost with a hint pending),
+		// and only what the replicas agree on holds every write a quorum
+		// acknowledged, as the merge Cassandra answers with does.
+		asked := []int{p.order[dataOp]}
 		for i, answered := range ok {
-			if answered {
+			if answered && i != dataOp {
 				asked = append(asked, p.order[i])
 			}
 		}
 		rctx, cancel := context.WithDeadline(ctx, started.Add(timeout))
 		defer cancel()
-		err := fix.run(rctx, e.env.Cluster.Topology(), asked)
-		if errors.Is(err, repair.ErrCounter) {
-			// Counter replicas hold totals, which cannot be reconciled:
-			// the data replica's stands.
-			return deliver(data, sink)
-		}
-		if err != nil {
-			if rctx.Err() != nil || !permanent(err) {
-				// A replica the repair writes to failed or went down.
-				e.c.Logger().Warn("read repair failed", "err", err)
+		for attempt := 1; !agree; attempt++ {
+			if attempt > maxReadRepairs {
+				e.c.Logger().Warn("read repair: replicas still disagree", "attempts", maxReadRepairs)
 				return repairTimeout(level, p.ask)
 			}
-			return err
-		}
-		data = fresh()
-		if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], data, level, rs); err != nil {
-			var timeout *ReadTimeoutError
-			if errors.As(err, &timeout) {
-				// Reading the repaired data back is part of the repair.
-				return repairTimeout(level, p.ask)
+			e.env.Metrics.ReadRepairs.Inc()
+			err := fix.run(rctx, e.env.Cluster.Topology(), asked)
+			if errors.Is(err, repair.ErrCounter) {
+				// Counter replicas hold totals, which cannot be
+				// reconciled: the data replica's stands.
+				return deliver(data, sink)
 			}
-			return err
+			if err != nil {
+				if rctx.Err() != nil || !permanent(err) {
+					// A replica the repair writes to failed or went down.
+					e.c.Logger().Warn("read repair failed", "err", err)
+					return repairTimeout(level, p.ask)
+				}
+				return err
+			}
+			if f := e.env.Hooks.ReadRepaired.Load(); f != nil {
+				(*f)()
+			}
+			if data, agree, err = e.readAgain(ctx, expire, stmt, args, asked, fresh(), rs); err != nil {
+				var timeout *ReadTimeoutError
+				if errors.As(err, &timeout) {
+					// Reading the repaired data back is part of the repair.
+					return repairTimeout(level, p.ask)
+				}
+				return err
+			}
 		}
 	}
 	return deliver(data, sink)
+}
+
+// maxReadRepairs is how many times a read repairs its replicas before it
+// gives up on their agreeing: each time, writes landed on some of them
+// and not on others between the repair and the reads after it.
+const maxReadRepairs = 4
+
+// readAgain reads from each of shards, the data into data from the first
+// and a digest from every one, and reports whether they agree. A replica
+// that fails or does not answer by expire makes it a read timeout.
+func (e *Execution) readAgain(ctx context.Context, expire <-chan struct{}, stmt *sharding.Statement, args [][]byte,
+	shards []int, data *rowBuffer, rs *readScratch) (*rowBuffer, bool, error) {
+	sinks := make([]digestSink, len(shards))
+	ops := make([]sharding.Op, len(shards))
+	notify := make(chan *sharding.Op, len(shards))
+	for i, shard := range shards {
+		if i == 0 {
+			sinks[i].inner = data
+		}
+		sinks[i].h.SetSeed(digestSeed)
+		ops[i].ResetNotify(stmt, args, binaryParams, &sinks[i], notify, i)
+		ops[i].Order = rs.opOrder()
+		ops[i].Deadline = rs.deadline
+		e.topo.Shards[shard].Pool.Submit(&ops[i])
+	}
+	timeout := &ReadTimeoutError{Consistency: sharding.Consistency(e.params.Consistency), BlockFor: len(shards)}
+	for pending := len(shards); pending > 0; pending-- {
+		select {
+		case op := <-notify:
+			if err := op.Err(); err != nil {
+				if pending > 1 {
+					e.abandon() // the ops still running hold args
+				}
+				if permanent(err) {
+					return nil, false, err
+				}
+				return nil, false, timeout
+			}
+			timeout.Received++
+		case <-expire:
+			e.abandon()
+			return nil, false, timeout
+		case <-ctx.Done():
+			e.abandon()
+			return nil, false, timeout
+		}
+	}
+	for i := range sinks[1:] {
+		if s := &sinks[1+i]; s.rows != sinks[0].rows || s.h.Sum64() != sinks[0].h.Sum64() {
+			return data, false, nil
+		}
+	}
+	return data, true, nil
 }
 
 // speculation returns the channel closed when a read of what fix covers,
