@@ -189,7 +189,7 @@ func DropColumns(ctx context.Context, tx Querier, after *Table, cols []*Column, 
 		// The last static columns go, and with them the companion table,
 		// as CREATE TABLE makes one only for a table with static columns:
 		// a static column added later starts from a new one.
-		stmts = append(stmts, "DROP TABLE "+after.StaticIdent())
+		stmts = append(stmts, "DROP TABLE "+after.StaticIdent(), "DROP FUNCTION IF EXISTS "+after.WinsFunction(true))
 	}
 	if err := execAll(ctx, tx, stmts); err != nil {
 		return err

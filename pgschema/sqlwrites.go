@@ -94,11 +94,14 @@ func (t *Table) SQLWriteFunction(static bool) string {
 }
 
 // sqlWritesSQL returns the DDL that creates or replaces the trigger
-// functions and triggers of the table and of its static table, if any.
+// functions, triggers and wins functions (cellwins.go) of the table and of
+// its static table, if any.
 func (t *Table) sqlWritesSQL() []string {
 	stmts := append(t.sqlWriteFunctionSQL(false), t.sqlWriteTriggerSQL(false))
+	stmts = append(stmts, t.winsFunctionSQL(false)...)
 	if t.HasStatic() {
 		stmts = append(append(stmts, t.sqlWriteFunctionSQL(true)...), t.sqlWriteTriggerSQL(true))
+		stmts = append(stmts, t.winsFunctionSQL(true)...)
 	}
 	return stmts
 }
@@ -349,11 +352,13 @@ func (b *body) clusteringKey(t *Table, c *Column) {
 	b.line(1, "END IF;")
 }
 
-// dropSQLWrites drops the trigger functions of a dropped table; the
-// triggers went with the tables.
+// dropSQLWrites drops the trigger and wins functions of a dropped table;
+// the triggers went with the tables.
 func dropSQLWrites(ctx context.Context, tx Querier, schema, name string) error {
 	_, err := tx.Exec(ctx, "DROP FUNCTION IF EXISTS "+pgx.Identifier{schema, name + sqlWriteSuffix}.Sanitize()+"(), "+
-		pgx.Identifier{schema, name + "$static" + sqlWriteSuffix}.Sanitize()+"()")
+		pgx.Identifier{schema, name + "$static" + sqlWriteSuffix}.Sanitize()+"(), "+
+		pgx.Identifier{schema, name + winsSuffix}.Sanitize()+", "+
+		pgx.Identifier{schema, name + "$static" + winsSuffix}.Sanitize())
 	return err
 }
 
@@ -363,9 +368,9 @@ func refreshSQLWrites(ctx context.Context, tx Querier, t *Table) error {
 	return execAll(ctx, tx, t.sqlWritesSQL())
 }
 
-// SyncSQLWrites brings the triggers of every table in the shard's catalog
-// to what this version of cqlpg generates, creating those of tables made
-// before it had them. It takes the schema lock for the rest of tx.
+// SyncSQLWrites brings the triggers and wins functions (cellwins.go) of
+// every table in the shard's catalog to what this version of cqlpg
+// generates, creating those of tables made before it had them. It takes the schema lock for the rest of tx.
 func SyncSQLWrites(ctx context.Context, tx Querier) error {
 	if err := Lock(ctx, tx); err != nil {
 		return err
@@ -375,9 +380,11 @@ func SyncSQLWrites(ctx context.Context, tx Querier) error {
 		return err
 	}
 	have := map[string]string{} // schema.function → body, for functions with their trigger
-	rows, err := tx.Query(ctx, `SELECT n.nspname, p.proname, p.prosrc FROM pg_trigger g
-		JOIN pg_proc p ON p.oid = g.tgfoid JOIN pg_namespace n ON n.oid = p.pronamespace
-		WHERE g.tgname = $1`, SQLWriteTrigger)
+	// The functions of the triggers, and the wins functions.
+	rows, err := tx.Query(ctx, `SELECT n.nspname, p.proname, p.prosrc FROM pg_proc p
+		JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE p.oid IN (SELECT tgfoid FROM pg_trigger WHERE tgname = $1) OR p.proname LIKE $2`,
+		SQLWriteTrigger, "%"+winsSuffix)
 	if err != nil {
 		return err
 	}
@@ -405,8 +412,8 @@ func SyncSQLWrites(ctx context.Context, tx Querier) error {
 	return nil
 }
 
-// current reports whether the table's trigger functions, as listed in
-// have, are the ones sqlWritesSQL would create.
+// current reports whether the table's trigger and wins functions, as
+// listed in have, are the ones sqlWritesSQL would create.
 func (t *Table) current(have map[string]string) bool {
 	for _, static := range []bool{false, true} {
 		if static && !t.HasStatic() {
@@ -416,7 +423,8 @@ func (t *Table) current(have map[string]string) bool {
 		if static {
 			name = t.StaticPGName()
 		}
-		if have[t.PGSchema+"."+name+sqlWriteSuffix] != t.sqlWriteBody(static) {
+		if have[t.PGSchema+"."+name+sqlWriteSuffix] != t.sqlWriteBody(static) ||
+			have[t.PGSchema+"."+name+winsSuffix] != t.winsBody(static) {
 			return false
 		}
 	}

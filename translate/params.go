@@ -173,6 +173,12 @@ func quote(name string) string { return strings.ReplaceAll(pgschema.Quote(name),
 // tableIdent returns a table's quoted name for use in a squirrel fragment.
 func tableIdent(t *pgschema.Table) string { return strings.ReplaceAll(t.Ident(), "?", "??") }
 
+// winsIdent returns the quoted name of the wins function of a table, or
+// of its static table, for use in a squirrel fragment.
+func winsIdent(t *pgschema.Table, static bool) string {
+	return strings.ReplaceAll(t.WinsFunction(static), "?", "??")
+}
+
 // qcol returns a table column's name qualified by a table alias, for a
 // squirrel fragment.
 func qcol(alias, name string) string { return alias + "." + quote(name) }

@@ -1005,7 +1005,7 @@ func TestPlanSQLQuotesNames(t *testing.T) {
 				// bookkeeping column.
 				for _, id := range quotedIdent.FindAllString(sql, -1) {
 					name := strings.ReplaceAll(id[1:len(id)-1], `""`, `"`)
-					for _, suffix := range []string{"$wt", "$exp", "$empty", "$ord", "$exact", "$deletions", "$lo", "$hi"} {
+					for _, suffix := range []string{"$wt", "$exp", "$empty", "$ord", "$exact", "$deletions", "$lo", "$hi", "$wins"} {
 						name = strings.TrimSuffix(name, suffix)
 					}
 					switch name {

@@ -54,8 +54,9 @@ func winner(column, wins string) sq.Sqlizer {
 
 // cellSQL adds one cell to an upsert: its value, write time and expiry
 // columns and parameters, and the SET items that keep the winning cell by
-// Cassandra's reconciliation rules (cqlpg.cell_wins).
-func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
+// Cassandra's reconciliation rules, fn being the table's wins function
+// (pgschema.CellNames.WinsSQL).
+func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	st, err := pgschema.StorageOf(c.column.Type)
 	if err != nil {
 		return invalidf("%v", err)
@@ -93,7 +94,7 @@ func cellSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 		*cols = append(*cols, names.Exact)
 		*vals = append(*vals, exactParam(param))
 	}
-	wins := names.WinsSQL(st.SortKey)
+	wins := names.WinsSQL(fn, c.column.WinsKey())
 	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 	if emptyCol != "" {
 		*set = append(*set, winner(names.Empty, wins))
@@ -192,9 +193,10 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 	cols, vals := keyInsert(t, static)
 	var set []sq.Sqlizer
 	var check string
+	fn := winsIdent(t, static)
 	for _, c := range cells {
 		c.readded(t)
-		if err := cellSQL(c, &cols, &vals, &set); err != nil {
+		if err := cellSQL(c, fn, &cols, &vals, &set); err != nil {
 			return sq.InsertBuilder{}, err
 		}
 		if msg := valueNeeded(c); msg != "" && check == "" {
@@ -205,7 +207,7 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols = append(cols, wt, exp)
 		vals = append(vals, Param{Kind: ParamWritetime, Element: -1}, Param{Kind: ParamExpiry, Element: -1})
-		wins := pgschema.MarkerWinsSQL(wt, exp, quote(pgschema.DeletedColumn))
+		wins := pgschema.MarkerWinsSQL(wt, quote(pgschema.DeletedColumn), fn)
 		set = append(set, winner(wt, wins), winner(exp, wins))
 	}
 	if len(set) == 0 {

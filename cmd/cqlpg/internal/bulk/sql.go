@@ -150,7 +150,7 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 			names.Exact = quote(x)
 			cols, vals = append(cols, names.Exact), append(vals, "s."+names.Exact)
 		}
-		wins := names.WinsSQL(s.SortKey)
+		wins := names.WinsSQL(t.WinsFunction(static), c.WinsKey())
 		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
 		if names.Empty != "" {
 			set = append(set, winner(names.Empty, wins))
@@ -167,7 +167,7 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 	if !static {
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols, vals = append(cols, wt, exp), append(vals, "$1::bigint", "$2::integer")
-		wins := pgschema.MarkerWinsSQL(wt, exp, quote(pgschema.DeletedColumn))
+		wins := pgschema.MarkerWinsSQL(wt, quote(pgschema.DeletedColumn), t.WinsFunction(false))
 		set = append(set, winner(wt, wins), winner(exp, wins))
 		if t.DeletionsIdent() != "" {
 			from += fmt.Sprintf(" CROSS JOIN LATERAL (SELECT max(x.%s) AS wt FROM %s AS x WHERE %s) AS d",
