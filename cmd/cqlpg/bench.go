@@ -76,6 +76,12 @@ type storageResult struct {
 	WriteMicros float64 `json:"write_us_per_op"`
 	ReadMicros  float64 `json:"read_us_per_op"`
 	BytesPerRow float64 `json:"bytes_per_row"`
+	// ShardWriteMicros and ShardReadMicros are the shard's CPU time per
+	// operation, all its processes together: the work the layout costs
+	// Postgres, which the machine's noise moves far less than the rates.
+	// Zero when the shard is not a local cluster the benchmark started.
+	ShardWriteMicros float64 `json:"shard_cpu_us_per_write,omitempty"`
+	ShardReadMicros  float64 `json:"shard_cpu_us_per_read,omitempty"`
 }
 
 func benchStorage(args []string) int {
@@ -92,6 +98,7 @@ func benchStorage(args []string) int {
 	ctx := context.Background()
 	log := benchLog()
 	url := *shardURL
+	var shardCPU func() float64 // nil for a shard the benchmark did not start
 	if url == "" {
 		clusters, stop, err := benchClusters(ctx, log, 1, false)
 		if err != nil {
@@ -100,19 +107,27 @@ func benchStorage(args []string) int {
 		}
 		defer stop()
 		url = clusters[0].URL()
+		pids := postgresPIDs(clusters[0].Dir())
+		shardCPU = func() float64 { return pidsCPU(pids()) }
 	}
-	results, err := runStorageBench(ctx, log, url, *workers, *duration, *reps, *rows)
+	results, err := runStorageBench(ctx, log, url, *workers, *duration, *reps, *rows, shardCPU)
 	if err != nil {
 		log.Error("benchmark failed", "err", err)
 		return 1
 	}
-	fmt.Printf("%-8s %12s %10s %12s %10s %12s\n", "arm", "writes/s", "µs/write", "reads/s", "µs/read", "bytes/row")
+	fmt.Printf("%-8s %12s %10s %12s %10s %12s %16s %16s\n", "arm", "writes/s", "µs/write", "reads/s", "µs/read", "bytes/row",
+		"shard µs/write", "shard µs/read")
 	for _, r := range results {
-		fmt.Printf("%-8s %12.0f %10.1f %12.0f %10.1f %12.0f\n", r.Arm, r.WriteOpsSec, r.WriteMicros, r.ReadOpsSec, r.ReadMicros, r.BytesPerRow)
+		fmt.Printf("%-8s %12.0f %10.1f %12.0f %10.1f %12.0f %16.1f %16.1f\n", r.Arm, r.WriteOpsSec, r.WriteMicros,
+			r.ReadOpsSec, r.ReadMicros, r.BytesPerRow, r.ShardWriteMicros, r.ShardReadMicros)
 	}
 	if len(results) == 2 {
 		fmt.Printf("cqlpg/plain: writes %.2f, reads %.2f, size %.2f\n", results[0].WriteOpsSec/results[1].WriteOpsSec,
 			results[0].ReadOpsSec/results[1].ReadOpsSec, results[0].BytesPerRow/results[1].BytesPerRow)
+		if shardCPU != nil {
+			fmt.Printf("shard CPU per operation, cqlpg/plain: writes %.2f, reads %.2f\n",
+				results[0].ShardWriteMicros/results[1].ShardWriteMicros, results[0].ShardReadMicros/results[1].ShardReadMicros)
+		}
 	}
 	if !writeResults(log, *jsonOut, results) {
 		return 1
@@ -120,7 +135,8 @@ func benchStorage(args []string) int {
 	return 0
 }
 
-func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers int, d time.Duration, reps, rows int) ([]storageResult, error) {
+func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers int, d time.Duration, reps, rows int,
+	shardCPU func() float64) ([]storageResult, error) {
 	// A gateway creates the CQL table through its own DDL path.
 	gw, err := startBenchServer(ctx, []string{url}, 0, false, false)
 	if err != nil {
@@ -154,25 +170,47 @@ func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers 
 	}
 	arms := []*storageArm{cqlpgArm, plainArm}
 
-	type sample struct{ writes, reads []float64 }
+	type sample struct{ writes, reads, writeCPU, readCPU []float64 }
 	samples := make([]sample, len(arms))
+	// measure runs op as runOps does, and returns its rate and the
+	// shard's CPU µs per operation (0 without shardCPU).
+	measure := func(op func(context.Context, *pgxpool.Conn, int32, int32) error) (float64, float64, error) {
+		var before float64
+		if shardCPU != nil {
+			before = shardCPU()
+		}
+		rate, err := runOps(ctx, pool, workers, d, rows, op)
+		if shardCPU == nil || err != nil || rate == 0 {
+			return rate, 0, err
+		}
+		return rate, 1e6 * (shardCPU() - before) / (rate * d.Seconds()), nil
+	}
 	for rep := range reps {
 		for i, arm := range arms {
-			w, err := runOps(ctx, pool, workers, d, rows, arm.write)
+			w, wcpu, err := measure(arm.write)
 			if err != nil {
 				return nil, fmt.Errorf("%s writes: %w", arm.name, err)
 			}
-			r, err := runOps(ctx, pool, workers, d, rows, arm.read)
+			r, rcpu, err := measure(arm.read)
 			if err != nil {
 				return nil, fmt.Errorf("%s reads: %w", arm.name, err)
 			}
-			samples[i].writes = append(samples[i].writes, w)
-			samples[i].reads = append(samples[i].reads, r)
-			log.Info("run", "rep", rep+1, "arm", arm.name, "writes/s", int(w), "reads/s", int(r))
+			sm := &samples[i]
+			sm.writes, sm.reads = append(sm.writes, w), append(sm.reads, r)
+			sm.writeCPU, sm.readCPU = append(sm.writeCPU, wcpu), append(sm.readCPU, rcpu)
+			log.Info("run", "rep", rep+1, "arm", arm.name, "writes/s", int(w), "reads/s", int(r),
+				"shard µs/write", fmt.Sprintf("%.1f", wcpu), "shard µs/read", fmt.Sprintf("%.1f", rcpu))
 		}
 	}
 	var out []storageResult
 	for i, arm := range arms {
+		// Sizes are of the tables rewritten compact, so that the dead
+		// versions the runs' updates left do not count.
+		for _, table := range arm.tables {
+			if _, err := pool.Exec(ctx, "VACUUM FULL "+table); err != nil {
+				return nil, err
+			}
+		}
 		var bytes int64
 		for _, table := range arm.tables {
 			var n int64
@@ -188,7 +226,8 @@ func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers 
 		w, r := median(samples[i].writes), median(samples[i].reads)
 		out = append(out, storageResult{Arm: arm.name, WriteOpsSec: w, ReadOpsSec: r,
 			WriteMicros: 1e6 * float64(workers) / w, ReadMicros: 1e6 * float64(workers) / r,
-			BytesPerRow: float64(bytes) / float64(max(count, 1))})
+			BytesPerRow:      float64(bytes) / float64(max(count, 1)),
+			ShardWriteMicros: median(samples[i].writeCPU), ShardReadMicros: median(samples[i].readCPU)})
 	}
 	return out, nil
 }

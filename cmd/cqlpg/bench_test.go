@@ -18,13 +18,15 @@ func TestBenchStorage(t *testing.T) {
 		WriteOpsSec float64 `json:"write_ops_per_sec"`
 		ReadOpsSec  float64 `json:"read_ops_per_sec"`
 		BytesPerRow float64 `json:"bytes_per_row"`
+		ShardWrite  float64 `json:"shard_cpu_us_per_write"`
+		ShardRead   float64 `json:"shard_cpu_us_per_read"`
 	}
 	runBench(t, &results, "storage", "--duration", "300ms", "--reps", "1", "--rows", "200", "--workers", "2")
 	if len(results) != 2 || results[0].Arm != "cqlpg" || results[1].Arm != "plain" {
 		t.Fatalf("results: %+v", results)
 	}
 	for _, r := range results {
-		if r.WriteOpsSec <= 0 || r.ReadOpsSec <= 0 || r.BytesPerRow <= 0 {
+		if r.WriteOpsSec <= 0 || r.ReadOpsSec <= 0 || r.BytesPerRow <= 0 || r.ShardWrite <= 0 || r.ShardRead <= 0 {
 			t.Errorf("%s: %+v", r.Arm, r)
 		}
 	}
