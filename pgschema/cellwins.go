@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Writes decide cell by cell which of the stored and the written cell wins,
@@ -97,13 +95,7 @@ const winsSuffix = "$wins"
 
 // WinsFunction returns the quoted name of the wins function of the table,
 // or of its static companion table.
-func (t *Table) WinsFunction(static bool) string {
-	name := t.PGName
-	if static {
-		name = t.StaticPGName()
-	}
-	return pgx.Identifier{t.PGSchema, name + winsSuffix}.Sanitize()
-}
+func (t *Table) WinsFunction(static bool) string { return t.functionIdent(static, winsSuffix) }
 
 // winsFunctionSQL creates or replaces the wins function of the table, or
 // of its static companion table: wins(t, n, cell) tells whether cell of

@@ -85,12 +85,16 @@ const sqlWriteSuffix = "$write"
 
 // SQLWriteFunction returns the quoted name of the trigger function of the
 // table, or of its static companion table.
-func (t *Table) SQLWriteFunction(static bool) string {
+func (t *Table) SQLWriteFunction(static bool) string { return t.functionIdent(static, sqlWriteSuffix) }
+
+// functionIdent returns the quoted name of a function generated for the
+// table, or for its static companion table: the table's name and suffix.
+func (t *Table) functionIdent(static bool, suffix string) string {
 	name := t.PGName
 	if static {
 		name = t.StaticPGName()
 	}
-	return pgx.Identifier{t.PGSchema, name + sqlWriteSuffix}.Sanitize()
+	return pgx.Identifier{t.PGSchema, name + suffix}.Sanitize()
 }
 
 // sqlWritesSQL returns the DDL that creates or replaces the trigger
