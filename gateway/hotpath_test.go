@@ -283,7 +283,8 @@ func hasArg(args [][]byte, v []byte) bool {
 
 // BenchmarkHotPath measures one request from its frame's bytes to its
 // response frame, on shards that answer at once: the gateway's own cost
-// per request, which the goal of issue 8 bounds (2 allocations, 0.5 µs).
+// per request, which the goal of issue 8 bounds (2 allocations, 0.5 µs)
+// and issue 21 (0 allocations, TestHotPathAllocations).
 func BenchmarkHotPath(b *testing.B) {
 	h := newHotServer(b)
 	sel := h.prepare(b, "SELECT v FROM rf1.t WHERE k = ?")
@@ -304,6 +305,34 @@ func BenchmarkHotPath(b *testing.B) {
 				cqlwire.PutBuffer(h.roundTrip(bc.frame))
 			}
 		})
+	}
+}
+
+// TestHotPathAllocations checks that a point request, EXECUTE to RESULT
+// on shards that answer at once, allocates nothing once warm: a success
+// must not pay for what only an error needs (a shard error's type check
+// allocated 8 bytes on every request until this test).
+func TestHotPathAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes pooled buffers allocate")
+	}
+	h := newHotServer(t)
+	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"select", executeFrame(sel.Id, one)},
+		{"insert-rf1", executeFrame(h.prepare(t, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").Id, one, value)},
+		{"insert-rf3", executeFrame(h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").Id, one, value)},
+	} {
+		for range 100 { // pools and caches warm
+			cqlwire.PutBuffer(h.roundTrip(tc.frame))
+		}
+		if n := testing.AllocsPerRun(1000, func() { cqlwire.PutBuffer(h.roundTrip(tc.frame)) }); n > 0 {
+			t.Errorf("%s: %.2f allocations per request", tc.name, n)
+		}
 	}
 }
 

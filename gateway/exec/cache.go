@@ -327,8 +327,11 @@ func rerunnable(p translate.Plan) bool {
 // staleSQL reports whether err is a shard's refusal of the kind a stale
 // plan meets (schemaChanged).
 func staleSQL(err error) bool {
+	if err == nil {
+		return false // before pgErr, which escapes: a success allocates nothing
+	}
 	var pgErr *pgconn.PgError
-	if err == nil || !errors.As(err, &pgErr) {
+	if !errors.As(err, &pgErr) {
 		return false
 	}
 	switch pgErr.Code {
