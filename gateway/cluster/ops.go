@@ -456,18 +456,20 @@ func (c *Cluster) Abort(ctx context.Context, o OpOptions) (string, error) {
 // proposal a round left half done is found and finished. It copies a
 // page at a time, and returns the states copied.
 func (c *Cluster) streamBallots(ctx context.Context, topo *sharding.Topology, lost int) (int64, error) {
-	type copy struct {
+	// One copy per range, source and destination, whatever keyspaces
+	// move the range alike.
+	type rangeCopy struct {
 		r        sharding.Range
 		from, to int
 	}
-	done := map[copy]bool{}
+	done := map[rangeCopy]bool{}
 	control := c.Control()
 	var sent int64
 	for _, ks := range c.Schema().Keyspaces() {
 		for _, m := range topo.Movements(ks.Replication) {
 			for _, to := range m.To {
 				for _, from := range m.From {
-					cp := copy{m.Range, from, to}
+					cp := rangeCopy{m.Range, from, to}
 					if slices.Contains(m.From, to) || from == lost || done[cp] {
 						continue
 					}

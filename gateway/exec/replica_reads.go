@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,6 +64,15 @@ func (a *replicaAsks) ready(n int) *replicaAsks {
 	clear(a.data)
 	return a
 }
+
+// reset readies d to hash rows anew, passing them on to inner.
+func (d *digestSink) reset(inner sharding.RowSink) {
+	*d = digestSink{inner: inner}
+	d.h.SetSeed(digestSeed)
+}
+
+// same reports whether d and o hashed the same rows.
+func (d *digestSink) same(o *digestSink) bool { return d.rows == o.rows && d.h.Sum64() == o.h.Sum64() }
 
 // Row implements sharding.RowSink.
 func (d *digestSink) Row(values [][]byte) error {
@@ -208,8 +218,7 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 			data = fresh()
 			inner, ra.data[i] = data, data
 		}
-		sinks[i] = digestSink{inner: inner}
-		sinks[i].h.SetSeed(digestSeed)
+		sinks[i].reset(inner)
 		op := &ra.ops[i]
 		op.ResetNotify(stmt, args, binaryParams, &sinks[i], notify, i)
 		op.Order = rs.opOrder()
@@ -282,41 +291,43 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		}
 		return &ReadTimeoutError{Consistency: level, Received: received, BlockFor: p.ask, DataPresent: dataPresent}
 	}
-	agree := true
+	// answered lists the replicas that answered, the data one first.
+	answered := func() []int {
+		shards := []int{p.order[dataOp]}
+		for i := range submitted {
+			if ok[i] && i != dataOp {
+				shards = append(shards, p.order[i])
+			}
+		}
+		return shards
+	}
+	reread := false
 	if !ok[dataOp] {
 		// The replica asked for the data last has not answered, the
 		// others have. One asked for it before (speculation moved the
-		// data on) sent it with its digest; else the data is read again
-		// from one that answered, and agrees only with the digest that
-		// replica sent: it may have changed since, even to a state no
-		// replica held whole (a replica back from a fault that got a
-		// commit before the ones it missed), which read repair mends.
-		reread := true
+		// data on) sent it with its digest; else every one that answered
+		// is read again, the data from the first: they may have changed
+		// since, even to a state no replica held whole (a replica back
+		// from a fault that got a commit before the ones it missed).
+		dataOp, reread = slices.Index(ok[:submitted], true), true
 		for i := range submitted {
 			if ok[i] && ra.data[i] != nil {
 				dataOp, data, reread = i, ra.data[i], false
 				break
 			}
 		}
-		if reread {
-			for i := range submitted {
-				if ok[i] {
-					dataOp = i
-					break
-				}
-			}
-			data = fresh()
-			again := &digestSink{inner: data}
-			again.h.SetSeed(digestSeed)
-			if err := e.readOne(ctx, expire, stmt, args, p.order[dataOp:dataOp+1], again, level, rs); err != nil {
-				return err
-			}
-			agree = again.rows == sinks[dataOp].rows && again.h.Sum64() == sinks[dataOp].h.Sum64()
-		}
 	}
-	for i := range submitted {
-		if s := &sinks[i]; ok[i] {
-			agree = agree && s.rows == sinks[dataOp].rows && s.h.Sum64() == sinks[dataOp].h.Sum64()
+	var asked []int
+	agree := true
+	if reread {
+		asked = answered()
+		var err error
+		if data, agree, err = e.readAgain(ctx, expire, stmt, args, asked, fresh(), rs); err != nil {
+			return err
+		}
+	} else {
+		for i := range submitted {
+			agree = agree && (!ok[i] || sinks[i].same(&sinks[dataOp]))
 		}
 	}
 	if !agree {
@@ -326,11 +337,8 @@ func (e *Execution) readReplicas(ctx context.Context, stmt *sharding.Statement, 
 		// (a later commit, the one before it lost with a hint pending),
 		// and only what the replicas agree on holds every write a quorum
 		// acknowledged, as the merge Cassandra answers with does.
-		asked := []int{p.order[dataOp]}
-		for i, answered := range ok {
-			if answered && i != dataOp {
-				asked = append(asked, p.order[i])
-			}
+		if asked == nil {
+			asked = answered()
 		}
 		rctx, cancel := context.WithDeadline(ctx, started.Add(timeout))
 		defer cancel()
@@ -384,10 +392,11 @@ func (e *Execution) readAgain(ctx context.Context, expire <-chan struct{}, stmt 
 	ops := make([]sharding.Op, len(shards))
 	notify := make(chan *sharding.Op, len(shards))
 	for i, shard := range shards {
+		var inner sharding.RowSink
 		if i == 0 {
-			sinks[i].inner = data
+			inner = data
 		}
-		sinks[i].h.SetSeed(digestSeed)
+		sinks[i].reset(inner)
 		ops[i].ResetNotify(stmt, args, binaryParams, &sinks[i], notify, i)
 		ops[i].Order = rs.opOrder()
 		ops[i].Deadline = rs.deadline
@@ -416,7 +425,7 @@ func (e *Execution) readAgain(ctx context.Context, expire <-chan struct{}, stmt 
 		}
 	}
 	for i := range sinks[1:] {
-		if s := &sinks[1+i]; s.rows != sinks[0].rows || s.h.Sum64() != sinks[0].h.Sum64() {
+		if !sinks[1+i].same(&sinks[0]) {
 			return data, false, nil
 		}
 	}
