@@ -16,13 +16,26 @@ import (
 // cost a write more than its own work: the upsert of a row of four
 // columns spent 74 µs of shard CPU with it, 57 µs with the function.
 
-// CellNames are the columns of one cell, and of its row's newest deletion
-// time, each already quoted for the statement at hand: Empty is "" when
-// the cell's type has no empty flag.
-type CellNames struct {
-	Value, Writetime, Expiry, Empty, Deleted string
-	// Exact is the exact companion (exact.go), "" when there is none.
-	Exact string
+// cellNames are the columns of one cell, and of its row's newest deletion
+// time, each quoted: empty and exact are "" when the cell has no such
+// companion.
+type cellNames struct {
+	value, writetime, expiry, empty, deleted string
+	// exact is the exact companion (exact.go).
+	exact string
+}
+
+// cellNames returns the columns of c's cell, each quoted by quote.
+func (c *Column) cellNames(quote func(string) string) cellNames {
+	n := cellNames{value: quote(c.PGName), writetime: quote(c.WritetimeColumn()), expiry: quote(c.ExpiryColumn()),
+		deleted: quote(DeletedColumn)}
+	if e := c.EmptyColumn(); e != "" {
+		n.empty = quote(e)
+	}
+	if x := c.ExactColumn(); x != "" {
+		n.exact = quote(x)
+	}
+	return n
 }
 
 // rule is the condition under which cell n of the row aliased newer
@@ -30,43 +43,58 @@ type CellNames struct {
 // reconciliation: sortKey formats a value column as the bytes ties are
 // broken on (Storage.SortKey). The empty value is stored as null beside a
 // true flag: it is no tombstone, and sorts before every other value.
-func (n CellNames) rule(sortKey, newer, older string) string {
-	v := n.Value
+func (n cellNames) rule(sortKey, newer, older string) string {
+	v := n.value
 	key := func(alias string) string { return fmt.Sprintf(sortKey, alias+"."+v) }
-	if n.Exact != "" {
+	if n.exact != "" {
 		// The companion holds CQL bytes, as the sort key gives them.
 		key = func(alias string) string {
-			return fmt.Sprintf("COALESCE(%s.%s, %s)", alias, n.Exact, fmt.Sprintf(sortKey, alias+"."+v))
+			return fmt.Sprintf("COALESCE(%s.%s, %s)", alias, n.exact, fmt.Sprintf(sortKey, alias+"."+v))
 		}
 	}
 	isNull := func(alias string) string { return alias + "." + v + " IS NULL" }
-	if n.Empty != "" {
+	if n.empty != "" {
 		value := key
 		key = func(alias string) string {
-			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, n.Empty, value(alias))
+			return fmt.Sprintf("CASE WHEN %s.%s THEN ''::bytea ELSE %s END", alias, n.empty, value(alias))
 		}
 		isNull = func(alias string) string {
-			return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, n.Empty)
+			return fmt.Sprintf("(%[1]s.%[2]s IS NULL AND %[1]s.%[3]s IS NOT TRUE)", alias, v, n.empty)
 		}
 	}
 	return fmt.Sprintf("cqlpg.cell_wins(%[1]s.%[3]s, %[1]s.%[4]s, %[5]s, %[6]s, "+
-		"%[2]s.%[3]s, %[2]s.%[4]s, %[7]s, %[8]s, %[2]s.%[9]s)", newer, older, n.Writetime, n.Expiry,
-		isNull(newer), key(newer), isNull(older), key(older), n.Deleted)
+		"%[2]s.%[3]s, %[2]s.%[4]s, %[7]s, %[8]s, %[2]s.%[9]s)", newer, older, n.writetime, n.expiry,
+		isNull(newer), key(newer), isNull(older), key(older), n.deleted)
 }
 
-// WinsSQL is the condition under which a written cell replaces the stored
-// one in an INSERT ... ON CONFLICT DO UPDATE whose stored row is aliased
-// t: the write is newer than the cell and the row's newest deletion, or
-// as old as the cell and the table's wins function fn (Table.WinsFunction)
-// says it wins the tie; key names the cell to it (Column.WinsKey).
-func (n CellNames) WinsSQL(fn string, key int64) string {
-	return winsSQL(n.Writetime, n.Deleted, fn, key)
+// WinnerSQL returns the SET items of an INSERT ... ON CONFLICT DO UPDATE,
+// its stored row aliased t, that keep in each column of c's cell the
+// winning side's: the written cell wins when it is newer than the stored
+// one and the row's newest deletion, or as old as the stored one and the
+// table's wins function fn (Table.WinsFunction) says it wins the tie.
+// quote quotes a name for the statement at hand.
+func (c *Column) WinnerSQL(fn string, quote func(string) string) []string {
+	var cols []string
+	for _, name := range c.storedColumns() {
+		cols = append(cols, quote(name))
+	}
+	return winners(cols, winsSQL(quote(c.WritetimeColumn()), quote(DeletedColumn), fn, c.WinsKey()))
 }
 
-// MarkerWinsSQL is WinsSQL for the row marker, whose write time column is
-// wt and deletion time column deleted (both quoted).
-func MarkerWinsSQL(wt, deleted, fn string) string {
-	return winsSQL(wt, deleted, fn, winsKey(markerCell))
+// MarkerWinnerSQL is WinnerSQL for the row marker.
+func MarkerWinnerSQL(fn string, quote func(string) string) []string {
+	wt := quote(RowWritetimeColumn)
+	return winners([]string{wt, quote(RowExpiryColumn)}, winsSQL(wt, quote(DeletedColumn), fn, winsKey(markerCell)))
+}
+
+// winners returns the SET items keeping in each of cols the written value
+// when wins holds, else the stored one.
+func winners(cols []string, wins string) []string {
+	items := make([]string, len(cols))
+	for i, c := range cols {
+		items[i] = fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", c, wins)
+	}
+	return items
 }
 
 func winsSQL(wt, deleted, fn string, key int64) string {
@@ -105,16 +133,11 @@ func (t *Table) winsFunctionSQL(static bool) []string {
 	if static {
 		what = "a static cell of " + t.QualifiedName()
 	}
-	fn := t.WinsFunction(static)
 	// Its rows are records, not the table's type, which would make the
 	// function a dependent of the table that DROP TABLE refuses to drop.
-	return []string{
-		fmt.Sprintf("CREATE OR REPLACE FUNCTION %[1]s(t record, n record, cell int8) RETURNS boolean "+
-			"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS %[2]s%[3]s%[2]s", fn, sqlWriteTag, t.winsBody(static)),
-		fmt.Sprintf("COMMENT ON FUNCTION %s(record, record, int8) IS %s", fn, quoteLiteral("Whether "+what+
-			" written (n) replaces the one stored (t) when their write times tie, by Cassandra's reconciliation. "+
-			"Generated by cqlpg from the table's columns.")),
-	}
+	return functionSQL(t.WinsFunction(static), "t record, n record, cell int8", "boolean IMMUTABLE PARALLEL SAFE",
+		t.winsBody(static), "Whether "+what+" written (n) replaces the one stored (t) when their write times tie, "+
+			"by Cassandra's reconciliation.")
 }
 
 // winsBody generates the wins function's body: one branch per cell. A
@@ -127,7 +150,6 @@ func (t *Table) winsBody(static bool) string {
 	}
 	var b strings.Builder
 	b.WriteString("\nBEGIN\n    CASE cell\n")
-	deleted := Quote(DeletedColumn)
 	for _, c := range t.Columns {
 		if c.Kind != kind {
 			continue
@@ -136,20 +158,12 @@ func (t *Table) winsBody(static bool) string {
 		if err != nil {
 			continue
 		}
-		n := CellNames{Value: Quote(c.PGName), Writetime: Quote(c.WritetimeColumn()), Expiry: Quote(c.ExpiryColumn()),
-			Deleted: deleted}
-		if e := c.EmptyColumn(); e != "" {
-			n.Empty = Quote(e)
-		}
-		if x := c.ExactColumn(); x != "" {
-			n.Exact = Quote(x)
-		}
-		fmt.Fprintf(&b, "    WHEN %d THEN RETURN %s;\n", c.WinsKey(), n.rule(st.SortKey, "n", "t"))
+		fmt.Fprintf(&b, "    WHEN %d THEN RETURN %s;\n", c.WinsKey(), c.cellNames(Quote).rule(st.SortKey, "n", "t"))
 	}
 	if !static {
 		wt, exp := Quote(RowWritetimeColumn), Quote(RowExpiryColumn)
 		fmt.Fprintf(&b, "    WHEN %d THEN RETURN cqlpg.cell_wins(n.%[2]s, n.%[3]s, false, NULL, t.%[2]s, t.%[3]s, false, NULL, t.%[4]s); -- row marker\n",
-			winsKey(markerCell), wt, exp, deleted)
+			winsKey(markerCell), wt, exp, Quote(DeletedColumn))
 	}
 	b.WriteString("    END CASE;\nEND\n")
 	return b.String()

@@ -47,15 +47,19 @@ func conflictTarget(t *pgschema.Table, static bool) string {
 	return "ON CONFLICT (" + strings.Join(cols, ", ") + ") DO UPDATE SET "
 }
 
-// winner is the SET item that keeps the winning side's column.
-func winner(column, wins string) sq.Sqlizer {
-	return sq.Expr(fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins))
+// winners are SET items (pgschema.Column.WinnerSQL) as squirrel parts.
+func winners(items []string) []sq.Sqlizer {
+	out := make([]sq.Sqlizer, len(items))
+	for i, item := range items {
+		out[i] = sq.Expr(item)
+	}
+	return out
 }
 
 // cellSQL adds one cell to an upsert: its value, write time and expiry
 // columns and parameters, and the SET items that keep the winning cell by
 // Cassandra's reconciliation rules, fn being the table's wins function
-// (pgschema.CellNames.WinsSQL).
+// (pgschema.Column.WinnerSQL).
 func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
 	st, err := pgschema.StorageOf(c.column.Type)
 	if err != nil {
@@ -82,26 +86,16 @@ func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) 
 	*vals = append(*vals, value,
 		c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1}),
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
-	// Names are already escaped for squirrel, and sort keys hold no '?'.
-	names := pgschema.CellNames{Value: v, Writetime: wt, Expiry: exp, Deleted: quote(pgschema.DeletedColumn)}
 	if emptyCol != "" {
-		names.Empty = quote(emptyCol)
-		*cols = append(*cols, names.Empty)
+		*cols = append(*cols, quote(emptyCol))
 		*vals = append(*vals, c.stamp(Param{Kind: ParamEmptyFlag, Value: c.value, Element: -1}))
 	}
 	if x := c.column.ExactColumn(); x != "" {
-		names.Exact = quote(x)
-		*cols = append(*cols, names.Exact)
+		*cols = append(*cols, quote(x))
 		*vals = append(*vals, exactParam(param))
 	}
-	wins := names.WinsSQL(fn, c.column.WinsKey())
-	*set = append(*set, winner(v, wins), winner(wt, wins), winner(exp, wins))
-	if emptyCol != "" {
-		*set = append(*set, winner(names.Empty, wins))
-	}
-	if names.Exact != "" {
-		*set = append(*set, winner(names.Exact, wins))
-	}
+	// Names are escaped for squirrel by quote.
+	*set = append(*set, winners(c.column.WinnerSQL(fn, quote))...)
 	return nil
 }
 
@@ -207,8 +201,7 @@ func upsert(t *pgschema.Table, cells []cell, marker, static bool) (sq.InsertBuil
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols = append(cols, wt, exp)
 		vals = append(vals, Param{Kind: ParamWritetime, Element: -1}, Param{Kind: ParamExpiry, Element: -1})
-		wins := pgschema.MarkerWinsSQL(wt, quote(pgschema.DeletedColumn), fn)
-		set = append(set, winner(wt, wins), winner(exp, wins))
+		set = append(set, winners(pgschema.MarkerWinnerSQL(fn, quote))...)
 	}
 	if len(set) == 0 {
 		set = append(set, sq.Expr(fmt.Sprintf("%[1]s = t.%[1]s", quote(pgschema.TokenColumn))))

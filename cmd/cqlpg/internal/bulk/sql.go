@@ -122,9 +122,6 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 		conflict = append(conflict, quote(c.SortColumn()))
 	}
 	var set []string
-	winner := func(column, wins string) string {
-		return fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN excluded.%[1]s ELSE t.%[1]s END", column, wins)
-	}
 	for _, c := range cells {
 		s, err := pgschema.StorageOf(c.Type)
 		if err != nil {
@@ -141,23 +138,12 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 			value = "NULLIF(" + value + ", " + empty + ")"
 		}
 		cols, vals = append(cols, v, wt, exp), append(vals, value, "$1::bigint", "$2::integer")
-		names := pgschema.CellNames{Value: v, Writetime: wt, Expiry: exp, Deleted: quote(pgschema.DeletedColumn)}
-		if emptyCol := c.EmptyColumn(); emptyCol != "" {
-			names.Empty = quote(emptyCol)
-			cols, vals = append(cols, names.Empty), append(vals, "s."+names.Empty)
+		for _, x := range []string{c.EmptyColumn(), c.ExactColumn()} {
+			if x != "" {
+				cols, vals = append(cols, quote(x)), append(vals, "s."+quote(x))
+			}
 		}
-		if x := c.ExactColumn(); x != "" {
-			names.Exact = quote(x)
-			cols, vals = append(cols, names.Exact), append(vals, "s."+names.Exact)
-		}
-		wins := names.WinsSQL(t.WinsFunction(static), c.WinsKey())
-		set = append(set, winner(v, wins), winner(wt, wins), winner(exp, wins))
-		if names.Empty != "" {
-			set = append(set, winner(names.Empty, wins))
-		}
-		if names.Exact != "" {
-			set = append(set, winner(names.Exact, wins))
-		}
+		set = append(set, c.WinnerSQL(t.WinsFunction(static), quote)...)
 	}
 	from := fmt.Sprintf("pg_temp.%s AS s", stageRows)
 	if static {
@@ -167,8 +153,7 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 	if !static {
 		wt, exp := quote(pgschema.RowWritetimeColumn), quote(pgschema.RowExpiryColumn)
 		cols, vals = append(cols, wt, exp), append(vals, "$1::bigint", "$2::integer")
-		wins := pgschema.MarkerWinsSQL(wt, quote(pgschema.DeletedColumn), t.WinsFunction(false))
-		set = append(set, winner(wt, wins), winner(exp, wins))
+		set = append(set, pgschema.MarkerWinnerSQL(t.WinsFunction(false), quote)...)
 		if t.DeletionsIdent() != "" {
 			from += fmt.Sprintf(" CROSS JOIN LATERAL (SELECT max(x.%s) AS wt FROM %s AS x WHERE %s) AS d",
 				quote(pgschema.DeletedColumn), t.DeletionsIdent(), t.Covers("x", "s"))
