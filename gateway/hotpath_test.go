@@ -287,24 +287,36 @@ func hasArg(args [][]byte, v []byte) bool {
 // and issue 21 (0 allocations, TestHotPathAllocations).
 func BenchmarkHotPath(b *testing.B) {
 	h := newHotServer(b)
-	sel := h.prepare(b, "SELECT v FROM rf1.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
-	for _, bc := range []struct {
-		name  string
-		frame []byte
-	}{
-		{"select", executeFrame(sel.Id, one)},
-		{"insert-rf1", executeFrame(h.prepare(b, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").Id, one, value)},
-		{"insert-rf3", executeFrame(h.prepare(b, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").Id, one, value)},
-		// Two replicas to ask: bound by the reader, run by a handler.
-		{"select-rf3-quorum", atLevel(executeFrame(h.prepare(b, "SELECT v FROM rf3.t WHERE k = ?").Id, one), sharding.Quorum)},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
+	for _, r := range hotRequests(b, h) {
+		b.Run(r.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				cqlwire.PutBuffer(h.roundTrip(bc.frame))
+				cqlwire.PutBuffer(h.roundTrip(r.frame))
 			}
 		})
+	}
+}
+
+// hotRequest is a request of the hot-path benchmark.
+type hotRequest struct {
+	name  string
+	frame []byte
+	// quorum marks a read of two replicas, which allocates its scratch.
+	quorum bool
+}
+
+// hotRequests prepares the hot-path benchmark's requests on h, whose
+// shards answer the SELECTs with a row.
+func hotRequests(tb testing.TB, h *hotServer) []hotRequest {
+	sel := h.prepare(tb, "SELECT v FROM rf1.t WHERE k = ?")
+	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
+	return []hotRequest{
+		{name: "select", frame: executeFrame(sel.Id, one)},
+		{name: "insert-rf1", frame: executeFrame(h.prepare(tb, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").Id, one, value)},
+		{name: "insert-rf3", frame: executeFrame(h.prepare(tb, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").Id, one, value)},
+		// Two replicas to ask: bound by the reader, run by a handler.
+		{name: "select-rf3-quorum", quorum: true,
+			frame: atLevel(executeFrame(h.prepare(tb, "SELECT v FROM rf3.t WHERE k = ?").Id, one), sharding.Quorum)},
 	}
 }
 
@@ -317,21 +329,15 @@ func TestHotPathAllocations(t *testing.T) {
 		t.Skip("the race detector makes pooled buffers allocate")
 	}
 	h := newHotServer(t)
-	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
-	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
-	for _, tc := range []struct {
-		name  string
-		frame []byte
-	}{
-		{"select", executeFrame(sel.Id, one)},
-		{"insert-rf1", executeFrame(h.prepare(t, "INSERT INTO rf1.t (k, v) VALUES (?, ?)").Id, one, value)},
-		{"insert-rf3", executeFrame(h.prepare(t, "INSERT INTO rf3.t (k, v) VALUES (?, ?)").Id, one, value)},
-	} {
-		for range 100 { // pools and caches warm
-			cqlwire.PutBuffer(h.roundTrip(tc.frame))
+	for _, r := range hotRequests(t, h) {
+		if r.quorum {
+			continue
 		}
-		if n := testing.AllocsPerRun(1000, func() { cqlwire.PutBuffer(h.roundTrip(tc.frame)) }); n > 0 {
-			t.Errorf("%s: %.2f allocations per request", tc.name, n)
+		for range 100 { // pools and caches warm
+			cqlwire.PutBuffer(h.roundTrip(r.frame))
+		}
+		if n := testing.AllocsPerRun(1000, func() { cqlwire.PutBuffer(h.roundTrip(r.frame)) }); n > 0 {
+			t.Errorf("%s: %.2f allocations per request", r.name, n)
 		}
 	}
 }
