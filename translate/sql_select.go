@@ -219,7 +219,6 @@ func (s *Select) buildSQL() error {
 	return nil
 }
 
-// limited reports whether the SQL takes a row limit.
 // oneRow reports whether a read of one partition returns one row at most:
 // every clustering column is restricted to one value by =, and the
 // partition's static row does not make a row of its own. Its SQL then has
@@ -244,6 +243,7 @@ func (s *Select) oneRow() bool {
 	return len(fixed) == len(s.Table.Clustering)
 }
 
+// limited reports whether the SQL takes a row limit.
 func (s *Select) limited() bool {
 	return !s.Aggregate && (s.Limit != nil || s.PerPartitionLimit != nil)
 }

@@ -204,15 +204,13 @@ func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers 
 	}
 	var out []storageResult
 	for i, arm := range arms {
-		// Sizes are of the tables rewritten compact, so that the dead
-		// versions the runs' updates left do not count.
+		var bytes int64
 		for _, table := range arm.tables {
+			// Sizes are of the tables rewritten compact, so that the dead
+			// versions the runs' updates left do not count.
 			if _, err := pool.Exec(ctx, "VACUUM FULL "+table); err != nil {
 				return nil, err
 			}
-		}
-		var bytes int64
-		for _, table := range arm.tables {
 			var n int64
 			if err := pool.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", table).Scan(&n); err != nil {
 				return nil, err
