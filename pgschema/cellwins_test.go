@@ -93,4 +93,19 @@ func TestWinsFunction(t *testing.T) {
 	if got, err := wins(1, 2, v); err != nil || !got {
 		t.Errorf("after SyncSQLWrites: %v, %v", got, err)
 	}
+	// A current function is left alone: every gateway start syncs.
+	version := func() (xmin string) {
+		if err := conn.QueryRow(ctx, "SELECT xmin::text FROM pg_proc WHERE oid = $1::regprocedure",
+			fn+"(record, record, int8)").Scan(&xmin); err != nil {
+			t.Fatal(err)
+		}
+		return xmin
+	}
+	before := version()
+	if err := inTx(t, conn, func(tx pgx.Tx) error { return pgschema.SyncSQLWrites(ctx, tx) }); err != nil {
+		t.Fatal(err)
+	}
+	if after := version(); after != before {
+		t.Errorf("SyncSQLWrites replaced a current wins function (xmin %s, then %s)", before, after)
+	}
 }
