@@ -392,13 +392,13 @@ func TestLWTInsertRace(t *testing.T) {
 		t.Errorf("%d of %d inserts ended unknown", unknowns, rows*clients)
 	}
 	serial := gocql.Consistency(gocql.Serial)
-	table, col := storedTable(t, "lwt", "race")
-	stored := onEveryShard(t, fmt.Sprintf("SELECT %s, %s FROM %s ORDER BY 1", col("k"), col("owner"), table))
+	want := make([]string, rows)
 	for k := range rows {
 		var owner int
 		if err := sessions[0].Query("SELECT owner FROM race WHERE k = ?", k).Consistency(serial).Scan(&owner); err != nil {
 			t.Fatal(err)
 		}
+		want[k] = fmt.Sprintf("%d | %d", k, owner)
 		if n := winners[k].Load(); n > 1 || n == 0 && !unknown[k][owner] {
 			t.Errorf("row %d: %d winners, owner %d, unknown %v", k, n, owner, unknown[k])
 			continue
@@ -409,11 +409,21 @@ func TestLWTInsertRace(t *testing.T) {
 				break
 			}
 		}
-		for shard, rows := range stored {
-			if want := fmt.Sprintf("%d | %d", k, owner); k >= len(rows) || rows[k] != want {
-				t.Errorf("shard %d holds %v, want %s", shard, rows, want)
-				break
-			}
+	}
+	// A commit reaches the third replica after its client is answered
+	// (the commit waits for a quorum), so each shard holds every row a
+	// moment later, not at once.
+	table, col := storedTable(t, "lwt", "race")
+	var stored [][]string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		stored = onEveryShard(t, fmt.Sprintf("SELECT %s, %s FROM %s ORDER BY 1", col("k"), col("owner"), table))
+		if !slices.ContainsFunc(stored, func(rows []string) bool { return !slices.Equal(rows, want) }) {
+			break
+		}
+	}
+	for shard, rows := range stored {
+		if !slices.Equal(rows, want) {
+			t.Errorf("shard %d holds %v, want %v", shard, rows, want)
 		}
 	}
 }
