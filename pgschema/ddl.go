@@ -269,6 +269,9 @@ func cellDDL(c *Column) []string {
 	if x := c.ExactColumn(); x != "" {
 		ddl = append(ddl, Quote(x)+" bytea")
 	}
+	if cells := c.CellsColumn(); cells != "" {
+		ddl = append(ddl, Quote(cells)+" jsonb")
+	}
 	return ddl
 }
 

@@ -146,6 +146,9 @@ func (t *Table) RepairKey(p RepairPart) []string {
 type cellColumns struct {
 	value, wt, exp, empty, exact string
 	sortKey                      string // Storage.SortKey
+	// column is set for a column with a cell per element (cells.go),
+	// whose value merges element by element.
+	column *Column
 }
 
 func (t *Table) cells(kind ColumnKind) []cellColumns {
@@ -155,8 +158,12 @@ func (t *Table) cells(kind ColumnKind) []cellColumns {
 			continue
 		}
 		st, _ := StorageOf(c.Type) // the table was built from checked types
-		out = append(out, cellColumns{value: c.PGName, wt: c.WritetimeColumn(), exp: c.ExpiryColumn(),
-			empty: c.EmptyColumn(), exact: c.ExactColumn(), sortKey: st.SortKey})
+		cc := cellColumns{value: c.PGName, wt: c.WritetimeColumn(), exp: c.ExpiryColumn(),
+			empty: c.EmptyColumn(), exact: c.ExactColumn(), sortKey: st.SortKey}
+		if c.HasCells() {
+			cc.column = c
+		}
+		out = append(out, cc)
 	}
 	return out
 }
@@ -169,6 +176,9 @@ func (c cellColumns) names() []string {
 	}
 	if c.exact != "" {
 		n = append(n, c.exact)
+	}
+	if c.column != nil {
+		n = append(n, c.column.CellsColumn())
 	}
 	return append(n, c.wt)
 }

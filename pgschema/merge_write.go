@@ -83,6 +83,10 @@ func (t *Table) mergeItems(kind ColumnKind, del string) []string {
 		pick(wins, RowWritetimeColumn, []string{RowExpiryColumn, RowWritetimeColumn})
 	}
 	for _, c := range t.cells(kind) {
+		if c.column != nil {
+			set = append(set, c.column.cellsMergeItems(del)...)
+			continue
+		}
 		e, o := "excluded", "t"
 		// cell_wins settles every tie but one: two tombstones of one
 		// write time, which the later expiry decides here, so that the
@@ -110,6 +114,9 @@ func (t *Table) arriving(p RepairPart, del string) string {
 	for _, c := range t.cells(kind) {
 		for _, col := range c.names() {
 			cleared[col] = clearedBy("s", col, c.wt, del)
+		}
+		if c.column != nil {
+			cleared[c.value], cleared[c.column.CellsColumn()] = c.column.CellsClearedSQL("s", del, Quote)
 		}
 	}
 	var out []string
@@ -176,6 +183,13 @@ func (t *Table) shadowExisting() []string {
 		fmt.Sprintf("%s = %s", Quote(RowExpiryColumn), clearedBy("t", RowExpiryColumn, RowWritetimeColumn, "c.w")),
 		fmt.Sprintf("%s = %s", Quote(RowWritetimeColumn), clearedBy("t", RowWritetimeColumn, RowWritetimeColumn, "c.w")))
 	for _, c := range t.cells(Regular) {
+		if c.column != nil {
+			value, cells := c.column.CellsClearedSQL("t", "c.w", Quote)
+			set = append(set, fmt.Sprintf("%s = %s", Quote(c.value), value), fmt.Sprintf("%s = %s", Quote(c.column.CellsColumn()), cells),
+				fmt.Sprintf("%s = %s", Quote(c.exp), clearedBy("t", c.exp, c.wt, "c.w")),
+				fmt.Sprintf("%s = %s", Quote(c.wt), clearedBy("t", c.wt, c.wt, "c.w")))
+			continue
+		}
 		for _, col := range c.names() {
 			set = append(set, fmt.Sprintf("%s = %s", Quote(col), clearedBy("t", col, c.wt, "c.w")))
 		}

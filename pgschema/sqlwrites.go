@@ -60,13 +60,14 @@ const (
 // bounds allow before the first is returned, which the planner chooses
 // when its statistics are stale (a table just loaded, not yet analyzed)
 // or a generic plan expects a partition of average size, and a page of
-// a large partition or table then costs the whole of it.
+// a large partition or table then costs the whole of it. The settings
+// of values' text are textSettings.
 func GatewayConnString(s string) string {
 	param := WriterSetting + "=" + GatewayWriter
 	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
-		return s + " " + param + " jit=off enable_bitmapscan=off"
+		return s + " " + param + " jit=off enable_bitmapscan=off " + strings.Join(textSettings, " ")
 	}
-	param += "&jit=off&enable_bitmapscan=off"
+	param += "&jit=off&enable_bitmapscan=off&" + strings.Join(textSettings, "&")
 	u, err := url.Parse(s)
 	if err != nil {
 		return s // parsing the configuration reports it
@@ -77,6 +78,11 @@ func GatewayConnString(s string) string {
 	u.RawQuery += param
 	return u.String()
 }
+
+// textSettings fix how values print as text, which the keys of
+// collection elements are (cells.go), in every gateway session, the same
+// as repair pins them (RepairSettingsSQL).
+var textSettings = []string{"TimeZone=UTC", "DateStyle=ISO", "IntervalStyle=postgres", "extra_float_digits=1", "bytea_output=hex"}
 
 // SQLWriteTrigger names the trigger on every table.
 const SQLWriteTrigger = "cqlpg_sql_write"
@@ -296,6 +302,13 @@ func (g *sqlWriteGen) update() {
 		b.line(3, "IF %s IS NOT DISTINCT FROM %s THEN", newField(c.ExpiryColumn()), oldField(c.ExpiryColumn()))
 		b.line(4, "%s := NULL;", newField(c.ExpiryColumn()))
 		b.line(3, "END IF;")
+		if cells := c.CellsColumn(); cells != "" {
+			// The value written whole, now: its old cells no longer
+			// describe it.
+			b.line(3, "IF %s IS NOT DISTINCT FROM %s THEN", newField(cells), oldField(cells))
+			b.line(4, "%s := NULL;", newField(cells))
+			b.line(3, "END IF;")
+		}
 		b.line(2, "END IF;")
 	}
 	b.line(2, "NEW.%[1]s := GREATEST(NEW.%[1]s, OLD.%[1]s);", Quote(DeletedColumn))
@@ -410,6 +423,9 @@ func SyncSQLWrites(ctx context.Context, tx Querier) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if err := addCellsColumns(ctx, tx, s); err != nil {
+		return err
+	}
 	for _, k := range s.Keyspaces() {
 		for _, name := range k.TableNames() {
 			t := k.Tables[name]
@@ -422,6 +438,49 @@ func SyncSQLWrites(ctx context.Context, tx Querier) error {
 		}
 	}
 	return nil
+}
+
+// addCellsColumns gives the columns of tables made before cells were
+// kept per element (cells.go) their cells companion: an ALTER TABLE that
+// writes no row, since a value without cells reads as written whole at
+// its write time.
+func addCellsColumns(ctx context.Context, tx Querier, s *Schema) error {
+	have := map[[3]string]bool{} // schema, table, column
+	rows, err := tx.Query(ctx, `SELECT n.nspname, r.relname, a.attname FROM pg_attribute a
+		JOIN pg_class r ON r.oid = a.attrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+		WHERE a.attname LIKE $1 AND a.attnum > 0 AND NOT a.attisdropped`, "%"+suffixCells)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k [3]string
+		if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
+			return err
+		}
+		have[k] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var stmts []string
+	for _, k := range s.Keyspaces() {
+		for _, name := range k.TableNames() {
+			t := k.Tables[name]
+			for _, c := range t.Columns {
+				ident, rel := t.Ident(), t.PGName
+				if c.Kind == Static {
+					ident, rel = t.StaticIdent(), t.StaticPGName()
+				}
+				if cells := c.CellsColumn(); cells != "" && !t.Virtual && !have[[3]string{t.PGSchema, rel, cells}] {
+					stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s jsonb", ident, Quote(cells)))
+				}
+			}
+		}
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	return execAll(ctx, tx, append([]string{"SET LOCAL cqlpg.ddl = 'on'"}, stmts...))
 }
 
 // current reports whether the table's trigger and wins functions, as

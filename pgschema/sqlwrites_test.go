@@ -330,6 +330,10 @@ func TestGatewayConnString(t *testing.T) {
 		if got := cfg.RuntimeParams[pgschema.WriterSetting]; got != pgschema.GatewayWriter {
 			t.Errorf("%s: %s = %q, want %q", s, pgschema.WriterSetting, got, pgschema.GatewayWriter)
 		}
+		if cfg.RuntimeParams["TimeZone"] != "UTC" || cfg.RuntimeParams["DateStyle"] != "ISO" {
+			t.Errorf("%s: TimeZone %q, DateStyle %q; want UTC and ISO, which the keys of set elements are spelled in",
+				s, cfg.RuntimeParams["TimeZone"], cfg.RuntimeParams["DateStyle"])
+		}
 		if strings.Contains(s, "application_name") && cfg.RuntimeParams["application_name"] != "x" {
 			t.Errorf("%s: lost application_name", s)
 		}

@@ -207,6 +207,10 @@ func (s sweep) set(a string) string {
 		if x := c.ExactColumn(); x != "" {
 			clear(cond, x)
 		}
+		if cells := c.CellsColumn(); cells != "" {
+			// The tombstone deletes every element, at the write time.
+			items = append(items, c.cellsSwept(a, cond))
+		}
 	}
 	return strings.Join(items, ", ")
 }

@@ -101,8 +101,8 @@ func (c *Column) WritetimeColumn() string { return c.PGName + suffixWritetime }
 func (c *Column) ExpiryColumn() string { return c.PGName + suffixExpiry }
 
 // storedColumns names the Postgres columns that hold the column's cells: its
-// value, write time and expiry, and the empty-value flag of the types
-// that have one.
+// value, write time and expiry, the empty-value flag of the types that
+// have one, and the exact and cells companions of those that have them.
 func (c *Column) storedColumns() []string {
 	names := []string{c.PGName, c.WritetimeColumn(), c.ExpiryColumn()}
 	if e := c.EmptyColumn(); e != "" {
@@ -110,6 +110,9 @@ func (c *Column) storedColumns() []string {
 	}
 	if x := c.ExactColumn(); x != "" {
 		names = append(names, x)
+	}
+	if cells := c.CellsColumn(); cells != "" {
+		names = append(names, cells)
 	}
 	return names
 }

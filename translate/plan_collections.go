@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	sq "github.com/Masterminds/squirrel"
+
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
@@ -21,6 +23,10 @@ type change struct {
 	// accumulates is set for a list append or prepend, which applied
 	// twice adds twice.
 	accumulates bool
+	// add and removed are the change as a delta, for a column with a
+	// cell per element (sql_cells.go): the value it adds and the keys
+	// (text[]) it removes, each nil when it has none.
+	add, removed sq.Sqlizer
 }
 
 // changeOf builds a change calling fn with the old value and args.
@@ -102,9 +108,29 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 	default:
 		fn = pick(c, "cqlpg.set_add", "cqlpg.jset_add")
 	}
-	ch := changeOf(fn, operand(c, typ, v))
+	arg := operand(c, typ, v)
+	ch := changeOf(fn, arg)
 	ch.accumulates = typ.Kind == pgschema.List && a.Op != AssignSub
+	if a.Op == AssignSub {
+		ch.removed = keysOf(c, expr("?", arg))
+	} else {
+		ch.add = expr("?", arg)
+	}
 	return cell{column: c, value: v, changes: []change{ch}}, nil
+}
+
+// keysOf returns the keys (text[]) of the elements of v, a value of c's
+// storage.
+func keysOf(c *pgschema.Column, v sq.Sqlizer) sq.Sqlizer {
+	before, after, _ := strings.Cut(c.CellsKeysSQL("\x00"), "\x00")
+	return sq.ConcatExpr(before, v, after)
+}
+
+// entryDelta sets a change's delta to setting the entry or field of key
+// to val, which removes it when null.
+func entryDelta(ch *change, key, val Param) {
+	ch.add = expr("cqlpg.jentry(?, ?)", key, val)
+	ch.removed = expr("cqlpg.jentry_removed(?, ?)", key, val)
 }
 
 // mapAssignment plans m = m + {k: v, ...} and m = m - {k, ...}.
@@ -114,7 +140,9 @@ func (p *planner) mapAssignment(t *pgschema.Table, c *pgschema.Column, a Assignm
 		if err != nil {
 			return cell{}, invalidf("Value for a map addition has to be a map, but was: '%s'", termString(a.Value))
 		}
-		return cell{column: c, value: v, changes: []change{changeOf("cqlpg.jmap_put", operand(c, c.Type, v))}}, nil
+		ch := changeOf("cqlpg.jmap_put", operand(c, c.Type, v))
+		ch.add = expr("?", operand(c, c.Type, v))
+		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	keys := pgschema.NewSet(c.Type.Elem[0], true)
 	spec := specOf(t, c)
@@ -124,7 +152,9 @@ func (p *planner) mapAssignment(t *pgschema.Table, c *pgschema.Column, a Assignm
 		return cell{}, invalidf("Value for a map substraction has to be a set, but was: '%s'", termString(a.Value))
 	}
 	arg := Param{Kind: ParamValue, Column: c, Type: keys, Form: FormJSONKeys, Value: v, Element: -1}
-	return cell{column: c, value: v, changes: []change{changeOf("cqlpg.jmap_remove", arg)}}, nil
+	ch := changeOf("cqlpg.jmap_remove", arg)
+	ch.removed = expr("?", arg)
+	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
 // elementAssignment plans l[i] = v and m[k] = v.
@@ -166,7 +196,9 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 	}
 	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
-	return cell{column: c, value: v, changes: []change{changeOf("cqlpg.jmap_set", key, operand(c, typ.Elem[1], v))}}, nil
+	ch := changeOf("cqlpg.jmap_set", key, operand(c, typ.Elem[1], v))
+	entryDelta(&ch, key, operand(c, typ.Elem[1], v))
+	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
 // fieldAssignment plans u.f = v on a non-frozen user type.
@@ -186,8 +218,9 @@ func (p *planner) fieldAssignment(t *pgschema.Table, c *pgschema.Column, a Assig
 	if err != nil {
 		return cell{}, err
 	}
-	return cell{column: c, value: v, changes: []change{
-		changeOf("cqlpg.jmap_set", fieldParam(c, a.Field), operand(c, typ.Elem[i], v))}}, nil
+	ch := changeOf("cqlpg.jmap_set", fieldParam(c, a.Field), operand(c, typ.Elem[i], v))
+	entryDelta(&ch, fieldParam(c, a.Field), operand(c, typ.Elem[i], v))
+	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
 // elementDeletion plans DELETE of a list element by index, a set element,
@@ -205,7 +238,9 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 		if !slices.Contains(typ.Fields, d.Field) {
 			return cell{}, invalidf("UDT column %s does not have a field named %s", c.Name, d.Field)
 		}
-		return cell{column: c, value: none, changes: []change{changeOf("cqlpg.jmap_set", fieldParam(c, d.Field), nullJSON)}}, nil
+		ch := changeOf("cqlpg.jmap_set", fieldParam(c, d.Field), nullJSON)
+		entryDelta(&ch, fieldParam(c, d.Field), nullJSON)
+		return cell{column: c, value: none, changes: []change{ch}}, nil
 	}
 	if !typ.IsCollection() {
 		return cell{}, invalidf("Invalid deletion operation for non collection column %s", c.Name)
@@ -231,9 +266,11 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 		if err != nil {
 			return cell{}, err
 		}
-		ch := change{sql: "NULLIF(array_remove(%s, ?), '{}')", args: []Param{operand(c, typ.Elem[0], e)}}
+		elem := operand(c, typ.Elem[0], e)
+		ch := change{sql: "NULLIF(array_remove(%s, ?), '{}')", args: []Param{elem}, removed: keysOf(c, expr("ARRAY[?]", elem))}
 		if !arrayStored(typ) {
-			ch = change{sql: "cqlpg.jcollection_remove(%s, jsonb_build_array(?))", args: []Param{operand(c, typ.Elem[0], e)}}
+			ch = change{sql: "cqlpg.jcollection_remove(%s, jsonb_build_array(?))", args: []Param{elem},
+				removed: keysOf(c, expr("jsonb_build_array(?)", elem))}
 		}
 		return cell{column: c, value: none, changes: []change{ch}}, nil
 	}
@@ -243,7 +280,9 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 	}
 	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
-	return cell{column: c, value: none, changes: []change{changeOf("cqlpg.jmap_set", key, nullJSON)}}, nil
+	ch := changeOf("cqlpg.jmap_set", key, nullJSON)
+	entryDelta(&ch, key, nullJSON)
+	return cell{column: c, value: none, changes: []change{ch}}, nil
 }
 
 // nullJSON is a jsonb parameter that is always null: the value that

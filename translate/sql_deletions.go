@@ -254,6 +254,13 @@ func clearItems(t *pgschema.Table, kind pgschema.ColumnKind, alias, deletion str
 		if c.Kind != kind {
 			continue
 		}
+		if c.HasCells() {
+			// Elements newer than the deletion stay.
+			value, cells := c.CellsClearedSQL(alias, deletion, quote)
+			set = append(set, quote(c.PGName)+" = "+value, quote(c.CellsColumn())+" = "+cells)
+			clear(quote(c.WritetimeColumn()), quote(c.ExpiryColumn()))
+			continue
+		}
 		dependent := []string{quote(c.PGName), quote(c.ExpiryColumn())}
 		if e := c.EmptyColumn(); e != "" {
 			dependent = append(dependent, quote(e))
@@ -312,9 +319,10 @@ func deleteRangeSQL(t *pgschema.Table, nkeys int, slice []Restriction, tuples []
 		records = tupleRangeDeletions(t, nkeys, tuples[0], tuples[1])
 	}
 	update := sq.Update(tableIdent(t)+" AS t").Set(del, expr("GREATEST(t."+del+", ?)", ts))
-	for _, item := range clearItems(t, pgschema.Regular, "t", "?") {
+	at := map[string]sq.Sqlizer{markTime: expr("?", ts)}
+	for _, item := range clearItems(t, pgschema.Regular, "t", markTime) {
 		name, value, _ := strings.Cut(item, " = ")
-		update = update.Set(name, expr(value, ts))
+		update = update.Set(name, template(value, at))
 	}
 	update = update.Where(where)
 	with := []any{"WITH d AS (", update, ")"}

@@ -65,6 +65,10 @@ func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) 
 	if err != nil {
 		return invalidf("%v", err)
 	}
+	if c.column.HasCells() {
+		cellsSQL(c, cols, vals, set)
+		return nil
+	}
 	if len(c.changes) > 0 {
 		changeSQL(c, cols, vals, set)
 		return nil

@@ -137,6 +137,14 @@ func applySQL(t *pgschema.Table, cells []*pgschema.Column, static bool) (string,
 			}
 			value = "NULLIF(" + value + ", " + empty + ")"
 		}
+		if c.HasCells() {
+			// Merged element by element, as the gateway's writes are.
+			live, cells := c.CellsDeltaSQL(value, "NULL", "$1::bigint",
+				"CASE WHEN s."+v+" IS NULL THEN $1::bigint ELSE $1::bigint - 1 END")
+			cols, vals = append(cols, v, quote(c.CellsColumn()), wt, exp), append(vals, live, cells, "$1::bigint", "$2::integer")
+			set = append(set, c.CellsMergeSQL("t."+quote(pgschema.DeletedColumn), "extract(epoch FROM statement_timestamp())::integer", quote)...)
+			continue
+		}
 		cols, vals = append(cols, v, wt, exp), append(vals, value, "$1::bigint", "$2::integer")
 		for _, x := range []string{c.EmptyColumn(), c.ExactColumn()} {
 			if x != "" {

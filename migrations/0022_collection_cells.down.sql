@@ -1,0 +1,11 @@
+DROP FUNCTION IF EXISTS cqlpg.jentry_removed(text, jsonb);
+DROP FUNCTION IF EXISTS cqlpg.jentry(text, jsonb);
+DROP FUNCTION IF EXISTS cqlpg.jmap_live(jsonb, jsonb, jsonb, jsonb, jsonb);
+DROP FUNCTION IF EXISTS cqlpg.jset_live(jsonb, jsonb, jsonb);
+DROP FUNCTION IF EXISTS cqlpg.set_live(anycompatiblearray, anycompatiblearray, jsonb);
+DROP FUNCTION IF EXISTS cqlpg.cells_pack(jsonb, bigint);
+DROP FUNCTION IF EXISTS cqlpg.cells_base(jsonb, text[], bigint, boolean);
+DROP FUNCTION IF EXISTS cqlpg.cells_delta(text[], text[], bigint, bigint);
+DROP FUNCTION IF EXISTS cqlpg.cells_merge(jsonb, jsonb, bigint);
+DROP FUNCTION IF EXISTS cqlpg.jelem_keys(jsonb);
+DROP FUNCTION IF EXISTS cqlpg.elem_keys(anycompatiblearray);

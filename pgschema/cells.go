@@ -1,0 +1,186 @@
+package pgschema
+
+import "fmt"
+
+// Cassandra keeps a cell per element of a non-frozen set or map, each
+// with its own write time: adding
+// an element writes its cell, removing one writes a tombstone for it,
+// and replicas merge them cell by cell. One write time for the whole
+// value loses elements: when one replica missed an addition and another
+// missed a later one, whichever value repair keeps lacks an element a
+// client was told was written.
+//
+// Such a column c therefore keeps, beside its live value, its cells in
+// c$cells (jsonb, migration 0022): the write time of each live element
+// and of each removal, by the element's key, and the time of the last
+// deletion or overwrite of the whole value. Every change is a merge:
+// a write builds the cells it makes (a delta) and the value it adds, and
+// the stored row takes the union (cqlpg.cells_merge), then the live
+// value is rebuilt from both sides' elements. Repair merges two
+// replicas' rows the same way. c$wt stays the newest write time the
+// value has seen, and c$exp the expiry of its latest write, which
+// applies to the whole value as before. A value stored before the column
+// had cells (null cells) reads as the value written whole at c$wt, and
+// cells that say no more than that are stored as null (cqlpg.cells_pack),
+// which most collections are. Lists and non-frozen user types keep one
+// write time for the whole value.
+
+// suffixCells names the cells companion.
+const suffixCells = "$cells"
+
+// HasCells reports whether c keeps a cell per element (c$cells): a
+// non-frozen set or map.
+func (c *Column) HasCells() bool {
+	return !c.Type.Frozen && (c.Type.Kind == Set || c.Type.Kind == Map)
+}
+
+// CellsColumn names c's cells companion, or "" when it has none.
+func (c *Column) CellsColumn() string {
+	if !c.HasCells() {
+		return ""
+	}
+	return c.PGName + suffixCells
+}
+
+// cellsShape is how a column's elements are keyed and rebuilt.
+type cellsShape uint8
+
+const (
+	// cellsArray is a set stored as a Postgres array.
+	cellsArray cellsShape = iota
+	// cellsJSONArray is a set stored as a jsonb array.
+	cellsJSONArray
+	// cellsJSONObject is a map: a jsonb object.
+	cellsJSONObject
+)
+
+func (c *Column) cellsShape() cellsShape {
+	switch {
+	case c.Type.Kind != Set:
+		return cellsJSONObject
+	case arrayStorage(c.Type):
+		return cellsArray
+	}
+	return cellsJSONArray
+}
+
+// arrayStorage reports whether a collection is stored as an array.
+func arrayStorage(t *Type) bool {
+	st, err := StorageOf(t)
+	return err == nil && st.SQL != "jsonb"
+}
+
+// CellsKeysSQL returns the keys (text[]) of the elements of value, an
+// expression of the column's storage.
+func (c *Column) CellsKeysSQL(value string) string {
+	if c.cellsShape() == cellsArray {
+		return "cqlpg.elem_keys(" + value + ")"
+	}
+	return "cqlpg.jelem_keys(" + value + ")"
+}
+
+// CellsLiveSQL returns the live value of the column given the merged
+// cells: the elements of a and b (values of the column's storage, with
+// their cells aCells and bCells) that cells holds live.
+func (c *Column) CellsLiveSQL(a, aCells, b, bCells, cells string) string {
+	switch c.cellsShape() {
+	case cellsArray:
+		return fmt.Sprintf("cqlpg.set_live(%s, %s, %s)", a, b, cells)
+	case cellsJSONArray:
+		return fmt.Sprintf("cqlpg.jset_live(%s, %s, %s)", a, b, cells)
+	}
+	return fmt.Sprintf("cqlpg.jmap_live(%s, %s, %s, %s, %s)", a, aCells, b, bCells, cells)
+}
+
+// CellsMergeSQL returns the SET items of an INSERT ... ON CONFLICT DO
+// UPDATE (stored row t) that merge the arriving value and cells
+// (excluded) into the stored ones: the union of the cells, less what
+// the row's deletion time deleted shadows, and the value rebuilt from
+// both sides; the write time is the newer, the expiry the arriving one's
+// when it is no older. now is the request's time in epoch seconds, for
+// the stored value's expiry; quote quotes a name for the statement.
+func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) []string {
+	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
+	stored := c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
+	arriving := c.cellsBase("excluded", "false", quote)
+	merged := fmt.Sprintf("cqlpg.cells_merge(%s, %s, %s)", stored, arriving, deleted)
+	live := fmt.Sprintf("CASE WHEN t.%s IS NULL OR t.%[1]s > %s THEN t.%s END", exp, now, v)
+	arrives := fmt.Sprintf("excluded.%s > coalesce(%s, -9223372036854775807 - 1)", wt, deleted)
+	newWt := fmt.Sprintf("CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, arrives)
+	return []string{
+		fmt.Sprintf("%s = %s", v, c.CellsLiveSQL(live, stored, "excluded."+v, arriving, merged)),
+		fmt.Sprintf("%s = cqlpg.cells_pack(%s, %s)", cells, merged, newWt),
+		fmt.Sprintf("%s = %s", wt, newWt),
+		fmt.Sprintf("%[1]s = CASE WHEN %[2]s AND excluded.%[3]s >= coalesce(t.%[3]s, excluded.%[3]s) THEN excluded.%[1]s ELSE t.%[1]s END",
+			exp, arrives, wt),
+	}
+}
+
+// cellsBase returns the cells of the column as row alias holds it, names
+// quoted by quote: null cells read as the value written whole at its
+// write time, and a value that expired (expired, a condition) as deleted
+// then.
+func (c *Column) cellsBase(alias, expired string, quote func(string) string) string {
+	cells := alias + "." + quote(c.CellsColumn())
+	return fmt.Sprintf("cqlpg.cells_base(%s, CASE WHEN %[1]s IS NULL THEN %s END, %s.%s, %s)",
+		cells, c.CellsKeysSQL(alias+"."+quote(c.PGName)), alias, quote(c.WritetimeColumn()), expired)
+}
+
+// CellsDeltaSQL returns, for the VALUES of a write, the column's live
+// value and its cells: the elements of value (an expression of the
+// column's storage, or NULL) written at wt, the keys of removed (text[],
+// or NULL) removed at wt, and the whole value deleted at cleared (or
+// NULL). A null wt writes nothing.
+func (c *Column) CellsDeltaSQL(value, removed, wt, cleared string) (live, cells string) {
+	delta := fmt.Sprintf("cqlpg.cells_delta(%s, %s, %s, %s)", c.CellsKeysSQL(value), removed, wt, cleared)
+	return c.CellsLiveSQL(value, delta, "NULL", "NULL", delta), fmt.Sprintf("cqlpg.cells_pack(%s, %s)", delta, wt)
+}
+
+// CellsClearedSQL returns the column's value and cells once a deletion at
+// del has applied to row alias: the elements no newer than it dropped.
+// The caller clears the write time and expiry when no newer than del.
+func (c *Column) CellsClearedSQL(alias, del string, quote func(string) string) (value, cells string) {
+	base := c.cellsBase(alias, "false", quote)
+	cleared := fmt.Sprintf("cqlpg.cells_merge(%s, NULL, %s)", base, del)
+	v, cells, wt := alias+"."+quote(c.PGName), alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.WritetimeColumn())
+	// A value written whole after the deletion keeps every element.
+	keeps := fmt.Sprintf("%s IS NULL OR (%s IS NULL AND %s > %[1]s)", del, cells, wt)
+	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", keeps, v, c.CellsLiveSQL(v, base, "NULL", "NULL", cleared)),
+		fmt.Sprintf("CASE WHEN %s THEN %s ELSE cqlpg.cells_pack(%s, CASE WHEN %s <= %s THEN NULL ELSE %[4]s END) END", keeps, cells, cleared, wt, del)
+}
+
+// cellsMergeItems are the SET items of repair's merge (MergeSQL) for the
+// column: the union of both replicas' cells, less what the merged
+// deletion time del shadows; the value rebuilt from both sides; the
+// newer write time, and the expiry of the side that has it (the later
+// expiry on a tie). A value that has expired is deleted at its write
+// time, as the sweeper would record it.
+func (c *Column) cellsMergeItems(del string) []string {
+	v, wt, exp, cells := Quote(c.PGName), Quote(c.WritetimeColumn()), Quote(c.ExpiryColumn()), Quote(c.CellsColumn())
+	now := "extract(epoch FROM statement_timestamp())::integer"
+	expired := func(a string) string { return fmt.Sprintf("coalesce(%s.%s <= %s, false)", a, exp, now) }
+	live := func(a string) string { return fmt.Sprintf("CASE WHEN NOT %s THEN %s.%s END", expired(a), a, v) }
+	tb, eb := c.cellsBase("t", expired("t"), Quote), c.cellsBase("excluded", expired("excluded"), Quote)
+	merged := fmt.Sprintf("cqlpg.cells_merge(%s, %s, %s)", tb, eb, del)
+	newer := fmt.Sprintf("GREATEST(t.%s, excluded.%[1]s)", wt)
+	newWt := fmt.Sprintf("CASE WHEN %s <= %s THEN NULL ELSE %[1]s END", newer, del)
+	// Replicas that agree keep what they hold.
+	same := fmt.Sprintf("(t.%[1]s, t.%[2]s, t.%[3]s, t.%[4]s) IS NOT DISTINCT FROM (excluded.%[1]s, excluded.%[2]s, excluded.%[3]s, excluded.%[4]s)",
+		v, cells, wt, exp)
+	return []string{
+		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE %[3]s END", v, same, c.CellsLiveSQL(live("t"), tb, live("excluded"), eb, merged)),
+		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE cqlpg.cells_pack(%[3]s, %[4]s) END", cells, same, merged, newWt),
+		fmt.Sprintf("%s = %s", wt, newWt),
+		fmt.Sprintf("%[1]s = CASE WHEN %[3]s <= %[4]s THEN NULL WHEN excluded.%[2]s > t.%[2]s OR t.%[2]s IS NULL THEN excluded.%[1]s "+
+			"WHEN excluded.%[2]s < t.%[2]s OR excluded.%[2]s IS NULL THEN t.%[1]s ELSE GREATEST(t.%[1]s, excluded.%[1]s) END", exp, wt, newer, del),
+	}
+}
+
+// cellsSwept is the sweeper's SET item for the cells of a value that
+// expired (expired, a condition on row alias): the tombstone deletes
+// every element at the value's write time.
+func (c *Column) cellsSwept(alias, expired string) string {
+	cells, wt := qual(alias, c.CellsColumn()), qual(alias, c.WritetimeColumn())
+	return fmt.Sprintf("%s = CASE WHEN %s THEN cqlpg.cells_merge(%s, jsonb_build_object('c', %s), NULL) ELSE %[3]s END",
+		Quote(c.CellsColumn()), expired, cells, wt)
+}

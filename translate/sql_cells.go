@@ -1,0 +1,106 @@
+package translate
+
+import (
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// A column with a cell per element (pgschema.Column.HasCells) is written
+// as a merge: the write's VALUES carry its value and the cells it makes,
+// and ON CONFLICT merges them into the stored row (pgschema/cells.go).
+// An overwrite deletes the stored value at the write's time less one, as
+// Cassandra's does, and a null value deletes it at the write's time;
+// additions, removals and sets of an element, entry or field each make a
+// part of the delta.
+
+// Markers stand for the parts of a write in the SQL pgschema builds for
+// one, until template puts the parts in their place; Postgres text holds
+// no NUL, so no name or literal can contain one.
+const (
+	markValue   = "\x00v"
+	markRemoved = "\x00r"
+	markTime    = "\x00w"
+	markCleared = "\x00c"
+	markNow     = "\x00n"
+)
+
+// template returns sql with each marker replaced by its part, as often
+// as it occurs, in order.
+func template(sql string, parts map[string]sq.Sqlizer) sq.Sqlizer {
+	var out []any
+	for {
+		i := strings.IndexByte(sql, 0)
+		if i < 0 {
+			return sq.ConcatExpr(append(out, sql)...)
+		}
+		out = append(out, sql[:i], parts[sql[i:i+2]])
+		sql = sql[i+2:]
+	}
+}
+
+// delta is what a write of a column with cells adds and removes.
+type delta struct {
+	// add is the value added (the column's storage), or nil.
+	add sq.Sqlizer
+	// removed is the keys removed (text[]), or nil.
+	removed sq.Sqlizer
+}
+
+// cellsSQL adds a cell of a column with cells to an upsert.
+func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
+	col := c.column
+	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
+	parts := map[string]sq.Sqlizer{markTime: expr("?::int8", writetime), markValue: sq.Expr("NULL"),
+		markRemoved: sq.Expr("NULL"), markCleared: sq.Expr("NULL"), markNow: expr("?", Param{Kind: ParamNow})}
+	if len(c.changes) == 0 {
+		param := c.stamp(valueParam(col, c.value))
+		parts[markValue] = expr("?", param)
+		// An overwrite deletes what was there before the write; a null
+		// value deletes it at the write's time.
+		parts[markCleared] = expr("CASE WHEN ? IS NULL THEN ?::int8 ELSE ?::int8 - 1 END", param, writetime, writetime)
+	} else {
+		d := changesDelta(col, c.changes)
+		if d.add != nil {
+			parts[markValue] = d.add
+		}
+		if d.removed != nil {
+			parts[markRemoved] = d.removed
+		}
+	}
+	live, cells := col.CellsDeltaSQL(markValue, markRemoved, markTime, markCleared)
+	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
+	*vals = append(*vals, template(live, parts), template(cells, parts), writetime,
+		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
+	for _, item := range col.CellsMergeSQL("t."+quote(pgschema.DeletedColumn), markNow, quote) {
+		*set = append(*set, template(item, parts))
+	}
+}
+
+// changesDelta joins a cell's changes into one delta.
+func changesDelta(col *pgschema.Column, changes []change) delta {
+	var d delta
+	for _, ch := range changes {
+		if ch.add != nil {
+			if d.add == nil {
+				d.add = ch.add
+			} else {
+				empty := "'{}'"
+				if col.Type.Kind == pgschema.Set && !arrayStored(col.Type) {
+					empty = "'[]'"
+				}
+				d.add = sq.ConcatExpr("(coalesce(", d.add, ", "+empty+") || coalesce(", ch.add, ", "+empty+"))")
+			}
+		}
+		if ch.removed != nil {
+			if d.removed == nil {
+				d.removed = ch.removed
+			} else {
+				d.removed = sq.ConcatExpr("array_cat(", d.removed, ", ", ch.removed, ")")
+			}
+		}
+	}
+	return d
+}
