@@ -765,7 +765,7 @@ FOR EACH ROW EXECUTE FUNCTION public.refuse_666()`)
 }
 
 // TestFailureCollectionElementsKept: six clients add elements to the
-// sets and maps of a few rows at QUORUM and ONE, and read them back at
+// sets, maps and lists of a few rows at QUORUM and ONE, and read them back at
 // QUORUM (read repair), while one shard is killed and restarted: after
 // hints and repair every shard holds every element a client had
 // acknowledged, and the shards agree. With one write time per collection,
@@ -776,12 +776,12 @@ func TestFailureCollectionElementsKept(t *testing.T) {
 	fc := startFailureCluster(t)
 	sess := sessionOn(t, fc.gw, "")
 	exec(t, sess, "CREATE KEYSPACE fcoll WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
-		"CREATE TABLE fcoll.t (k int PRIMARY KEY, s set<int>, m map<int, int>)")
+		"CREATE TABLE fcoll.t (k int PRIMARY KEY, s set<int>, m map<int, int>, l list<int>)")
 
 	const rows = 4
 	var (
 		mu      sync.Mutex
-		acked   [rows]map[int]bool // element → added to s, and to m as a key
+		acked   [rows]map[int]bool // element → added to s and l, and to m as a key
 		stop    atomic.Bool
 		ops     atomic.Int64
 		workers sync.WaitGroup
@@ -797,7 +797,7 @@ func TestFailureCollectionElementsKept(t *testing.T) {
 			}
 			for seq := 0; !stop.Load(); seq++ {
 				k, e := rand.IntN(rows), w*1_000_000+seq
-				err := sess.Query("UPDATE fcoll.t SET s = s + ?, m[?] = ? WHERE k = ?", []int{e}, e, seq, k).
+				err := sess.Query("UPDATE fcoll.t SET s = s + ?, m[?] = ?, l = l + ? WHERE k = ?", []int{e}, e, seq, []int{e}, k).
 					Consistency(level).Exec()
 				if err != nil {
 					// Not acknowledged: the element may or may not be kept.
@@ -862,20 +862,20 @@ func TestFailureCollectionElementsKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, _ := conn.Query(ctx, "SELECT k, s, m FROM fcoll.t")
+		r, _ := conn.Query(ctx, "SELECT k, s, m, l FROM fcoll.t")
 		var k int
-		var s []int32
+		var s, l []int32
 		var m map[string]any
-		stored := map[int][]int32{}
+		stored, list := map[int][]int32{}, map[int][]int32{}
 		keys := map[int]map[string]any{}
-		_, err = pgx.ForEachRow(r, []any{&k, &s, &m}, func() error { stored[k], keys[k] = s, m; return nil })
+		_, err = pgx.ForEachRow(r, []any{&k, &s, &m, &l}, func() error { stored[k], keys[k], list[k] = s, m, l; return nil })
 		conn.Close(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k, m := range acked {
 			for e := range m {
-				if _, ok := keys[k][fmt.Sprint(e)]; !slices.Contains(stored[k], int32(e)) || !ok {
+				if _, ok := keys[k][fmt.Sprint(e)]; !slices.Contains(stored[k], int32(e)) || !ok || !slices.Contains(list[k], int32(e)) {
 					t.Fatalf("shard %d lost element %d of row %d, acknowledged", shard, e, k)
 				}
 			}

@@ -203,3 +203,146 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+-- Lists. Cassandra names each element of a list by a time-based UUID,
+-- which orders it, and keeps a write time per element. cqlpg names an
+-- element by a key of text that sorts as the list does (in the "C"
+-- collation): an append or overwrite at wt gives its n items
+-- '1' || wt || h || i, a prepend '0' || (wt reversed) || h || i, where h
+-- is a digest of the items, so that two statements at one write time
+-- name their elements apart while a write applied twice (a hint of a
+-- write that had landed) names the same ones. The list's cells are keyed
+-- by those keys, and its value holds the live elements in key order: the
+-- i-th element is the one of the i-th smallest live key. A value stored
+-- without cells reads as appended whole at its write time.
+
+-- list_keys returns the keys of n items written at wt, h their digest.
+CREATE FUNCTION cqlpg.list_keys(wt bigint, n integer, h text, prepend boolean)
+RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT array_agg(CASE WHEN prepend THEN '0' || lpad(to_hex(~(wt # (-9223372036854775807 - 1))), 16, '0')
+                          ELSE '1' || lpad(to_hex(wt # (-9223372036854775807 - 1)), 16, '0') END
+                     || substr(h, 1, 8) || lpad(to_hex(i), 8, '0') ORDER BY i)
+    FROM generate_series(0, n - 1) AS i
+$$;
+
+-- list_whole returns the cells of a list written whole at wt.
+CREATE FUNCTION cqlpg.list_whole(v anycompatiblearray, wt bigint)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT cqlpg.cells_base(NULL, cqlpg.list_keys(wt, cardinality(v), md5(v::text), false), wt, false)
+$$;
+
+CREATE FUNCTION cqlpg.jlist_whole(v jsonb, wt bigint)
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT cqlpg.cells_base(NULL, cqlpg.list_keys(wt, jsonb_array_length(v), md5(v::text), false), wt, false)
+$$;
+
+-- list_delta returns a list change: items (keyed by keys, in any order)
+-- written at wt, the keys of removed removed at wt, the list deleted at
+-- cleared; the items come back in key order, less those removed.
+CREATE FUNCTION cqlpg.list_delta(items anycompatiblearray, keys text[], removed text[], wt bigint, cleared bigint,
+                                 OUT v anycompatiblearray, OUT cells jsonb)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (SELECT array_agg(u.e ORDER BY u.k COLLATE "C") FROM unnest(items, keys) AS u(e, k)
+            WHERE u.k <> ALL(coalesce(removed, '{}'))),
+           cqlpg.cells_delta(keys, removed, wt, cleared)
+    WHERE wt IS NOT NULL
+$$;
+
+CREATE FUNCTION cqlpg.jlist_delta(items jsonb, keys text[], removed text[], wt bigint, cleared bigint,
+                                  OUT v jsonb, OUT cells jsonb)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (SELECT jsonb_agg(u.e ORDER BY u.k COLLATE "C")
+            FROM (SELECT e, keys[n] AS k FROM jsonb_array_elements(items) WITH ORDINALITY AS x(e, n)) AS u
+            WHERE u.k <> ALL(coalesce(removed, '{}'))),
+           cqlpg.cells_delta(keys, removed, wt, cleared)
+    WHERE wt IS NOT NULL
+$$;
+
+-- list_pack is cells_pack for a list: null also needs the keys to be
+-- those of the value written whole.
+CREATE FUNCTION cqlpg.list_pack(cells jsonb, wt bigint, keys text[])
+RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN cqlpg.cells_pack(cells, wt) IS NULL
+                 AND coalesce(keys, '{}') = ARRAY(SELECT k FROM jsonb_object_keys(cells->'l') AS k ORDER BY k COLLATE "C")
+           THEN NULL ELSE cells END
+$$;
+
+-- list_merge merges list b, with its cells, into list a, with its cells,
+-- given the row's deletion time: the union of the cells, and the value
+-- of the elements they keep live, each from the side whose cells hold its
+-- live write time (the greater on a tie), in key order; the cells come
+-- back packed for write time wt.
+CREATE FUNCTION cqlpg.list_merge(a anycompatiblearray, acells jsonb, b anycompatiblearray, bcells jsonb,
+                                 deleted bigint, wt bigint, OUT v anycompatiblearray, OUT cells jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    cells := cqlpg.cells_merge(acells, bcells, deleted);
+    SELECT array_agg(CASE WHEN x.av IS NULL THEN x.bv WHEN x.bv IS NULL THEN x.av ELSE GREATEST(x.av, x.bv) END
+                     ORDER BY x.key COLLATE "C") INTO v
+    FROM (SELECT m.key, a[al.pos] AS av, b[bl.pos] AS bv
+          FROM jsonb_each_text(cells->'l') AS m
+          LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
+                     FROM jsonb_each_text(acells->'l')) AS al ON al.key = m.key AND al.value = m.value
+          LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
+                     FROM jsonb_each_text(bcells->'l')) AS bl ON bl.key = m.key AND bl.value = m.value) AS x
+    WHERE x.av IS NOT NULL OR x.bv IS NOT NULL;
+    cells := cqlpg.list_pack(cells, wt, cqlpg.list_keys(wt, cardinality(v), md5(v::text), false));
+END
+$$;
+
+CREATE FUNCTION cqlpg.jlist_merge(a jsonb, acells jsonb, b jsonb, bcells jsonb,
+                                  deleted bigint, wt bigint, OUT v jsonb, OUT cells jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    cells := cqlpg.cells_merge(acells, bcells, deleted);
+    SELECT jsonb_agg(CASE WHEN x.av IS NULL THEN x.bv WHEN x.bv IS NULL THEN x.av ELSE GREATEST(x.av, x.bv) END
+                     ORDER BY x.key COLLATE "C") INTO v
+    FROM (SELECT m.key, a->(al.pos::integer - 1) AS av, b->(bl.pos::integer - 1) AS bv
+          FROM jsonb_each_text(cells->'l') AS m
+          LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
+                     FROM jsonb_each_text(acells->'l')) AS al ON al.key = m.key AND al.value = m.value
+          LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
+                     FROM jsonb_each_text(bcells->'l')) AS bl ON bl.key = m.key AND bl.value = m.value) AS x
+    WHERE x.av IS NOT NULL OR x.bv IS NOT NULL;
+    cells := cqlpg.list_pack(cells, wt, cqlpg.list_keys(wt, coalesce(jsonb_array_length(v), 0), md5(v::text), false));
+END
+$$;
+
+-- list_key_at returns the key of the element at idx of a list's live
+-- cells, raising Cassandra's errors for a bad index: setting (or, when
+-- setting is false, deleting) needs the element.
+CREATE FUNCTION cqlpg.list_key_at(cells jsonb, idx integer, setting boolean)
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    n integer := (SELECT count(*) FROM jsonb_object_keys(cells->'l'));
+BEGIN
+    IF idx IS NULL THEN
+        RAISE EXCEPTION 'Invalid null value for list index' USING ERRCODE = '22023';
+    END IF;
+    IF n = 0 AND setting THEN
+        RAISE EXCEPTION 'Attempted to set an element on a list which is null' USING ERRCODE = '22023';
+    ELSIF n = 0 THEN
+        RAISE EXCEPTION 'Attempted to delete an element from a list which is null' USING ERRCODE = '22023';
+    END IF;
+    IF idx < 0 OR idx >= n THEN
+        RAISE EXCEPTION 'List index % out of bound, list has size %', idx, n USING ERRCODE = '22023';
+    END IF;
+    RETURN (SELECT k FROM jsonb_object_keys(cells->'l') AS k ORDER BY k COLLATE "C" OFFSET idx LIMIT 1);
+END
+$$;
+
+-- list_keys_of returns the keys of the elements of list v (with its
+-- cells) found in items.
+CREATE FUNCTION cqlpg.list_keys_of(v anycompatiblearray, cells jsonb, items anycompatiblearray)
+RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT array_agg(k.k) FROM (SELECT k, row_number() OVER (ORDER BY k COLLATE "C") AS pos
+                                 FROM jsonb_object_keys(cells->'l') AS k) AS k
+    WHERE v[k.pos] = ANY(items)
+$$;
+
+CREATE FUNCTION cqlpg.jlist_keys_of(v jsonb, cells jsonb, items jsonb)
+RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT array_agg(k.k) FROM (SELECT k, row_number() OVER (ORDER BY k COLLATE "C") AS pos
+                                 FROM jsonb_object_keys(cells->'l') AS k) AS k
+    WHERE v->(k.pos::integer - 1) IN (SELECT jsonb_array_elements(items))
+$$;

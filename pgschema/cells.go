@@ -22,17 +22,23 @@ import "fmt"
 // applies to the whole value as before. A value stored before the column
 // had cells (null cells) reads as the value written whole at c$wt, and
 // cells that say no more than that are stored as null (cqlpg.cells_pack),
-// which most collections are. Lists and non-frozen user types keep one
-// write time for the whole value.
+// which most collections are. A list's elements are keyed by keys that
+// sort as the list does, made from the write time of the statement that
+// wrote them (migration 0022). Non-frozen user types keep one write time
+// for the whole value.
 
 // suffixCells names the cells companion.
 const suffixCells = "$cells"
 
 // HasCells reports whether c keeps a cell per element (c$cells): a
-// non-frozen set or map.
+// non-frozen list, set or map.
 func (c *Column) HasCells() bool {
-	return !c.Type.Frozen && (c.Type.Kind == Set || c.Type.Kind == Map)
+	return c.Type.IsCollection() && !c.Type.Frozen
 }
+
+// IsList reports whether c is a non-frozen list, whose elements are
+// keyed by position keys (migration 0022) rather than by themselves.
+func (c *Column) IsList() bool { return c.Type.Kind == List && !c.Type.Frozen }
 
 // CellsColumn names c's cells companion, or "" when it has none.
 func (c *Column) CellsColumn() string {
@@ -100,6 +106,9 @@ func (c *Column) CellsLiveSQL(a, aCells, b, bCells, cells string) string {
 // when it is no older. now is the request's time in epoch seconds, for
 // the stored value's expiry; quote quotes a name for the statement.
 func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) []string {
+	if c.IsList() {
+		return c.ListMergeSQL("", deleted, now, quote)
+	}
 	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
 	stored := c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
 	arriving := c.cellsBase("excluded", "false", quote)
@@ -122,6 +131,10 @@ func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) [
 // then.
 func (c *Column) cellsBase(alias, expired string, quote func(string) string) string {
 	cells := alias + "." + quote(c.CellsColumn())
+	if c.IsList() {
+		return fmt.Sprintf("cqlpg.cells_base(coalesce(%s, %s(%s.%s, %[3]s.%[5]s)), NULL, %[3]s.%[5]s, %[6]s)",
+			cells, c.listFunc("whole"), alias, quote(c.PGName), quote(c.WritetimeColumn()), expired)
+	}
 	return fmt.Sprintf("cqlpg.cells_base(%s, CASE WHEN %[1]s IS NULL THEN %s END, %s.%s, %s)",
 		cells, c.CellsKeysSQL(alias+"."+quote(c.PGName)), alias, quote(c.WritetimeColumn()), expired)
 }
@@ -132,6 +145,9 @@ func (c *Column) cellsBase(alias, expired string, quote func(string) string) str
 // or NULL) removed at wt, and the whole value deleted at cleared (or
 // NULL). A null wt writes nothing.
 func (c *Column) CellsDeltaSQL(value, removed, wt, cleared string) (live, cells string) {
+	if c.IsList() {
+		return c.ListNewSQL(c.ListDeltaSQL(value, c.ListKeysSQL(value, wt, false), removed, wt, cleared), wt)
+	}
 	delta := fmt.Sprintf("cqlpg.cells_delta(%s, %s, %s, %s)", c.CellsKeysSQL(value), removed, wt, cleared)
 	return c.CellsLiveSQL(value, delta, "NULL", "NULL", delta), fmt.Sprintf("cqlpg.cells_pack(%s, %s)", delta, wt)
 }
@@ -145,6 +161,12 @@ func (c *Column) CellsClearedSQL(alias, del string, quote func(string) string) (
 	v, cells, wt := alias+"."+quote(c.PGName), alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.WritetimeColumn())
 	// A value written whole after the deletion keeps every element.
 	keeps := fmt.Sprintf("%s IS NULL OR (%s IS NULL AND %s > %[1]s)", del, cells, wt)
+	if c.IsList() {
+		merge := fmt.Sprintf("FROM %s(%s, %s, NULL, NULL, %s, CASE WHEN %s <= %[4]s THEN NULL ELSE %[5]s END) AS x",
+			c.listFunc("merge"), v, base, del, wt)
+		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.v %s) END", keeps, v, merge),
+			fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.cells %s) END", keeps, cells, merge)
+	}
 	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", keeps, v, c.CellsLiveSQL(v, base, "NULL", "NULL", cleared)),
 		fmt.Sprintf("CASE WHEN %s THEN %s ELSE cqlpg.cells_pack(%s, CASE WHEN %s <= %s THEN NULL ELSE %[4]s END) END", keeps, cells, cleared, wt, del)
 }
@@ -167,6 +189,16 @@ func (c *Column) cellsMergeItems(del string) []string {
 	// Replicas that agree keep what they hold.
 	same := fmt.Sprintf("(t.%[1]s, t.%[2]s, t.%[3]s, t.%[4]s) IS NOT DISTINCT FROM (excluded.%[1]s, excluded.%[2]s, excluded.%[3]s, excluded.%[4]s)",
 		v, cells, wt, exp)
+	if c.IsList() {
+		merge := fmt.Sprintf("FROM %s(%s, %s, %s, %s, %s, %s) AS x", c.listFunc("merge"), live("t"), tb, live("excluded"), eb, del, newWt)
+		return []string{
+			fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE (SELECT x.v %[3]s) END", v, same, merge),
+			fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE (SELECT x.cells %[3]s) END", cells, same, merge),
+			fmt.Sprintf("%s = %s", wt, newWt),
+			fmt.Sprintf("%[1]s = CASE WHEN %[3]s <= %[4]s THEN NULL WHEN excluded.%[2]s > t.%[2]s OR t.%[2]s IS NULL THEN excluded.%[1]s "+
+				"WHEN excluded.%[2]s < t.%[2]s OR excluded.%[2]s IS NULL THEN t.%[1]s ELSE GREATEST(t.%[1]s, excluded.%[1]s) END", exp, wt, newer, del),
+		}
+	}
 	return []string{
 		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE %[3]s END", v, same, c.CellsLiveSQL(live("t"), tb, live("excluded"), eb, merged)),
 		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE cqlpg.cells_pack(%[3]s, %[4]s) END", cells, same, merged, newWt),
@@ -183,4 +215,72 @@ func (c *Column) cellsSwept(alias, expired string) string {
 	cells, wt := qual(alias, c.CellsColumn()), qual(alias, c.WritetimeColumn())
 	return fmt.Sprintf("%s = CASE WHEN %s THEN cqlpg.cells_merge(%s, jsonb_build_object('c', %s), NULL) ELSE %[3]s END",
 		Quote(c.CellsColumn()), expired, cells, wt)
+}
+
+// ListFunc names the array or jsonb variant of a list function of
+// migration 0022 (list_keys_of, list_merge, ...).
+func (c *Column) ListFunc(name string) string { return c.listFunc(name) }
+
+// listFunc names the array or jsonb variant of a list function.
+func (c *Column) listFunc(name string) string {
+	if arrayStorage(c.Type) {
+		return "cqlpg.list_" + name
+	}
+	return "cqlpg.jlist_" + name
+}
+
+// ListKeysSQL returns the keys (text[]) of items, a list value, appended
+// (or prepended) by a write at wt.
+func (c *Column) ListKeysSQL(items, wt string, prepend bool) string {
+	n := "cardinality(" + items + ")"
+	if !arrayStorage(c.Type) {
+		n = "jsonb_array_length(" + items + ")"
+	}
+	return fmt.Sprintf("cqlpg.list_keys(%s, %s, md5(%s::text), %t)", wt, n, items, prepend)
+}
+
+// ListStoredSQL returns the stored list of row t, as a write's changes
+// read it: its live value and its cells (now: the request's time).
+func (c *Column) ListStoredSQL(now string, quote func(string) string) (live, cells string) {
+	exp := quote(c.ExpiryColumn())
+	return fmt.Sprintf("CASE WHEN t.%s IS NULL OR t.%[1]s > %s THEN t.%s END", exp, now, quote(c.PGName)),
+		c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
+}
+
+// ListDeltaSQL returns the FROM item (aliased d, columns v and cells) of
+// a list change: items keyed by keys written at wt, the keys removed
+// removed at wt, the list deleted at cleared (each an expression, or
+// NULL).
+func (c *Column) ListDeltaSQL(items, keys, removed, wt, cleared string) string {
+	return fmt.Sprintf("%s(%s, %s, %s, %s, %s) AS d", c.listFunc("delta"), items, keys, removed, wt, cleared)
+}
+
+// ListNewSQL returns a new row's list, value and cells, from its change
+// (a FROM item, ListDeltaSQL).
+func (c *Column) ListNewSQL(delta, wt string) (value, cells string) {
+	merge := fmt.Sprintf("FROM %s, %s(NULL, NULL, d.v, d.cells, NULL, %s) AS x", delta, c.listFunc("merge"), wt)
+	return "(SELECT x.v " + merge + ")", "(SELECT x.cells " + merge + ")"
+}
+
+// ListMergeSQL returns the SET items of an INSERT ... ON CONFLICT DO
+// UPDATE (stored row t) that merge a list change into the stored list:
+// the change is delta (ListDeltaSQL), or, when delta is "", the written
+// value (excluded). deleted is the row's deletion time, now the request's
+// time; quote quotes a name for the statement.
+func (c *Column) ListMergeSQL(delta, deleted, now string, quote func(string) string) []string {
+	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
+	live, base := c.ListStoredSQL(now, quote)
+	arriving, from := "d.v, d.cells", delta+", "
+	if delta == "" {
+		arriving, from = "excluded."+v+", "+c.cellsBase("excluded", "false", quote), ""
+	}
+	arrives := fmt.Sprintf("excluded.%s > coalesce(%s, -9223372036854775807 - 1)", wt, deleted)
+	newWt := fmt.Sprintf("CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, arrives)
+	return []string{
+		fmt.Sprintf("(%s, %s) = (SELECT x.v, x.cells FROM %s%s(%s, %s, %s, %s, %s) AS x)",
+			v, cells, from, c.listFunc("merge"), live, base, arriving, deleted, newWt),
+		fmt.Sprintf("%s = %s", wt, newWt),
+		fmt.Sprintf("%[1]s = CASE WHEN %[2]s AND excluded.%[3]s >= coalesce(t.%[3]s, excluded.%[3]s) THEN excluded.%[1]s ELSE t.%[1]s END",
+			exp, arrives, wt),
+	}
 }

@@ -27,6 +27,20 @@ type change struct {
 	// cell per element (sql_cells.go): the value it adds and the keys
 	// (text[]) it removes, each nil when it has none.
 	add, removed sq.Sqlizer
+	// list is the change of a list (sql_cells.go), whose elements are
+	// keyed by position keys.
+	list *listChange
+}
+
+// listChange is a change of a list: items appended (or prepended), or
+// removed wherever they are; or the element at index set to value, or
+// deleted when value is nil.
+type listChange struct {
+	items   Param
+	prepend bool
+	remove  bool
+	index   *Param
+	value   *Param
 }
 
 // changeOf builds a change calling fn with the old value and args.
@@ -84,6 +98,7 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 		}
 		ch := changeOf(pick(c, "cqlpg.list_prepend", "cqlpg.jlist_prepend"), operand(c, typ, v))
 		ch.accumulates = true
+		ch.list = &listChange{items: operand(c, typ, v), prepend: true}
 		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	if !typ.IsCollection() {
@@ -111,9 +126,12 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 	arg := operand(c, typ, v)
 	ch := changeOf(fn, arg)
 	ch.accumulates = typ.Kind == pgschema.List && a.Op != AssignSub
-	if a.Op == AssignSub {
+	switch {
+	case typ.Kind == pgschema.List:
+		ch.list = &listChange{items: arg, remove: a.Op == AssignSub}
+	case a.Op == AssignSub:
 		ch.removed = keysOf(c, expr("?", arg))
-	} else {
+	default:
 		ch.add = expr("?", arg)
 	}
 	return cell{column: c, value: v, changes: []change{ch}}, nil
@@ -184,6 +202,8 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 		idx = p.mustBeSet(idx, "Invalid unset value for list index")
 		ch := changeOf(pick(c, "cqlpg.list_set", "cqlpg.jlist_set"), indexParam(idx), operand(c, typ.Elem[0], v))
 		ch.needsValue = "Attempted to set an element on a list which is null"
+		index, value := indexParam(idx), operand(c, typ.Elem[0], v)
+		ch.list = &listChange{index: &index, value: &value}
 		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	k, err := p.value(a.Key, spec("key", typ.Elem[0]))
@@ -260,6 +280,8 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 		idx = p.mustBeSet(idx, "Invalid unset value for list index")
 		ch := changeOf(pick(c, "cqlpg.list_delete", "cqlpg.jlist_delete"), indexParam(idx))
 		ch.needsValue = "Attempted to delete an element from a list which is null"
+		index := indexParam(idx)
+		ch.list = &listChange{index: &index}
 		return cell{column: c, value: none, changes: []change{ch}}, nil
 	case pgschema.Set:
 		e, err := p.value(d.Key, spec("value", typ.Elem[0]))

@@ -52,11 +52,13 @@ type Write struct {
 	// JSON is set for INSERT JSON: its values come from the JSON object.
 	JSON bool
 	// InPlace is set when the order in which a replica applies this write
-	// and the next one can change the outcome: the write changes a
-	// collection or user type in place (append, remove, element or field
-	// set), or writes a table that has non-frozen collections or user
-	// types, which a later in-place change builds on. cqlpg keeps one
-	// timestamp per collection where Cassandra keeps one per element.
+	// and the next one can change the outcome: the write changes a list
+	// or user type in place (append, remove, element or field set), or
+	// writes a table that has non-frozen lists or user types, which a
+	// later in-place change builds on. cqlpg keeps one timestamp per list
+	// and user type where Cassandra keeps one per element; sets and maps
+	// keep one per element (pgschema.Column.HasCells), and their changes
+	// land alike in any order.
 	InPlace bool
 	// Accumulates is set for an update that appends or prepends to a
 	// list: applied twice, it does not land as once (as a counter update,
@@ -68,12 +70,12 @@ type Write struct {
 // says.
 func inPlace(t *pgschema.Table, cells []cell) bool {
 	for _, c := range cells {
-		if len(c.changes) > 0 {
+		if len(c.changes) > 0 && !c.column.HasCells() {
 			return true
 		}
 	}
 	for _, c := range t.Columns {
-		if c.Type.IsMultiCell() {
+		if c.Type.IsMultiCell() && !c.HasCells() {
 			return true
 		}
 	}

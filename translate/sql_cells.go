@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"fmt"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -25,6 +26,9 @@ const (
 	markTime    = "\x00w"
 	markCleared = "\x00c"
 	markNow     = "\x00n"
+	markKeys    = "\x00k"
+	markA       = "\x00a"
+	markB       = "\x00b"
 )
 
 // template returns sql with each marker replaced by its part, as often
@@ -55,6 +59,10 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
 	parts := map[string]sq.Sqlizer{markTime: expr("?::int8", writetime), markValue: sq.Expr("NULL"),
 		markRemoved: sq.Expr("NULL"), markCleared: sq.Expr("NULL"), markNow: expr("?", Param{Kind: ParamNow})}
+	if col.IsList() && len(c.changes) > 0 {
+		listChangesSQL(c, parts, cols, vals, set)
+		return
+	}
 	if len(c.changes) == 0 {
 		param := c.stamp(valueParam(col, c.value))
 		parts[markValue] = expr("?", param)
@@ -103,4 +111,82 @@ func changesDelta(col *pgschema.Column, changes []change) delta {
 		}
 	}
 	return d
+}
+
+// listChangesSQL adds a list changed by appends, prepends, removals and
+// sets or deletions by index. A new row takes the appends and prepends;
+// an existing one merges the whole change, whose removals and indexes
+// name the keys of the stored list's elements.
+func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
+	col := c.column
+	live, base := col.ListStoredSQL(markNow, quote)
+	array := arrayStored(col.Type)
+	one := "ARRAY[" + markA + "]"
+	if !array {
+		one = "jsonb_build_array(" + markA + ")"
+	}
+	var items, keys, removed []sq.Sqlizer // of a new row: items and keys
+	var allItems, allKeys []sq.Sqlizer
+	for _, ch := range c.changes {
+		l := ch.list
+		p := map[string]sq.Sqlizer{markA: sq.Expr("NULL"), markB: sq.Expr("NULL"), markTime: parts[markTime], markNow: parts[markNow]}
+		switch {
+		case l.index != nil:
+			p[markB] = expr("?", *l.index)
+			key := template("ARRAY[cqlpg.list_key_at("+base+", "+markB+", "+fmt.Sprint(l.value != nil)+")]", p)
+			if l.value == nil {
+				removed = append(removed, key)
+				continue
+			}
+			p[markA] = expr("?", *l.value)
+			p[markKeys] = key
+			allItems = append(allItems, template("CASE WHEN "+markA+" IS NOT NULL THEN "+one+" END", p))
+			allKeys = append(allKeys, template("CASE WHEN "+markA+" IS NOT NULL THEN "+markKeys+" END", p))
+			removed = append(removed, template("CASE WHEN "+markA+" IS NULL THEN "+markKeys+" END", p))
+		case l.remove:
+			p[markA] = expr("?", l.items)
+			removed = append(removed, template(col.ListFunc("keys_of")+"("+live+", "+base+", "+markA+")", p))
+		default:
+			p[markA] = expr("?", l.items)
+			item, key := template(markA, p), template(col.ListKeysSQL(markA, markTime, l.prepend), p)
+			items, keys = append(items, item), append(keys, key)
+			allItems, allKeys = append(allItems, item), append(allKeys, key)
+		}
+	}
+	join := func(list []sq.Sqlizer, cat func(a, b sq.Sqlizer) sq.Sqlizer) sq.Sqlizer {
+		if len(list) == 0 {
+			return sq.Expr("NULL")
+		}
+		out := list[0]
+		for _, x := range list[1:] {
+			out = cat(out, x)
+		}
+		return out
+	}
+	arrays := func(a, b sq.Sqlizer) sq.Sqlizer { return sq.ConcatExpr("array_cat(", a, ", ", b, ")") }
+	values := arrays
+	if !array {
+		values = func(a, b sq.Sqlizer) sq.Sqlizer {
+			return sq.ConcatExpr("(coalesce(", a, ", '[]') || coalesce(", b, ", '[]'))")
+		}
+	}
+	st, _ := pgschema.StorageOf(col.Type) // the planner has checked it
+	typed := func(list []sq.Sqlizer) sq.Sqlizer {
+		if len(list) == 0 {
+			return sq.Expr("NULL::" + st.SQL) // resolves the list functions' element type
+		}
+		return join(list, values)
+	}
+	newRow := map[string]sq.Sqlizer{markValue: typed(items), markKeys: join(keys, arrays), markRemoved: sq.Expr("NULL"),
+		markTime: parts[markTime], markCleared: sq.Expr("NULL")}
+	value, cells := col.ListNewSQL(col.ListDeltaSQL(markValue, markKeys, markRemoved, markTime, markCleared), markTime)
+	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
+	*vals = append(*vals, template(value, newRow), template(cells, newRow), parts[markTime],
+		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
+	whole := map[string]sq.Sqlizer{markValue: typed(allItems), markKeys: join(allKeys, arrays), markRemoved: join(removed, arrays),
+		markTime: parts[markTime], markCleared: sq.Expr("NULL"), markNow: parts[markNow]}
+	delta := col.ListDeltaSQL(markValue, markKeys, markRemoved, markTime, markCleared)
+	for _, item := range col.ListMergeSQL(delta, "t."+quote(pgschema.DeletedColumn), markNow, quote) {
+		*set = append(*set, template(item, whole))
+	}
 }

@@ -108,8 +108,8 @@ type replicaSend struct {
 // also waits for every replica it was sent to, up to its timeout, before
 // it is answered: a client's next change then reaches every replica after
 // this one, and replicas stay equal. Cassandra needs no such wait, since
-// it keeps a timestamp per collection element; cqlpg keeps one per
-// collection.
+// it keeps a timestamp per collection element; cqlpg keeps one per list
+// and user type (sets and maps keep one per element, and need none).
 func (e *Execution) newReplicaWrites(counter, inPlace bool) *replicaWrites {
 	w := &e.writes
 	w.clear()
