@@ -346,3 +346,35 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                                  FROM jsonb_object_keys(cells->'l') AS k) AS k
     WHERE v->(k.pos::integer - 1) IN (SELECT jsonb_array_elements(items))
 $$;
+
+-- set_merge, jset_merge and jmap_merge are list_merge for sets stored as
+-- arrays, sets stored as jsonb, and maps.
+CREATE FUNCTION cqlpg.set_merge(a anycompatiblearray, acells jsonb, b anycompatiblearray, bcells jsonb,
+                                deleted bigint, wt bigint, OUT v anycompatiblearray, OUT cells jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    cells := cqlpg.cells_merge(acells, bcells, deleted);
+    v := cqlpg.set_live(a, b, cells);
+    cells := cqlpg.cells_pack(cells, wt);
+END
+$$;
+
+CREATE FUNCTION cqlpg.jset_merge(a jsonb, acells jsonb, b jsonb, bcells jsonb,
+                                 deleted bigint, wt bigint, OUT v jsonb, OUT cells jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    cells := cqlpg.cells_merge(acells, bcells, deleted);
+    v := cqlpg.jset_live(a, b, cells);
+    cells := cqlpg.cells_pack(cells, wt);
+END
+$$;
+
+CREATE FUNCTION cqlpg.jmap_merge(a jsonb, acells jsonb, b jsonb, bcells jsonb,
+                                 deleted bigint, wt bigint, OUT v jsonb, OUT cells jsonb)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    cells := cqlpg.cells_merge(acells, bcells, deleted);
+    v := cqlpg.jmap_live(a, acells, b, bcells, cells);
+    cells := cqlpg.cells_pack(cells, wt);
+END
+$$;

@@ -48,26 +48,18 @@ func (c *Column) CellsColumn() string {
 	return c.PGName + suffixCells
 }
 
-// cellsShape is how a column's elements are keyed and rebuilt.
-type cellsShape uint8
-
-const (
-	// cellsArray is a set stored as a Postgres array.
-	cellsArray cellsShape = iota
-	// cellsJSONArray is a set stored as a jsonb array.
-	cellsJSONArray
-	// cellsJSONObject is a map: a jsonb object.
-	cellsJSONObject
-)
-
-func (c *Column) cellsShape() cellsShape {
+// mergeFunc names the function of migration 0022 that merges two
+// values of c with their cells (list_merge and its kin).
+func (c *Column) mergeFunc() string {
 	switch {
-	case c.Type.Kind != Set:
-		return cellsJSONObject
+	case c.IsList():
+		return c.listFunc("merge")
+	case c.Type.Kind == Map:
+		return "cqlpg.jmap_merge"
 	case arrayStorage(c.Type):
-		return cellsArray
+		return "cqlpg.set_merge"
 	}
-	return cellsJSONArray
+	return "cqlpg.jset_merge"
 }
 
 // arrayStorage reports whether a collection is stored as an array.
@@ -76,53 +68,22 @@ func arrayStorage(t *Type) bool {
 	return err == nil && st.SQL != "jsonb"
 }
 
+// emptyValue is the literal of c's empty value, which a collection
+// never stores: it is null.
+func (c *Column) emptyValue() string {
+	if c.Type.Kind == Map || arrayStorage(c.Type) {
+		return "'{}'"
+	}
+	return "'[]'"
+}
+
 // CellsKeysSQL returns the keys (text[]) of the elements of value, an
-// expression of the column's storage.
+// expression of a set's or map's storage.
 func (c *Column) CellsKeysSQL(value string) string {
-	if c.cellsShape() == cellsArray {
+	if c.Type.Kind == Set && arrayStorage(c.Type) {
 		return "cqlpg.elem_keys(" + value + ")"
 	}
 	return "cqlpg.jelem_keys(" + value + ")"
-}
-
-// CellsLiveSQL returns the live value of the column given the merged
-// cells: the elements of a and b (values of the column's storage, with
-// their cells aCells and bCells) that cells holds live.
-func (c *Column) CellsLiveSQL(a, aCells, b, bCells, cells string) string {
-	switch c.cellsShape() {
-	case cellsArray:
-		return fmt.Sprintf("cqlpg.set_live(%s, %s, %s)", a, b, cells)
-	case cellsJSONArray:
-		return fmt.Sprintf("cqlpg.jset_live(%s, %s, %s)", a, b, cells)
-	}
-	return fmt.Sprintf("cqlpg.jmap_live(%s, %s, %s, %s, %s)", a, aCells, b, bCells, cells)
-}
-
-// CellsMergeSQL returns the SET items of an INSERT ... ON CONFLICT DO
-// UPDATE (stored row t) that merge the arriving value and cells
-// (excluded) into the stored ones: the union of the cells, less what
-// the row's deletion time deleted shadows, and the value rebuilt from
-// both sides; the write time is the newer, the expiry the arriving one's
-// when it is no older. now is the request's time in epoch seconds, for
-// the stored value's expiry; quote quotes a name for the statement.
-func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) []string {
-	if c.IsList() {
-		return c.ListMergeSQL("", deleted, now, quote)
-	}
-	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
-	stored := c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
-	arriving := c.cellsBase("excluded", "false", quote)
-	merged := fmt.Sprintf("cqlpg.cells_merge(%s, %s, %s)", stored, arriving, deleted)
-	live := fmt.Sprintf("CASE WHEN t.%s IS NULL OR t.%[1]s > %s THEN t.%s END", exp, now, v)
-	arrives := fmt.Sprintf("excluded.%s > coalesce(%s, -9223372036854775807 - 1)", wt, deleted)
-	newWt := fmt.Sprintf("CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, arrives)
-	return []string{
-		fmt.Sprintf("%s = %s", v, c.CellsLiveSQL(live, stored, "excluded."+v, arriving, merged)),
-		fmt.Sprintf("%s = cqlpg.cells_pack(%s, %s)", cells, merged, newWt),
-		fmt.Sprintf("%s = %s", wt, newWt),
-		fmt.Sprintf("%[1]s = CASE WHEN %[2]s AND excluded.%[3]s >= coalesce(t.%[3]s, excluded.%[3]s) THEN excluded.%[1]s ELSE t.%[1]s END",
-			exp, arrives, wt),
-	}
 }
 
 // cellsBase returns the cells of the column as row alias holds it, names
@@ -130,26 +91,70 @@ func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) [
 // write time, and a value that expired (expired, a condition) as deleted
 // then.
 func (c *Column) cellsBase(alias, expired string, quote func(string) string) string {
-	cells := alias + "." + quote(c.CellsColumn())
+	cells, v, wt := alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.PGName), alias+"."+quote(c.WritetimeColumn())
 	if c.IsList() {
-		return fmt.Sprintf("cqlpg.cells_base(coalesce(%s, %s(%s.%s, %[3]s.%[5]s)), NULL, %[3]s.%[5]s, %[6]s)",
-			cells, c.listFunc("whole"), alias, quote(c.PGName), quote(c.WritetimeColumn()), expired)
+		return fmt.Sprintf("cqlpg.cells_base(coalesce(%s, %s(%s, %s)), NULL, %[4]s, %[5]s)", cells, c.listFunc("whole"), v, wt, expired)
 	}
-	return fmt.Sprintf("cqlpg.cells_base(%s, CASE WHEN %[1]s IS NULL THEN %s END, %s.%s, %s)",
-		cells, c.CellsKeysSQL(alias+"."+quote(c.PGName)), alias, quote(c.WritetimeColumn()), expired)
+	return fmt.Sprintf("cqlpg.cells_base(%s, CASE WHEN %[1]s IS NULL THEN %s END, %s, %s)", cells, c.CellsKeysSQL(v), wt, expired)
+}
+
+// StoredSQL returns the stored value of row t, as a write reads it: its
+// live value and its cells (now: the request's time, epoch seconds).
+func (c *Column) StoredSQL(now string, quote func(string) string) (live, cells string) {
+	exp := quote(c.ExpiryColumn())
+	return fmt.Sprintf("CASE WHEN t.%s IS NULL OR t.%[1]s > %s THEN t.%s END", exp, now, quote(c.PGName)),
+		c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
+}
+
+// CellsMergeSQL returns the SET items of an INSERT ... ON CONFLICT DO
+// UPDATE (stored row t) that merge the written value and its cells
+// (excluded) into the stored ones: the union of the cells, less what
+// deleted (the row's deletion time) shadows, and the value of the
+// elements they keep live; the write time is the newer, the expiry the
+// written one's when it is no older. now is the request's time in epoch
+// seconds; quote quotes a name for the statement.
+func (c *Column) CellsMergeSQL(deleted, now string, quote func(string) string) []string {
+	return c.MergeChangeSQL("", deleted, now, quote)
+}
+
+// MergeChangeSQL is CellsMergeSQL for a change computed from the stored
+// row: delta, a FROM item aliased d with columns v and cells
+// (ListDeltaSQL), or "" for the written value.
+func (c *Column) MergeChangeSQL(delta, deleted, now string, quote func(string) string) []string {
+	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
+	live, base := c.StoredSQL(now, quote)
+	arriving, from := "d.v, d.cells", delta+", "
+	if delta == "" {
+		arriving, from = "excluded."+v+", "+c.cellsBase("excluded", "false", quote), ""
+	}
+	arrives := fmt.Sprintf("excluded.%s > coalesce(%s, -9223372036854775807 - 1)", wt, deleted)
+	newWt := fmt.Sprintf("CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, arrives)
+	return []string{
+		fmt.Sprintf("(%s, %s) = (SELECT x.v, x.cells FROM %s%s(%s, %s, %s, %s, %s) AS x)",
+			v, cells, from, c.mergeFunc(), live, base, arriving, deleted, newWt),
+		fmt.Sprintf("%s = %s", wt, newWt),
+		fmt.Sprintf("%[1]s = CASE WHEN %[2]s AND excluded.%[3]s >= coalesce(t.%[3]s, excluded.%[3]s) THEN excluded.%[1]s ELSE t.%[1]s END",
+			exp, arrives, wt),
+	}
 }
 
 // CellsDeltaSQL returns, for the VALUES of a write, the column's live
 // value and its cells: the elements of value (an expression of the
 // column's storage, or NULL) written at wt, the keys of removed (text[],
 // or NULL) removed at wt, and the whole value deleted at cleared (or
-// NULL). A null wt writes nothing.
+// NULL). A null wt writes nothing. removed is "NULL" when nothing is
+// removed and value holds each element once: value is then the new
+// row's value as it is.
 func (c *Column) CellsDeltaSQL(value, removed, wt, cleared string) (live, cells string) {
 	if c.IsList() {
 		return c.ListNewSQL(c.ListDeltaSQL(value, c.ListKeysSQL(value, wt, false), removed, wt, cleared), wt)
 	}
 	delta := fmt.Sprintf("cqlpg.cells_delta(%s, %s, %s, %s)", c.CellsKeysSQL(value), removed, wt, cleared)
-	return c.CellsLiveSQL(value, delta, "NULL", "NULL", delta), fmt.Sprintf("cqlpg.cells_pack(%s, %s)", delta, wt)
+	cells = fmt.Sprintf("cqlpg.cells_pack(%s, %s)", delta, wt)
+	if removed == "NULL" {
+		return fmt.Sprintf("CASE WHEN %s IS NOT NULL THEN NULLIF(%s, %s) END", wt, value, c.emptyValue()), cells
+	}
+	return fmt.Sprintf("(SELECT x.v FROM %s(NULL, NULL, %s, %s, NULL, %s) AS x)", c.mergeFunc(), value, delta, wt), cells
 }
 
 // CellsClearedSQL returns the column's value and cells once a deletion at
@@ -157,51 +162,35 @@ func (c *Column) CellsDeltaSQL(value, removed, wt, cleared string) (live, cells 
 // The caller clears the write time and expiry when no newer than del.
 func (c *Column) CellsClearedSQL(alias, del string, quote func(string) string) (value, cells string) {
 	base := c.cellsBase(alias, "false", quote)
-	cleared := fmt.Sprintf("cqlpg.cells_merge(%s, NULL, %s)", base, del)
-	v, cells, wt := alias+"."+quote(c.PGName), alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.WritetimeColumn())
+	v, cs, wt := alias+"."+quote(c.PGName), alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.WritetimeColumn())
 	// A value written whole after the deletion keeps every element.
-	keeps := fmt.Sprintf("%s IS NULL OR (%s IS NULL AND %s > %[1]s)", del, cells, wt)
-	if c.IsList() {
-		merge := fmt.Sprintf("FROM %s(%s, %s, NULL, NULL, %s, CASE WHEN %s <= %[4]s THEN NULL ELSE %[5]s END) AS x",
-			c.listFunc("merge"), v, base, del, wt)
-		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.v %s) END", keeps, v, merge),
-			fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.cells %s) END", keeps, cells, merge)
-	}
-	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", keeps, v, c.CellsLiveSQL(v, base, "NULL", "NULL", cleared)),
-		fmt.Sprintf("CASE WHEN %s THEN %s ELSE cqlpg.cells_pack(%s, CASE WHEN %s <= %s THEN NULL ELSE %[4]s END) END", keeps, cells, cleared, wt, del)
+	keeps := fmt.Sprintf("%s IS NULL OR (%s IS NULL AND %s > %[1]s)", del, cs, wt)
+	merge := fmt.Sprintf("FROM %s(%s, %s, NULL, NULL, %s, CASE WHEN %s <= %[4]s THEN NULL ELSE %[5]s END) AS x",
+		c.mergeFunc(), v, base, del, wt)
+	return fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.v %s) END", keeps, v, merge),
+		fmt.Sprintf("CASE WHEN %s THEN %s ELSE (SELECT x.cells %s) END", keeps, cs, merge)
 }
 
 // cellsMergeItems are the SET items of repair's merge (MergeSQL) for the
 // column: the union of both replicas' cells, less what the merged
-// deletion time del shadows; the value rebuilt from both sides; the
-// newer write time, and the expiry of the side that has it (the later
-// expiry on a tie). A value that has expired is deleted at its write
-// time, as the sweeper would record it.
+// deletion time del shadows; the value of the elements they keep live;
+// the newer write time, and the expiry of the side that has it (the
+// later expiry on a tie). A value that has expired is deleted at its
+// write time, as the sweeper would record it. Replicas that agree keep
+// what they hold.
 func (c *Column) cellsMergeItems(del string) []string {
 	v, wt, exp, cells := Quote(c.PGName), Quote(c.WritetimeColumn()), Quote(c.ExpiryColumn()), Quote(c.CellsColumn())
 	now := "extract(epoch FROM statement_timestamp())::integer"
 	expired := func(a string) string { return fmt.Sprintf("coalesce(%s.%s <= %s, false)", a, exp, now) }
 	live := func(a string) string { return fmt.Sprintf("CASE WHEN NOT %s THEN %s.%s END", expired(a), a, v) }
 	tb, eb := c.cellsBase("t", expired("t"), Quote), c.cellsBase("excluded", expired("excluded"), Quote)
-	merged := fmt.Sprintf("cqlpg.cells_merge(%s, %s, %s)", tb, eb, del)
 	newer := fmt.Sprintf("GREATEST(t.%s, excluded.%[1]s)", wt)
 	newWt := fmt.Sprintf("CASE WHEN %s <= %s THEN NULL ELSE %[1]s END", newer, del)
-	// Replicas that agree keep what they hold.
 	same := fmt.Sprintf("(t.%[1]s, t.%[2]s, t.%[3]s, t.%[4]s) IS NOT DISTINCT FROM (excluded.%[1]s, excluded.%[2]s, excluded.%[3]s, excluded.%[4]s)",
 		v, cells, wt, exp)
-	if c.IsList() {
-		merge := fmt.Sprintf("FROM %s(%s, %s, %s, %s, %s, %s) AS x", c.listFunc("merge"), live("t"), tb, live("excluded"), eb, del, newWt)
-		return []string{
-			fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE (SELECT x.v %[3]s) END", v, same, merge),
-			fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE (SELECT x.cells %[3]s) END", cells, same, merge),
-			fmt.Sprintf("%s = %s", wt, newWt),
-			fmt.Sprintf("%[1]s = CASE WHEN %[3]s <= %[4]s THEN NULL WHEN excluded.%[2]s > t.%[2]s OR t.%[2]s IS NULL THEN excluded.%[1]s "+
-				"WHEN excluded.%[2]s < t.%[2]s OR excluded.%[2]s IS NULL THEN t.%[1]s ELSE GREATEST(t.%[1]s, excluded.%[1]s) END", exp, wt, newer, del),
-		}
-	}
 	return []string{
-		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE %[3]s END", v, same, c.CellsLiveSQL(live("t"), tb, live("excluded"), eb, merged)),
-		fmt.Sprintf("%[1]s = CASE WHEN %[2]s THEN t.%[1]s ELSE cqlpg.cells_pack(%[3]s, %[4]s) END", cells, same, merged, newWt),
+		fmt.Sprintf("(%[1]s, %[2]s) = (SELECT CASE WHEN %[3]s THEN t.%[1]s ELSE x.v END, CASE WHEN %[3]s THEN t.%[2]s ELSE x.cells END "+
+			"FROM %[4]s(%[5]s, %[6]s, %[7]s, %[8]s, %[9]s, %[10]s) AS x)", v, cells, same, c.mergeFunc(), live("t"), tb, live("excluded"), eb, del, newWt),
 		fmt.Sprintf("%s = %s", wt, newWt),
 		fmt.Sprintf("%[1]s = CASE WHEN %[3]s <= %[4]s THEN NULL WHEN excluded.%[2]s > t.%[2]s OR t.%[2]s IS NULL THEN excluded.%[1]s "+
 			"WHEN excluded.%[2]s < t.%[2]s OR excluded.%[2]s IS NULL THEN t.%[1]s ELSE GREATEST(t.%[1]s, excluded.%[1]s) END", exp, wt, newer, del),
@@ -239,14 +228,6 @@ func (c *Column) ListKeysSQL(items, wt string, prepend bool) string {
 	return fmt.Sprintf("cqlpg.list_keys(%s, %s, md5(%s::text), %t)", wt, n, items, prepend)
 }
 
-// ListStoredSQL returns the stored list of row t, as a write's changes
-// read it: its live value and its cells (now: the request's time).
-func (c *Column) ListStoredSQL(now string, quote func(string) string) (live, cells string) {
-	exp := quote(c.ExpiryColumn())
-	return fmt.Sprintf("CASE WHEN t.%s IS NULL OR t.%[1]s > %s THEN t.%s END", exp, now, quote(c.PGName)),
-		c.cellsBase("t", fmt.Sprintf("t.%s <= %s", exp, now), quote)
-}
-
 // ListDeltaSQL returns the FROM item (aliased d, columns v and cells) of
 // a list change: items keyed by keys written at wt, the keys removed
 // removed at wt, the list deleted at cleared (each an expression, or
@@ -260,27 +241,4 @@ func (c *Column) ListDeltaSQL(items, keys, removed, wt, cleared string) string {
 func (c *Column) ListNewSQL(delta, wt string) (value, cells string) {
 	merge := fmt.Sprintf("FROM %s, %s(NULL, NULL, d.v, d.cells, NULL, %s) AS x", delta, c.listFunc("merge"), wt)
 	return "(SELECT x.v " + merge + ")", "(SELECT x.cells " + merge + ")"
-}
-
-// ListMergeSQL returns the SET items of an INSERT ... ON CONFLICT DO
-// UPDATE (stored row t) that merge a list change into the stored list:
-// the change is delta (ListDeltaSQL), or, when delta is "", the written
-// value (excluded). deleted is the row's deletion time, now the request's
-// time; quote quotes a name for the statement.
-func (c *Column) ListMergeSQL(delta, deleted, now string, quote func(string) string) []string {
-	v, wt, exp, cells := quote(c.PGName), quote(c.WritetimeColumn()), quote(c.ExpiryColumn()), quote(c.CellsColumn())
-	live, base := c.ListStoredSQL(now, quote)
-	arriving, from := "d.v, d.cells", delta+", "
-	if delta == "" {
-		arriving, from = "excluded."+v+", "+c.cellsBase("excluded", "false", quote), ""
-	}
-	arrives := fmt.Sprintf("excluded.%s > coalesce(%s, -9223372036854775807 - 1)", wt, deleted)
-	newWt := fmt.Sprintf("CASE WHEN %[2]s THEN GREATEST(t.%[1]s, excluded.%[1]s) ELSE t.%[1]s END", wt, arrives)
-	return []string{
-		fmt.Sprintf("(%s, %s) = (SELECT x.v, x.cells FROM %s%s(%s, %s, %s, %s, %s) AS x)",
-			v, cells, from, c.listFunc("merge"), live, base, arriving, deleted, newWt),
-		fmt.Sprintf("%s = %s", wt, newWt),
-		fmt.Sprintf("%[1]s = CASE WHEN %[2]s AND excluded.%[3]s >= coalesce(t.%[3]s, excluded.%[3]s) THEN excluded.%[1]s ELSE t.%[1]s END",
-			exp, arrives, wt),
-	}
 }

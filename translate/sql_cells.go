@@ -78,7 +78,11 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 			parts[markRemoved] = d.removed
 		}
 	}
-	live, cells := col.CellsDeltaSQL(markValue, markRemoved, markTime, markCleared)
+	removed := markRemoved
+	if len(c.changes) <= 1 && (len(c.changes) == 0 || c.changes[0].removed == nil) {
+		removed = "NULL" // the value written is the new row's
+	}
+	live, cells := col.CellsDeltaSQL(markValue, removed, markTime, markCleared)
 	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
 	*vals = append(*vals, template(live, parts), template(cells, parts), writetime,
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
@@ -119,7 +123,7 @@ func changesDelta(col *pgschema.Column, changes []change) delta {
 // name the keys of the stored list's elements.
 func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	col := c.column
-	live, base := col.ListStoredSQL(markNow, quote)
+	live, base := col.StoredSQL(markNow, quote)
 	array := arrayStored(col.Type)
 	one := "ARRAY[" + markA + "]"
 	if !array {
@@ -186,7 +190,7 @@ func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[
 	whole := map[string]sq.Sqlizer{markValue: typed(allItems), markKeys: join(allKeys, arrays), markRemoved: join(removed, arrays),
 		markTime: parts[markTime], markCleared: sq.Expr("NULL"), markNow: parts[markNow]}
 	delta := col.ListDeltaSQL(markValue, markKeys, markRemoved, markTime, markCleared)
-	for _, item := range col.ListMergeSQL(delta, "t."+quote(pgschema.DeletedColumn), markNow, quote) {
+	for _, item := range col.MergeChangeSQL(delta, "t."+quote(pgschema.DeletedColumn), markNow, quote) {
 		*set = append(*set, template(item, whole))
 	}
 }
