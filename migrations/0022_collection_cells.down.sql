@@ -6,11 +6,11 @@ DROP FUNCTION IF EXISTS cqlpg.list_keys_of(anycompatiblearray, jsonb, anycompati
 DROP FUNCTION IF EXISTS cqlpg.list_key_at(jsonb, integer, boolean);
 DROP FUNCTION IF EXISTS cqlpg.jlist_merge(jsonb, jsonb, jsonb, jsonb, bigint, bigint);
 DROP FUNCTION IF EXISTS cqlpg.list_merge(anycompatiblearray, jsonb, anycompatiblearray, jsonb, bigint, bigint);
-DROP FUNCTION IF EXISTS cqlpg.list_pack(jsonb, bigint, text[]);
+DROP FUNCTION IF EXISTS cqlpg.list_pack(jsonb, bigint, text, integer);
 DROP FUNCTION IF EXISTS cqlpg.jlist_delta(jsonb, text[], text[], bigint, bigint);
 DROP FUNCTION IF EXISTS cqlpg.list_delta(anycompatiblearray, text[], text[], bigint, bigint);
-DROP FUNCTION IF EXISTS cqlpg.jlist_whole(jsonb, bigint);
-DROP FUNCTION IF EXISTS cqlpg.list_whole(anycompatiblearray, bigint);
+DROP FUNCTION IF EXISTS cqlpg.jlist_whole(jsonb, jsonb, bigint);
+DROP FUNCTION IF EXISTS cqlpg.list_whole(anycompatiblearray, jsonb, bigint);
 DROP FUNCTION IF EXISTS cqlpg.list_keys(bigint, integer, text, boolean);
 DROP FUNCTION IF EXISTS cqlpg.jentry_removed(text, jsonb);
 DROP FUNCTION IF EXISTS cqlpg.jentry(text, jsonb);

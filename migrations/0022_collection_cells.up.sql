@@ -204,19 +204,22 @@ BEGIN
 END
 $$;
 
--- Lists. Cassandra names each element of a list by a time-based UUID,
--- which orders it, and keeps a write time per element. cqlpg names an
--- element by a key of text that sorts as the list does (in the "C"
--- collation): an append or overwrite at wt gives its n items
--- '1' || wt || h || i, a prepend '0' || (wt reversed) || h || i, where h
--- is a digest of the items, so that two statements at one write time
--- name their elements apart while a write applied twice (a hint of a
--- write that had landed) names the same ones. The list's cells are keyed
--- by those keys, and its value holds the live elements in key order: the
--- i-th element is the one of the i-th smallest live key. A value stored
--- without cells reads as appended whole at its write time.
+-- Lists. Cassandra names each element of a list by a time-based UUID of
+-- its coordinator's clock, which orders it, and keeps a write time per
+-- element. cqlpg names an element by a key of text that sorts as the
+-- list does (in the "C" collation), from the gateway's clock at the
+-- write, k: an append or overwrite gives its n items '1' || k || h || i,
+-- a prepend '0' || (k reversed) || h || i, where h is a digest of the
+-- items, so that two statements at one time name their elements apart
+-- while a write applied twice (a hint of a write that had landed) names
+-- the same ones. The list's cells are keyed by those keys, and its value
+-- holds the live elements in key order: the i-th element is the one of
+-- the i-th smallest live key. Cells that say the value was written
+-- whole at its write time wt, named at k, are stored as {"k": k}, or as
+-- null when k is wt, which is how a value stored without cells reads.
 
--- list_keys returns the keys of n items written at wt, h their digest.
+-- list_keys returns the keys of n items named at clock time wt, h their
+-- digest.
 CREATE FUNCTION cqlpg.list_keys(wt bigint, n integer, h text, prepend boolean)
 RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT array_agg(CASE WHEN prepend THEN '0' || lpad(to_hex(~(wt # (-9223372036854775807 - 1))), 16, '0')
@@ -225,15 +228,21 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     FROM generate_series(0, n - 1) AS i
 $$;
 
--- list_whole returns the cells of a list written whole at wt.
-CREATE FUNCTION cqlpg.list_whole(v anycompatiblearray, wt bigint)
+-- list_whole returns the cells of list v, stored with cells: v written
+-- whole at wt, its elements named at the time cells->'k' holds, or at wt
+-- when cells is null; or cells themselves.
+CREATE FUNCTION cqlpg.list_whole(v anycompatiblearray, cells jsonb, wt bigint)
 RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT cqlpg.cells_base(NULL, cqlpg.list_keys(wt, cardinality(v), md5(v::text), false), wt, false)
+    SELECT CASE WHEN cells IS NULL OR cells ? 'k'
+        THEN cqlpg.cells_base(NULL, cqlpg.list_keys(coalesce((cells->>'k')::bigint, wt), cardinality(v), md5(v::text), false), wt, false)
+        ELSE cells END
 $$;
 
-CREATE FUNCTION cqlpg.jlist_whole(v jsonb, wt bigint)
+CREATE FUNCTION cqlpg.jlist_whole(v jsonb, cells jsonb, wt bigint)
 RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT cqlpg.cells_base(NULL, cqlpg.list_keys(wt, jsonb_array_length(v), md5(v::text), false), wt, false)
+    SELECT CASE WHEN cells IS NULL OR cells ? 'k'
+        THEN cqlpg.cells_base(NULL, cqlpg.list_keys(coalesce((cells->>'k')::bigint, wt), jsonb_array_length(v), md5(v::text), false), wt, false)
+        ELSE cells END
 $$;
 
 -- list_delta returns a list change: items (keyed by keys, in any order)
@@ -258,13 +267,30 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHERE wt IS NOT NULL
 $$;
 
--- list_pack is cells_pack for a list: null also needs the keys to be
--- those of the value written whole.
-CREATE FUNCTION cqlpg.list_pack(cells jsonb, wt bigint, keys text[])
-RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT CASE WHEN cqlpg.cells_pack(cells, wt) IS NULL
-                 AND coalesce(keys, '{}') = ARRAY(SELECT k FROM jsonb_object_keys(cells->'l') AS k ORDER BY k COLLATE "C")
-           THEN NULL ELSE cells END
+-- list_pack is cells_pack for list v: cells that say v was written whole
+-- at wt, its elements named at one time k by an append or overwrite, are
+-- stored as {"k": k}, or as null when k is wt.
+CREATE FUNCTION cqlpg.list_pack(cells jsonb, wt bigint, v text, n integer)
+RETURNS jsonb LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    first text;
+    k bigint;
+BEGIN
+    IF cells IS NULL OR cqlpg.cells_pack(cells, wt) IS NOT NULL THEN
+        RETURN cells;
+    END IF;
+    first := (SELECT min(x COLLATE "C") FROM jsonb_object_keys(cells->'l') AS x);
+    IF first IS NULL THEN
+        RETURN NULL;
+    ELSIF left(first, 1) <> '1' THEN
+        RETURN cells;
+    END IF;
+    k := ('x' || substr(first, 2, 16))::bit(64)::bigint # (-9223372036854775807 - 1);
+    IF cqlpg.list_keys(k, n, md5(v), false) <> ARRAY(SELECT x FROM jsonb_object_keys(cells->'l') AS x ORDER BY x COLLATE "C") THEN
+        RETURN cells;
+    END IF;
+    RETURN CASE WHEN k = wt THEN NULL ELSE jsonb_build_object('k', k) END;
+END
 $$;
 
 -- list_merge merges list b, with its cells, into list a, with its cells,
@@ -286,7 +312,7 @@ BEGIN
           LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
                      FROM jsonb_each_text(bcells->'l')) AS bl ON bl.key = m.key AND bl.value = m.value) AS x
     WHERE x.av IS NOT NULL OR x.bv IS NOT NULL;
-    cells := cqlpg.list_pack(cells, wt, cqlpg.list_keys(wt, cardinality(v), md5(v::text), false));
+    cells := cqlpg.list_pack(cells, wt, v::text, coalesce(cardinality(v), 0));
 END
 $$;
 
@@ -304,7 +330,7 @@ BEGIN
           LEFT JOIN (SELECT key, value, row_number() OVER (ORDER BY key COLLATE "C") AS pos
                      FROM jsonb_each_text(bcells->'l')) AS bl ON bl.key = m.key AND bl.value = m.value) AS x
     WHERE x.av IS NOT NULL OR x.bv IS NOT NULL;
-    cells := cqlpg.list_pack(cells, wt, cqlpg.list_keys(wt, coalesce(jsonb_array_length(v), 0), md5(v::text), false));
+    cells := cqlpg.list_pack(cells, wt, v::text, coalesce(jsonb_array_length(v), 0));
 END
 $$;
 

@@ -93,7 +93,7 @@ func (c *Column) CellsKeysSQL(value string) string {
 func (c *Column) cellsBase(alias, expired string, quote func(string) string) string {
 	cells, v, wt := alias+"."+quote(c.CellsColumn()), alias+"."+quote(c.PGName), alias+"."+quote(c.WritetimeColumn())
 	if c.IsList() {
-		return fmt.Sprintf("cqlpg.cells_base(coalesce(%s, %s(%s, %s)), NULL, %[4]s, %[5]s)", cells, c.listFunc("whole"), v, wt, expired)
+		return fmt.Sprintf("cqlpg.cells_base(%s(%s, %s, %s), NULL, %[4]s, %[5]s)", c.listFunc("whole"), v, cells, wt, expired)
 	}
 	return fmt.Sprintf("cqlpg.cells_base(%s, CASE WHEN %[1]s IS NULL THEN %s END, %s, %s)", cells, c.CellsKeysSQL(v), wt, expired)
 }
@@ -219,7 +219,7 @@ func (c *Column) listFunc(name string) string {
 }
 
 // ListKeysSQL returns the keys (text[]) of items, a list value, appended
-// (or prepended) by a write at wt.
+// (or prepended) by a write whose elements are named at clock time wt.
 func (c *Column) ListKeysSQL(items, wt string, prepend bool) string {
 	n := "cardinality(" + items + ")"
 	if !arrayStorage(c.Type) {

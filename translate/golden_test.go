@@ -753,6 +753,8 @@ func (r *goldenRenderer) param(i int, p Param) string {
 	switch p.Kind {
 	case ParamNow:
 		s += "now"
+	case ParamClock:
+		s += "clock"
 	case ParamToken:
 		s += "token"
 	case ParamKey:

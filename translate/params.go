@@ -44,6 +44,11 @@ const (
 	// the previous page of a SELECT ended, in the form of the column's
 	// sort column; null past the clustering prefix the position holds.
 	ParamAfter
+	// ParamClock is the gateway's clock at the request, in microseconds
+	// since the epoch (int8): what names the elements a write adds to a
+	// list, as Cassandra's coordinator names them by a time-based UUID of
+	// its clock, whatever the write's timestamp.
+	ParamClock
 )
 
 // ParamForm says how a parameter's CQL value is sent to Postgres.

@@ -27,6 +27,7 @@ const (
 	markCleared = "\x00c"
 	markNow     = "\x00n"
 	markKeys    = "\x00k"
+	markClock   = "\x00t"
 	markA       = "\x00a"
 	markB       = "\x00b"
 )
@@ -58,7 +59,8 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	col := c.column
 	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
 	parts := map[string]sq.Sqlizer{markTime: expr("?::int8", writetime), markValue: sq.Expr("NULL"),
-		markRemoved: sq.Expr("NULL"), markCleared: sq.Expr("NULL"), markNow: expr("?", Param{Kind: ParamNow})}
+		markRemoved: sq.Expr("NULL"), markCleared: sq.Expr("NULL"), markNow: expr("?", Param{Kind: ParamNow}),
+		markClock: expr("?::int8", Param{Kind: ParamClock})}
 	if col.IsList() && len(c.changes) > 0 {
 		listChangesSQL(c, parts, cols, vals, set)
 		return
@@ -83,6 +85,10 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 		removed = "NULL" // the value written is the new row's
 	}
 	live, cells := col.CellsDeltaSQL(markValue, removed, markTime, markCleared)
+	if col.IsList() {
+		// A list's elements are named at the gateway's clock.
+		live, cells = col.ListNewSQL(col.ListDeltaSQL(markValue, col.ListKeysSQL(markValue, markClock, false), removed, markTime, markCleared), markTime)
+	}
 	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
 	*vals = append(*vals, template(live, parts), template(cells, parts), writetime,
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
@@ -133,7 +139,8 @@ func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[
 	var allItems, allKeys []sq.Sqlizer
 	for _, ch := range c.changes {
 		l := ch.list
-		p := map[string]sq.Sqlizer{markA: sq.Expr("NULL"), markB: sq.Expr("NULL"), markTime: parts[markTime], markNow: parts[markNow]}
+		p := map[string]sq.Sqlizer{markA: sq.Expr("NULL"), markB: sq.Expr("NULL"), markTime: parts[markTime], markNow: parts[markNow],
+			markClock: parts[markClock]}
 		switch {
 		case l.index != nil:
 			p[markB] = expr("?", *l.index)
@@ -152,7 +159,7 @@ func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[
 			removed = append(removed, template(col.ListFunc("keys_of")+"("+live+", "+base+", "+markA+")", p))
 		default:
 			p[markA] = expr("?", l.items)
-			item, key := template(markA, p), template(col.ListKeysSQL(markA, markTime, l.prepend), p)
+			item, key := template(markA, p), template(col.ListKeysSQL(markA, markClock, l.prepend), p)
 			items, keys = append(items, item), append(keys, key)
 			allItems, allKeys = append(allItems, item), append(allKeys, key)
 		}

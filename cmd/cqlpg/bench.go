@@ -338,6 +338,8 @@ func bindArgs(params []translate.Param, bound [][]byte, k, c int32, limit uint64
 		switch p.Kind {
 		case translate.ParamNow:
 			args[i] = int4(int32(now.Unix()))
+		case translate.ParamClock:
+			args[i] = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMicro()))
 		case translate.ParamToken:
 			args[i] = binary.BigEndian.AppendUint64(nil, uint64(sharding.KeyToken([][]byte{int4(k)})))
 		case translate.ParamKey:
@@ -367,7 +369,7 @@ func storageOIDs(params []translate.Param) []uint32 {
 	oids := make([]uint32, len(params))
 	for i, p := range params {
 		switch p.Kind {
-		case translate.ParamToken, translate.ParamWritetime, translate.ParamLimit:
+		case translate.ParamToken, translate.ParamWritetime, translate.ParamLimit, translate.ParamClock:
 			oids[i] = 20
 		case translate.ParamEmptyFlag:
 			oids[i] = 16

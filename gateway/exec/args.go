@@ -19,7 +19,7 @@ func paramOIDs(params []translate.Param) []uint32 {
 		case translate.ParamEmptyFlag:
 			oids[i] = pgschema.OIDBool
 		case translate.ParamToken, translate.ParamRangeStart, translate.ParamRangeEnd,
-			translate.ParamLimit, translate.ParamWritetime:
+			translate.ParamLimit, translate.ParamWritetime, translate.ParamClock:
 			oids[i] = pgschema.OIDInt8
 		case translate.ParamKey, translate.ParamValue, translate.ParamAfter:
 			oids[i] = valueOID(p)
@@ -276,6 +276,8 @@ func (a *argBuffer) build(e *Execution, params []translate.Param, r *rowArgs) er
 		switch p.Kind {
 		case translate.ParamNow:
 			a.addInt4(e.nowSeconds)
+		case translate.ParamClock:
+			a.addInt8(e.Now.UnixMicro())
 		case translate.ParamToken:
 			a.addInt8(r.token)
 		case translate.ParamRangeStart:
