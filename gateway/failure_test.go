@@ -814,18 +814,18 @@ func TestFailureCollectionElementsKept(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	time.Sleep(500 * time.Millisecond)
 	const victim = 2
 	if err := fc.clusters[victim].Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killedAt := ops.Load()
-	time.Sleep(2 * time.Second)
+	time.Sleep(1500 * time.Millisecond)
 	ctx := context.Background()
 	if err := fc.clusters[victim].Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(time.Second)
 	stop.Store(true)
 	workers.Wait()
 	if t.Failed() {

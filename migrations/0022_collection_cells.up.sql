@@ -208,7 +208,8 @@ $$;
 -- its coordinator's clock, which orders it, and keeps a write time per
 -- element. cqlpg names an element by a key of text that sorts as the
 -- list does (in the "C" collation), from the gateway's clock at the
--- write, k: an append or overwrite gives its n items '1' || k || h || i,
+-- write, k (for an overwrite, the write's time when older): an append or
+-- overwrite gives its n items '1' || k || h || i,
 -- a prepend '0' || (k reversed) || h || i, where h is a digest of the
 -- items, so that two statements at one time name their elements apart
 -- while a write applied twice (a hint of a write that had landed) names

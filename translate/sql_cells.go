@@ -86,8 +86,12 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	}
 	live, cells := col.CellsDeltaSQL(markValue, removed, markTime, markCleared)
 	if col.IsList() {
-		// A list's elements are named at the gateway's clock.
-		live, cells = col.ListNewSQL(col.ListDeltaSQL(markValue, col.ListKeysSQL(markValue, markClock, false), removed, markTime, markCleared), markTime)
+		// A list's elements are named at the gateway's clock, or at the
+		// write's time when older, so that a value written whole is
+		// stored as written whole at its time (cells null), as the bulk
+		// loader stores it, and elements added later still come after.
+		keyTime := "LEAST(" + markTime + ", " + markClock + ")"
+		live, cells = col.ListNewSQL(col.ListDeltaSQL(markValue, col.ListKeysSQL(markValue, keyTime, false), removed, markTime, markCleared), markTime)
 	}
 	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
 	*vals = append(*vals, template(live, parts), template(cells, parts), writetime,

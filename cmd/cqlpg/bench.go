@@ -138,7 +138,7 @@ func benchStorage(args []string) int {
 func runStorageBench(ctx context.Context, log *slog.Logger, url string, workers int, d time.Duration, reps, rows int,
 	shardCPU func() float64) ([]storageResult, error) {
 	// A gateway creates the CQL table through its own DDL path.
-	gw, err := startBenchServer(ctx, []string{url}, 0, false, false)
+	gw, err := startBenchServer(ctx, []string{url}, 0, false, false, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,8 @@ type compareConfig struct {
 	// GatewayProcess runs the G and N gateways as child processes, so
 	// that their CPU is measured apart from the load generator's.
 	GatewayProcess bool `json:"gateway_process"`
+	// GatewayProcs, when set, is the gateway processes' GOMAXPROCS.
+	GatewayProcs int `json:"gateway_gomaxprocs,omitempty"`
 }
 
 func benchCompare(args []string) int {
@@ -52,6 +54,7 @@ func benchCompare(args []string) int {
 	fs.BoolVar(&cfg.Durable, "durable", false, "keep synchronous_commit on: every commit waits for its WAL flush")
 	fs.DurationVar(&cfg.Coalesce, "gocql-coalesce", -1, "gocql's WriteCoalesceWaitTime for the gateway arms; negative keeps the driver's default")
 	fs.BoolVar(&cfg.GatewayProcess, "gateway-process", false, "run the G and N gateways as child processes and report their CPU apart")
+	fs.IntVar(&cfg.GatewayProcs, "gateway-procs", 0, "GOMAXPROCS of the gateway processes (with --gateway-process); 0 keeps Go's default")
 	workloads := fs.String("workloads", strings.Join(compareWorkloads, ","), "comma-separated workloads to run; insert-rf3, the point INSERT at QUORUM on three shards of its own, is run only when named")
 	arms := fs.String("arms", "G,D1,D2,N", "comma-separated arms to run, for profiling one alone; ratios need G, D1 and D2")
 	fs.Float64Var(&cfg.RatePeak, "rate-peak", 0, "ops/s the fixed-rate runs take as D1's peak (25/50/75% of it); 0 uses D1's measured peak")
@@ -183,7 +186,7 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 			c()
 		}
 	}()
-	gw, err := startBenchServer(ctx, urls, cfg.Conns, false, cfg.GatewayProcess)
+	gw, err := startBenchServer(ctx, urls, cfg.Conns, false, cfg.GatewayProcess, cfg.GatewayProcs)
 	if err != nil {
 		return err
 	}
@@ -199,7 +202,7 @@ func (rep *compareReport) runPhase(ctx context.Context, log *slog.Logger, shards
 	}
 	// The null gateway opens after the table exists, so it plans against
 	// the same schema; its reads find nothing and its writes go nowhere.
-	null, err := startBenchServer(ctx, urls, cfg.Conns, true, cfg.GatewayProcess)
+	null, err := startBenchServer(ctx, urls, cfg.Conns, true, cfg.GatewayProcess, cfg.GatewayProcs)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ type benchServer struct {
 }
 
 // startBenchServer starts a gateway on the shards at urls.
-func startBenchServer(ctx context.Context, urls []string, conns int, null, process bool) (*benchServer, error) {
+func startBenchServer(ctx context.Context, urls []string, conns int, null, process bool, procs int) (*benchServer, error) {
 	if !process {
 		gw, err := serveGateway(ctx, urls, conns, null)
 		if err != nil {
@@ -93,6 +93,9 @@ func startBenchServer(ctx context.Context, urls []string, conns int, null, proce
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
+	if procs > 0 {
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

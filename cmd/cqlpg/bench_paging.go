@@ -137,7 +137,7 @@ func (cfg pagingConfig) ordinal(k, c int32) int {
 func runPaging(ctx context.Context, log *slog.Logger, url string, cfg pagingConfig) (*pagingReport, error) {
 	rep := &pagingReport{Config: cfg}
 	// The gateway always runs apart: its RSS is what the run measures.
-	gw, err := startBenchServer(ctx, []string{url}, cfg.Conns, false, true)
+	gw, err := startBenchServer(ctx, []string{url}, cfg.Conns, false, true, 0)
 	if err != nil {
 		return nil, err
 	}
