@@ -189,8 +189,10 @@ func (c *Column) cellsMergeItems(del string) []string {
 	same := fmt.Sprintf("(t.%[1]s, t.%[2]s, t.%[3]s, t.%[4]s) IS NOT DISTINCT FROM (excluded.%[1]s, excluded.%[2]s, excluded.%[3]s, excluded.%[4]s)",
 		v, cells, wt, exp)
 	return []string{
-		fmt.Sprintf("(%[1]s, %[2]s) = (SELECT CASE WHEN %[3]s THEN t.%[1]s ELSE x.v END, CASE WHEN %[3]s THEN t.%[2]s ELSE x.cells END "+
-			"FROM %[4]s(%[5]s, %[6]s, %[7]s, %[8]s, %[9]s, %[10]s) AS x)", v, cells, same, c.mergeFunc(), live("t"), tb, live("excluded"), eb, del, newWt),
+		// The filters are one-time: the merge runs only where the
+		// replicas differ.
+		fmt.Sprintf("(%[1]s, %[2]s) = (SELECT t.%[1]s, t.%[2]s WHERE %[3]s UNION ALL SELECT x.v, x.cells "+
+			"FROM %[4]s(%[5]s, %[6]s, %[7]s, %[8]s, %[9]s, %[10]s) AS x WHERE NOT %[3]s)", v, cells, same, c.mergeFunc(), live("t"), tb, live("excluded"), eb, del, newWt),
 		fmt.Sprintf("%s = %s", wt, newWt),
 		fmt.Sprintf("%[1]s = CASE WHEN %[3]s <= %[4]s THEN NULL WHEN excluded.%[2]s > t.%[2]s OR t.%[2]s IS NULL THEN excluded.%[1]s "+
 			"WHEN excluded.%[2]s < t.%[2]s OR excluded.%[2]s IS NULL THEN t.%[1]s ELSE GREATEST(t.%[1]s, excluded.%[1]s) END", exp, wt, newer, del),
