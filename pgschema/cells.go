@@ -147,6 +147,9 @@ func (c *Column) MergeChangeSQL(delta, deleted, now string, quote func(string) s
 // row's value as it is.
 func (c *Column) CellsDeltaSQL(value, removed, wt, cleared string) (live, cells string) {
 	if c.IsList() {
+		if removed == "NULL" {
+			return c.ListWholeSQL(value, wt, wt)
+		}
 		return c.ListNewSQL(c.ListDeltaSQL(value, c.ListKeysSQL(value, wt, false), removed, wt, cleared), wt)
 	}
 	delta := fmt.Sprintf("cqlpg.cells_delta(%s, %s, %s, %s)", c.CellsKeysSQL(value), removed, wt, cleared)
@@ -236,6 +239,29 @@ func (c *Column) ListKeysSQL(items, wt string, prepend bool) string {
 // NULL).
 func (c *Column) ListDeltaSQL(items, keys, removed, wt, cleared string) string {
 	return fmt.Sprintf("%s(%s, %s, %s, %s, %s) AS d", c.listFunc("delta"), items, keys, removed, wt, cleared)
+}
+
+// ListWholeSQL returns a new row's list written whole, value and cells:
+// value (an expression of the column's storage) written at wt, its
+// elements named at keyTime; the cells are what list_merge would pack
+// them to ({"k": keyTime}, null when keyTime is wt, the list deleted at
+// wt for a null value), without computing them.
+func (c *Column) ListWholeSQL(value, wt, keyTime string) (live, cells string) {
+	n := "cardinality(" + value + ")"
+	if !arrayStorage(c.Type) {
+		n = "jsonb_array_length(" + value + ")"
+	}
+	return fmt.Sprintf("CASE WHEN %s IS NOT NULL THEN NULLIF(%s, %s) END", wt, value, c.emptyValue()),
+		fmt.Sprintf("CASE WHEN %[1]s IS NULL THEN NULL WHEN %[2]s IS NULL THEN jsonb_build_object('c', %[1]s) "+
+			"WHEN %[3]s = 0 OR %[4]s = %[1]s THEN NULL ELSE jsonb_build_object('k', %[4]s) END", wt, value, n, keyTime)
+}
+
+// ListAddedSQL returns a new row's list made by one append or prepend,
+// value and cells: items (an expression of the column's storage) keyed
+// by keys, written at wt.
+func (c *Column) ListAddedSQL(items, keys, wt string) (live, cells string) {
+	return fmt.Sprintf("CASE WHEN %s IS NOT NULL THEN NULLIF(%s, %s) END", wt, items, c.emptyValue()),
+		fmt.Sprintf("cqlpg.cells_delta(%s, NULL, %s, NULL)", keys, wt)
 }
 
 // ListNewSQL returns a new row's list, value and cells, from its change

@@ -90,8 +90,7 @@ func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 		// write's time when older, so that a value written whole is
 		// stored as written whole at its time (cells null), as the bulk
 		// loader stores it, and elements added later still come after.
-		keyTime := "LEAST(" + markTime + ", " + markClock + ")"
-		live, cells = col.ListNewSQL(col.ListDeltaSQL(markValue, col.ListKeysSQL(markValue, keyTime, false), removed, markTime, markCleared), markTime)
+		live, cells = col.ListWholeSQL(markValue, markTime, "LEAST("+markTime+", "+markClock+")")
 	}
 	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
 	*vals = append(*vals, template(live, parts), template(cells, parts), writetime,
@@ -195,6 +194,10 @@ func listChangesSQL(c cell, parts map[string]sq.Sqlizer, cols *[]string, vals *[
 	newRow := map[string]sq.Sqlizer{markValue: typed(items), markKeys: join(keys, arrays), markRemoved: sq.Expr("NULL"),
 		markTime: parts[markTime], markCleared: sq.Expr("NULL")}
 	value, cells := col.ListNewSQL(col.ListDeltaSQL(markValue, markKeys, markRemoved, markTime, markCleared), markTime)
+	if len(items) == 1 && len(c.changes) == 1 {
+		// One append or prepend: the new row's list is its items.
+		value, cells = col.ListAddedSQL(markValue, markKeys, markTime)
+	}
 	*cols = append(*cols, quote(col.PGName), quote(col.CellsColumn()), quote(col.WritetimeColumn()), quote(col.ExpiryColumn()))
 	*vals = append(*vals, template(value, newRow), template(cells, newRow), parts[markTime],
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
