@@ -13,7 +13,6 @@ DROP FUNCTION IF EXISTS cqlpg.jlist_whole(jsonb, jsonb, bigint);
 DROP FUNCTION IF EXISTS cqlpg.list_whole(anycompatiblearray, jsonb, bigint);
 DROP FUNCTION IF EXISTS cqlpg.list_keys(bigint, integer, text, boolean);
 DROP FUNCTION IF EXISTS cqlpg.jentry_removed(text, jsonb);
-DROP FUNCTION IF EXISTS cqlpg.jentry(text, jsonb);
 DROP FUNCTION IF EXISTS cqlpg.jmap_live(jsonb, jsonb, jsonb, jsonb, jsonb);
 DROP FUNCTION IF EXISTS cqlpg.jset_live(jsonb, jsonb, jsonb);
 DROP FUNCTION IF EXISTS cqlpg.set_live(anycompatiblearray, anycompatiblearray, jsonb);

@@ -174,23 +174,8 @@ RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     WHERE av.value IS NOT NULL OR bv.value IS NOT NULL
 $$;
 
--- jentry returns the one-entry map (or one-field user type) key: val, or
--- null when val is null, which removes the entry (jentry_removed).
-CREATE FUNCTION cqlpg.jentry(key text, val jsonb)
-RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-    IF key IS NULL THEN
-        RAISE EXCEPTION 'Invalid null map key' USING ERRCODE = '22023';
-    END IF;
-    IF val IS NULL THEN
-        RETURN NULL;
-    END IF;
-    RETURN jsonb_build_object(key, val);
-END
-$$;
-
 -- jentry_removed returns the keys that setting key to val removes: key
--- when val is null.
+-- when val is null. (What it adds is cqlpg.jmap_set(NULL, key, val).)
 CREATE FUNCTION cqlpg.jentry_removed(key text, val jsonb)
 RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN

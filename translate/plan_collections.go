@@ -147,7 +147,7 @@ func keysOf(c *pgschema.Column, v sq.Sqlizer) sq.Sqlizer {
 // entryDelta sets a change's delta to setting the entry or field of key
 // to val, which removes it when null.
 func entryDelta(ch *change, key, val Param) {
-	ch.add = expr("cqlpg.jentry(?, ?)", key, val)
+	ch.add = expr("cqlpg.jmap_set(NULL, ?, ?)", key, val)
 	ch.removed = expr("cqlpg.jentry_removed(?, ?)", key, val)
 }
 
