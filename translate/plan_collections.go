@@ -10,26 +10,29 @@ import (
 	"github.com/cqlpg/cqlpg/pgschema"
 )
 
-// change is one operation on a non-frozen collection or user type: an SQL
+// change is one operation on a non-frozen collection or user type.
+//
+// A set, map or list keeps a cell per element (sql_cells.go), and its
+// change is a delta: the value it adds and the keys it removes, or for a
+// list a listChange. A user type keeps one cell, and its change is an SQL
 // call that computes the new value from the live stored one, which is its
-// first argument (%s in sql; the ? placeholders after it take args). The
-// functions are in the cqlpg schema (migration 0003).
+// first argument (%s in sql; the ? placeholders after it take args; the
+// function is in the cqlpg schema, migration 0003).
 type change struct {
 	sql  string
 	args []Param
+	// add and removed are a set's or map's delta: the value it adds and
+	// the keys (text[]) it removes, each nil when it has none.
+	add, removed sq.Sqlizer
+	// list is the change of a list, whose elements are keyed by position
+	// keys.
+	list *listChange
 	// needsValue, when set, is the error to raise when there is no stored
 	// value to change: setting or deleting a list element by index.
 	needsValue string
 	// accumulates is set for a list append or prepend, which applied
 	// twice adds twice.
 	accumulates bool
-	// add and removed are the change as a delta, for a column with a
-	// cell per element (sql_cells.go): the value it adds and the keys
-	// (text[]) it removes, each nil when it has none.
-	add, removed sq.Sqlizer
-	// list is the change of a list (sql_cells.go), whose elements are
-	// keyed by position keys.
-	list *listChange
 }
 
 // listChange is a change of a list: items appended (or prepended), or
@@ -43,9 +46,10 @@ type listChange struct {
 	value   *Param
 }
 
-// changeOf builds a change calling fn with the old value and args.
-func changeOf(fn string, args ...Param) change {
-	return change{sql: fn + "(%s" + strings.Repeat(", ?", len(args)) + ")", args: args}
+// fieldChange builds the change of a user type's field, setting it to val
+// (null deletes it).
+func fieldChange(c *pgschema.Column, field string, val Param) change {
+	return change{sql: "cqlpg.jmap_set(%s, ?, ?)", args: []Param{fieldParam(c, field), val}}
 }
 
 // arrayStored reports whether a list or set is stored as a Postgres array;
@@ -64,14 +68,6 @@ func operand(c *pgschema.Column, typ *pgschema.Type, v Value) Param {
 		p.Form = FormJSON
 	}
 	return p
-}
-
-// pick returns the array or jsonb variant of a change function.
-func pick(c *pgschema.Column, array, json string) string {
-	if arrayStored(c.Type) {
-		return array
-	}
-	return json
 }
 
 // collectionAssignment plans the SET items that change part of a
@@ -96,9 +92,7 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 		if typ.Frozen {
 			return cell{}, invalidf("Invalid operation (%s) for frozen list column %s", text, c.Name)
 		}
-		ch := changeOf(pick(c, "cqlpg.list_prepend", "cqlpg.jlist_prepend"), operand(c, typ, v))
-		ch.accumulates = true
-		ch.list = &listChange{items: operand(c, typ, v), prepend: true}
+		ch := change{list: &listChange{items: operand(c, typ, v), prepend: true}, accumulates: true}
 		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	if !typ.IsCollection() {
@@ -114,25 +108,15 @@ func (p *planner) collectionAssignment(t *pgschema.Table, c *pgschema.Column, a 
 	if err != nil {
 		return cell{}, err
 	}
-	var fn string
-	switch {
-	case a.Op == AssignSub:
-		fn = pick(c, "cqlpg.collection_remove", "cqlpg.jcollection_remove")
-	case typ.Kind == pgschema.List:
-		fn = pick(c, "cqlpg.list_append", "cqlpg.jlist_append")
-	default:
-		fn = pick(c, "cqlpg.set_add", "cqlpg.jset_add")
-	}
 	arg := operand(c, typ, v)
-	ch := changeOf(fn, arg)
-	ch.accumulates = typ.Kind == pgschema.List && a.Op != AssignSub
+	var ch change
 	switch {
 	case typ.Kind == pgschema.List:
-		ch.list = &listChange{items: arg, remove: a.Op == AssignSub}
+		ch = change{list: &listChange{items: arg, remove: a.Op == AssignSub}, accumulates: a.Op != AssignSub}
 	case a.Op == AssignSub:
-		ch.removed = keysOf(c, expr("?", arg))
+		ch = change{removed: keysOf(c, expr("?", arg))}
 	default:
-		ch.add = expr("?", arg)
+		ch = change{add: expr("?", arg)}
 	}
 	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
@@ -144,11 +128,10 @@ func keysOf(c *pgschema.Column, v sq.Sqlizer) sq.Sqlizer {
 	return sq.ConcatExpr(before, v, after)
 }
 
-// entryDelta sets a change's delta to setting the entry or field of key
-// to val, which removes it when null.
-func entryDelta(ch *change, key, val Param) {
-	ch.add = expr("cqlpg.jmap_set(NULL, ?, ?)", key, val)
-	ch.removed = expr("cqlpg.jentry_removed(?, ?)", key, val)
+// entryChange is the change setting a map's entry of key to val, which
+// removes it when null.
+func entryChange(key, val Param) change {
+	return change{add: expr("cqlpg.jmap_set(NULL, ?, ?)", key, val), removed: expr("cqlpg.jentry_removed(?, ?)", key, val)}
 }
 
 // mapAssignment plans m = m + {k: v, ...} and m = m - {k, ...}.
@@ -158,8 +141,7 @@ func (p *planner) mapAssignment(t *pgschema.Table, c *pgschema.Column, a Assignm
 		if err != nil {
 			return cell{}, invalidf("Value for a map addition has to be a map, but was: '%s'", termString(a.Value))
 		}
-		ch := changeOf("cqlpg.jmap_put", operand(c, c.Type, v))
-		ch.add = expr("?", operand(c, c.Type, v))
+		ch := change{add: expr("?", operand(c, c.Type, v))}
 		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	keys := pgschema.NewSet(c.Type.Elem[0], true)
@@ -170,8 +152,7 @@ func (p *planner) mapAssignment(t *pgschema.Table, c *pgschema.Column, a Assignm
 		return cell{}, invalidf("Value for a map substraction has to be a set, but was: '%s'", termString(a.Value))
 	}
 	arg := Param{Kind: ParamValue, Column: c, Type: keys, Form: FormJSONKeys, Value: v, Element: -1}
-	ch := changeOf("cqlpg.jmap_remove", arg)
-	ch.removed = expr("?", arg)
+	ch := change{removed: expr("?", arg)}
 	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
@@ -200,10 +181,8 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 			return cell{}, err
 		}
 		idx = p.mustBeSet(idx, "Invalid unset value for list index")
-		ch := changeOf(pick(c, "cqlpg.list_set", "cqlpg.jlist_set"), indexParam(idx), operand(c, typ.Elem[0], v))
-		ch.needsValue = "Attempted to set an element on a list which is null"
 		index, value := indexParam(idx), operand(c, typ.Elem[0], v)
-		ch.list = &listChange{index: &index, value: &value}
+		ch := change{list: &listChange{index: &index, value: &value}, needsValue: "Attempted to set an element on a list which is null"}
 		return cell{column: c, value: v, changes: []change{ch}}, nil
 	}
 	k, err := p.value(a.Key, spec("key", typ.Elem[0]))
@@ -216,8 +195,7 @@ func (p *planner) elementAssignment(t *pgschema.Table, c *pgschema.Column, a Ass
 	}
 	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
-	ch := changeOf("cqlpg.jmap_set", key, operand(c, typ.Elem[1], v))
-	entryDelta(&ch, key, operand(c, typ.Elem[1], v))
+	ch := entryChange(key, operand(c, typ.Elem[1], v))
 	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
@@ -238,8 +216,7 @@ func (p *planner) fieldAssignment(t *pgschema.Table, c *pgschema.Column, a Assig
 	if err != nil {
 		return cell{}, err
 	}
-	ch := changeOf("cqlpg.jmap_set", fieldParam(c, a.Field), operand(c, typ.Elem[i], v))
-	entryDelta(&ch, fieldParam(c, a.Field), operand(c, typ.Elem[i], v))
+	ch := fieldChange(c, a.Field, operand(c, typ.Elem[i], v))
 	return cell{column: c, value: v, changes: []change{ch}}, nil
 }
 
@@ -258,8 +235,7 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 		if !slices.Contains(typ.Fields, d.Field) {
 			return cell{}, invalidf("UDT column %s does not have a field named %s", c.Name, d.Field)
 		}
-		ch := changeOf("cqlpg.jmap_set", fieldParam(c, d.Field), nullJSON)
-		entryDelta(&ch, fieldParam(c, d.Field), nullJSON)
+		ch := fieldChange(c, d.Field, nullJSON)
 		return cell{column: c, value: none, changes: []change{ch}}, nil
 	}
 	if !typ.IsCollection() {
@@ -278,10 +254,8 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 			return cell{}, err
 		}
 		idx = p.mustBeSet(idx, "Invalid unset value for list index")
-		ch := changeOf(pick(c, "cqlpg.list_delete", "cqlpg.jlist_delete"), indexParam(idx))
-		ch.needsValue = "Attempted to delete an element from a list which is null"
 		index := indexParam(idx)
-		ch.list = &listChange{index: &index}
+		ch := change{list: &listChange{index: &index}, needsValue: "Attempted to delete an element from a list which is null"}
 		return cell{column: c, value: none, changes: []change{ch}}, nil
 	case pgschema.Set:
 		e, err := p.value(d.Key, spec("value", typ.Elem[0]))
@@ -289,11 +263,11 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 			return cell{}, err
 		}
 		elem := operand(c, typ.Elem[0], e)
-		ch := change{sql: "NULLIF(array_remove(%s, ?), '{}')", args: []Param{elem}, removed: keysOf(c, expr("ARRAY[?]", elem))}
+		one := "ARRAY[?]"
 		if !arrayStored(typ) {
-			ch = change{sql: "cqlpg.jcollection_remove(%s, jsonb_build_array(?))", args: []Param{elem},
-				removed: keysOf(c, expr("jsonb_build_array(?)", elem))}
+			one = "jsonb_build_array(?)"
 		}
+		ch := change{removed: keysOf(c, expr(one, elem))}
 		return cell{column: c, value: none, changes: []change{ch}}, nil
 	}
 	k, err := p.value(d.Key, spec("key", typ.Elem[0]))
@@ -302,8 +276,7 @@ func (p *planner) elementDeletion(t *pgschema.Table, c *pgschema.Column, d Delet
 	}
 	k = p.mustBeSet(k, "Invalid unset map key")
 	key := Param{Kind: ParamValue, Column: c, Type: typ.Elem[0], Form: FormJSONKey, Value: k, Element: -1}
-	ch := changeOf("cqlpg.jmap_set", key, nullJSON)
-	entryDelta(&ch, key, nullJSON)
+	ch := entryChange(key, nullJSON)
 	return cell{column: c, value: none, changes: []change{ch}}, nil
 }
 

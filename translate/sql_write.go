@@ -61,8 +61,7 @@ func winners(items []string) []sq.Sqlizer {
 // Cassandra's reconciliation rules, fn being the table's wins function
 // (pgschema.Column.WinnerSQL).
 func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) error {
-	st, err := pgschema.StorageOf(c.column.Type)
-	if err != nil {
+	if _, err := pgschema.StorageOf(c.column.Type); err != nil {
 		return invalidf("%v", err)
 	}
 	if c.column.HasCells() {
@@ -77,17 +76,8 @@ func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) 
 	emptyCol := c.column.EmptyColumn()
 	param := c.stamp(valueParam(c.column, c.value))
 	param.EmptyAsNull = emptyCol != ""
-	var value any = param
-	if c.column.Type.IsMultiCell() && c.column.Type.Kind != pgschema.UDT {
-		// A non-frozen collection set to empty is null, as in Cassandra.
-		empty := "'{}'"
-		if st.SQL == "jsonb" && c.column.Type.Kind != pgschema.Map {
-			empty = "'[]'"
-		}
-		value = expr("NULLIF(?, "+empty+")", param)
-	}
 	*cols = append(*cols, v, wt, exp)
-	*vals = append(*vals, value,
+	*vals = append(*vals, param,
 		c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1}),
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
 	if emptyCol != "" {
@@ -103,24 +93,20 @@ func cellSQL(c cell, fn string, cols *[]string, vals *[]any, set *[]sq.Sqlizer) 
 	return nil
 }
 
-// changeSQL adds a cell changed by collection or field operations. A row
-// that does not exist yet gets the changes applied to nothing; an existing
-// one gets them applied to its live value under the row lock, unless a
-// deletion at or after the write's time shadows them. The cell keeps its
-// latest write time; the write's TTL, if any, applies to the whole
-// collection.
+// changeSQL adds a user type changed by field operations. A row that does
+// not exist yet gets the changes applied to nothing; an existing one gets
+// them applied to its live value under the row lock, unless a deletion at
+// or after the write's time shadows them. The cell keeps its latest write
+// time; the write's TTL, if any, applies to the whole value.
 func changeSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	v, wt, exp := quote(c.column.PGName), quote(c.column.WritetimeColumn()), quote(c.column.ExpiryColumn())
 	*cols = append(*cols, v, wt, exp)
-	var initial sq.Sqlizer = sq.Expr("NULL")
 	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
-	if !needsValue(c) {
-		initial = applyChanges(c.changes, sq.Expr("NULL"))
-		if c.dropped {
-			// Hidden by the column's drop, the write time is null: so is
-			// the value of a row written for the first time.
-			initial = sq.ConcatExpr(expr("CASE WHEN ?::int8 IS NOT NULL THEN ", writetime), initial, " END")
-		}
+	initial := applyChanges(c.changes, sq.Expr("NULL"))
+	if c.dropped {
+		// Hidden by the column's drop, the write time is null: so is the
+		// value of a row written for the first time.
+		initial = sq.ConcatExpr(expr("CASE WHEN ?::int8 IS NOT NULL THEN ", writetime), initial, " END")
 	}
 	*vals = append(*vals, initial, writetime,
 		c.stamp(Param{Kind: ParamExpiry, Value: c.value, Cell: true, Element: -1}))
@@ -167,11 +153,6 @@ func (c cell) stamp(p Param) Param {
 		p.Readded, p.DroppedAt = true, c.droppedAt
 	}
 	return p
-}
-
-// needsValue reports whether a cell's changes need a stored value.
-func needsValue(c cell) bool {
-	return valueNeeded(c) != ""
 }
 
 // valueNeeded returns the error a cell's changes raise when there is no
