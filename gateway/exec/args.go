@@ -28,7 +28,7 @@ func paramOIDs(params []translate.Param) []uint32 {
 				oids[i] = pgschema.OIDByteaArray
 				continue
 			}
-			st, _ := pgschema.StorageOf(elementType(p))
+			st, _ := pgschema.StorageOf(elementType(&p))
 			oids[i] = st.ArrayOID
 		}
 	}
@@ -47,13 +47,13 @@ func valueOID(p translate.Param) uint32 {
 	case translate.FormOrderKey, translate.FormExact:
 		return pgschema.OIDBytea
 	}
-	st, _ := pgschema.StorageOf(elementType(p)) // planning checked every type
+	st, _ := pgschema.StorageOf(elementType(&p)) // planning checked every type
 	return st.OID
 }
 
 // elementType is the type of the values a parameter carries: the value's,
 // or a tuple element's.
-func elementType(p translate.Param) *pgschema.Type {
+func elementType(p *translate.Param) *pgschema.Type {
 	if p.Element >= 0 && p.Kind != translate.ParamKey {
 		return p.Column.Type
 	}
@@ -133,7 +133,7 @@ func (a *argBuffer) addConverted(t *pgschema.Type, v []byte) error {
 
 // addForm appends a value in a parameter's form: storage, jsonb, or a map
 // key's text in the jsonb that stores the map.
-func (a *argBuffer) addForm(p translate.Param, t *pgschema.Type, v []byte) error {
+func (a *argBuffer) addForm(p *translate.Param, t *pgschema.Type, v []byte) error {
 	switch {
 	case v == nil:
 		a.add(nil)
@@ -268,7 +268,8 @@ func (a *argBuffer) addInt8(v int64) {
 // build fills in the parameters of one execution.
 func (a *argBuffer) build(e *Execution, params []translate.Param, r *rowArgs) error {
 	a.reset(len(params))
-	for _, p := range params {
+	for i := range params {
+		p := &params[i] // a Param is large: no copy per parameter
 		if p.Readded && r.timestamp <= p.DroppedAt {
 			a.add(nil) // hidden by the column's drop: left alone, as if unset
 			continue
@@ -334,7 +335,7 @@ func (a *argBuffer) build(e *Execution, params []translate.Param, r *rowArgs) er
 }
 
 // addValue appends a statement value, or one element of a tuple value.
-func (a *argBuffer) addValue(e *Execution, p translate.Param) error {
+func (a *argBuffer) addValue(e *Execution, p *translate.Param) error {
 	v, unset := e.bound.Get(p.Value)
 	if p.Increment && v == nil && !unset {
 		return invalidf("Invalid null value for counter increment")
@@ -374,7 +375,7 @@ func splitTuple(v []byte) ([][]byte, error) {
 
 // unsetCell reports whether a write-time or expiry parameter belongs to a
 // cell whose value the client left unset.
-func (e *Execution) unsetCell(p translate.Param) bool {
+func (e *Execution) unsetCell(p *translate.Param) bool {
 	if !p.Cell {
 		return false
 	}
@@ -384,7 +385,7 @@ func (e *Execution) unsetCell(p translate.Param) bool {
 
 // addList appends a one-dimensional Postgres array of a type's storage,
 // holding an IN list's values (or one element of each of its tuples).
-func (a *argBuffer) addList(e *Execution, p translate.Param) error {
+func (a *argBuffer) addList(e *Execution, p *translate.Param) error {
 	t := elementType(p)
 	st, err := pgschema.StorageOf(t)
 	if err != nil {
