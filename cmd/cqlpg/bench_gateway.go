@@ -50,10 +50,17 @@ func benchGateway(args []string) int {
 // connections to each of the shards at urls (0 for the gateway's default);
 // null answers data statements from memory.
 func serveGateway(ctx context.Context, urls []string, conns int, null bool) (*gateway.Server, error) {
-	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: quietLog(), ShardConns: conns, NullData: null}
+	var shards []cluster.ShardConfig
 	for _, url := range urls {
-		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: url})
+		shards = append(shards, cluster.ShardConfig{URL: url})
 	}
+	return serveGatewayOn(ctx, shards, conns, null)
+}
+
+// serveGatewayOn is serveGateway on shards placed in their datacenters
+// and racks.
+func serveGatewayOn(ctx context.Context, shards []cluster.ShardConfig, conns int, null bool) (*gateway.Server, error) {
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: quietLog(), ShardConns: conns, NullData: null, Shards: shards}
 	gw, err := gateway.New(ctx, cfg)
 	if err != nil {
 		return nil, err

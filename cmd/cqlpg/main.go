@@ -27,6 +27,8 @@ Usage:
                         write a table to a CSV file in cqlsh's COPY format
   cqlpg exec [flags] -e CQL | -f FILE.cql
                         run CQL on a gateway and print the results as cqlsh does
+  cqlpg migrate schema --origin HOST:PORT [flags]
+                        create a live CQL cluster's keyspaces, types, tables and indexes on cqlpg
   cqlpg bench WORKLOAD  measure cqlpg against PostgreSQL used directly (cqlpg bench for workloads)
 `
 
@@ -56,6 +58,8 @@ func main() {
 		os.Exit(unload(os.Args[2:]))
 	case "exec":
 		os.Exit(execCQL(os.Args[2:]))
+	case "migrate":
+		os.Exit(migrateCommand(os.Args[2:]))
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 	default:
