@@ -96,6 +96,34 @@ func TestMigrateSchema(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "origin: cannot connect to 127.0.0.1:1") {
 		t.Errorf("unreachable origin: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// An origin that requires a login: refused with the wrong password,
+	// read with the right one.
+	ctx := context.Background()
+	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: "cassandra"}}
+	for _, u := range e.urls {
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
+	}
+	authed, err := gateway.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go authed.Serve()
+	defer authed.Shutdown(context.Background())
+	for _, tc := range []struct {
+		auth, want string
+		code       int
+	}{
+		{"cassandra:wrong", "origin: cannot connect to " + authed.Addr().String(), 1},
+		{"", "origin: cannot connect to " + authed.Addr().String(), 1},
+		{"cassandra:cassandra", "", 0},
+	} {
+		out, errOut, code := runCqlpg(bin, "migrate", "schema", "--origin", authed.Addr().String(), "--origin-auth", tc.auth,
+			"--keyspaces", "migsrc", "--dc-map", "datacenter1=east", "--dry-run", "--shard", dst.shard)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || code == 0 && !strings.Contains(out, "CREATE TABLE migsrc.users") {
+			t.Errorf("--origin-auth %q: exit %d, stdout %q, stderr %q", tc.auth, code, out, errOut)
+		}
+	}
 	if out, _, code := runExec(t, bin, "--host", dst.addr, "-e", "DESCRIBE KEYSPACE migsrc"); code == 0 {
 		t.Fatalf("refused imports created migsrc:\n%s", out)
 	}

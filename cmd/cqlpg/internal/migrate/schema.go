@@ -349,6 +349,11 @@ func Connect(addr, auth string, timeout time.Duration) (*gocql.Session, error) {
 		return nil, fmt.Errorf("%s is not HOST:PORT: bad port %q", addr, port)
 	}
 	cc.Timeout, cc.ConnectTimeout = timeout, timeout
+	// The node named is the one asked: the schema and the datacenters
+	// are the same on every node, and nodes of one address told apart by
+	// port (gateways side by side) would be taken for one another.
+	cc.DisableInitialHostLookup = true
+	cc.Events.DisableTopologyEvents, cc.Events.DisableNodeStatusEvents = true, true
 	cc.Logger = quietLogger{}
 	if auth != "" {
 		user, pass, ok := strings.Cut(auth, ":")
