@@ -21,6 +21,20 @@ type converter struct {
 	pk    [][]byte
 	nrows int
 	nstat int
+	// times and marker are the cells' and the row marker's write times
+	// and expiries, when the statements stage them (perCell).
+	times  []CellTime
+	marker CellTime
+}
+
+// CellTime is when a cell was written and when it expires.
+type CellTime struct {
+	// Writetime is in microseconds since the epoch; a cell without one
+	// (Set false) is left as the target holds it.
+	Writetime int64
+	Set       bool
+	// Expiry is in seconds since the epoch, 0 for none.
+	Expiry int32
 }
 
 func newConverter(t *pgschema.Table, cols []*pgschema.Column, st *statements) *converter {
@@ -29,13 +43,37 @@ func newConverter(t *pgschema.Table, cols []*pgschema.Column, st *statements) *c
 	for i, c := range cols {
 		cv.pos[c] = i
 	}
+	if st.perCell {
+		cv.times = make([]CellTime, len(cols))
+	}
 	return cv
 }
 
-func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (row, string, string, string, error) {
-	fail := func(c *pgschema.Column, err error) (row, string, string, string, error) {
-		return row{}, "", "", "", &CSVError{Line: line, Column: c.Name, Err: err}
+// timeOf returns the write time and expiry to stage with column i's
+// cell, or nil when the load has one for all.
+func (cv *converter) timeOf(i int) *CellTime {
+	if cv.times == nil {
+		return nil
 	}
+	return &cv.times[i]
+}
+
+// appendTime appends a write time and expiry, when staged.
+func appendTime(tup []byte, tm *CellTime) []byte {
+	if tm == nil {
+		return tup
+	}
+	if !tm.Set {
+		return appendField(appendField(tup, nil), nil)
+	}
+	tup = appendField(tup, binary.BigEndian.AppendUint64(nil, uint64(tm.Writetime)))
+	if tm.Expiry == 0 {
+		return appendField(tup, nil)
+	}
+	return appendField(tup, binary.BigEndian.AppendUint32(nil, uint32(tm.Expiry)))
+}
+
+func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (row, string, string, string, error) {
 	for i, f := range rec {
 		c := cv.cols[i]
 		if f.Text == "" && !f.Quoted {
@@ -44,9 +82,19 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 		}
 		v, err := cqltext.Parse(c.Type, f.Text)
 		if err != nil {
-			return fail(c, err)
+			return row{}, "", "", "", &CSVError{Line: line, Column: c.Name, Err: err}
 		}
 		cv.vals[i] = v
+	}
+	return cv.stage(line, placement)
+}
+
+// stage turns the row in cv.vals (and cv.times) into staged tuples, and
+// returns with them the row's key, its partition's and its static
+// cells', which tell rows a batch must not hold twice.
+func (cv *converter) stage(line int, placement *sharding.Placement) (row, string, string, string, error) {
+	fail := func(c *pgschema.Column, err error) (row, string, string, string, error) {
+		return row{}, "", "", "", &CSVError{Line: line, Column: c.Name, Err: err}
 	}
 	cv.pk = cv.pk[:0]
 	for _, c := range cv.t.PartitionKey {
@@ -120,6 +168,10 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 			if tup, err = appendCell(tup, c, cv.vals[cv.pos[c]]); err != nil {
 				return fail(c, err)
 			}
+			tup = appendTime(tup, cv.timeOf(cv.pos[c]))
+		}
+		if cv.times != nil {
+			tup = appendTime(tup, &cv.marker)
 		}
 		rw.rows = tup
 	}
@@ -143,6 +195,10 @@ func (cv *converter) row(rec []Field, line int, placement *sharding.Placement) (
 			var err error
 			if tup, err = appendCell(tup, c, v); err != nil {
 				return fail(c, err)
+			}
+			if tm := cv.timeOf(cv.pos[c]); tm != nil {
+				binary.Write(&sval, binary.BigEndian, *tm)
+				tup = appendTime(tup, tm)
 			}
 		}
 		rw.static = tup

@@ -374,11 +374,15 @@ func (c *Cluster) applyShard(ctx context.Context, conns []*pgx.Conn, s int, st *
 		return err
 	}
 	defer tx.Rollback(context.Background())
+	args := []any{ts, expiry}
+	if st.perCell {
+		args = nil // the staged rows carry their times
+	}
 	if static != nil {
 		if err := copyIn(ctx, conn, stageStatic, st.static.names, static); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, st.applyStatic, ts, expiry); err != nil {
+		if _, err := tx.Exec(ctx, st.applyStatic, args...); err != nil {
 			return err
 		}
 	}
@@ -386,7 +390,7 @@ func (c *Cluster) applyShard(ctx context.Context, conns []*pgx.Conn, s int, st *
 		if err := copyIn(ctx, conn, stageRows, st.rows.names, rows); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, st.applyRows, ts, expiry); err != nil {
+		if _, err := tx.Exec(ctx, st.applyRows, args...); err != nil {
 			return err
 		}
 	}

@@ -265,3 +265,26 @@ func createIndex(table string, idx Index) string {
 	}
 	return q
 }
+
+// CheckTables reports, together, each of the origin's tables (of ks) that
+// the target lacks or holds with other columns or keys.
+func CheckTables(ks *Keyspace, tables []*Table, target *Schema) error {
+	var errs []error
+	name := pgschema.QuoteIdentifier(ks.Name)
+	i := slices.IndexFunc(target.Keyspaces, func(k *Keyspace) bool { return k.Name == ks.Name })
+	for _, t := range tables {
+		qn := name + "." + pgschema.QuoteIdentifier(t.Name)
+		var have *Table
+		if i >= 0 {
+			if j := slices.IndexFunc(target.Keyspaces[i].Tables, func(o *Table) bool { return o.Name == t.Name }); j >= 0 {
+				have = target.Keyspaces[i].Tables[j]
+			}
+		}
+		if have == nil {
+			errs = append(errs, fmt.Errorf("table %s does not exist on the target: create it first (cqlpg migrate schema)", qn))
+		} else if diff := sameTable(t, have); diff != "" {
+			errs = append(errs, fmt.Errorf("table %s has other columns or keys on the target (%s)", qn, diff))
+		}
+	}
+	return errors.Join(errs...)
+}

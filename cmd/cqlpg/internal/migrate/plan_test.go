@@ -58,3 +58,20 @@ func TestPlanSchemaDatacenters(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestRangeBounds checks that the cuts of the ring cover it once.
+func TestRangeBounds(t *testing.T) {
+	for _, n := range []int{1, 3, 256} {
+		prev := int64(0)
+		for i := range n {
+			start, end := rangeBounds(i, n)
+			if i == 0 && start != -1<<63 || i > 0 && start != prev || end <= start {
+				t.Fatalf("n=%d range %d: (%d, %d] after %d", n, i, start, end, prev)
+			}
+			prev = end
+		}
+		if prev != 1<<63-1 {
+			t.Errorf("n=%d: the last range ends at %d", n, prev)
+		}
+	}
+}

@@ -1,0 +1,426 @@
+package migrate
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/bulk"
+	"github.com/cqlpg/cqlpg/pgschema"
+)
+
+// CopyOptions shape a copy.
+type CopyOptions struct {
+	// Parallel is the number of token ranges read and written at once.
+	Parallel int
+	// Splits is the number of token ranges the ring is cut into.
+	Splits int
+	// PageSize is the origin's page size, and the rows written at once.
+	PageSize int
+	// Rate caps the rows copied a second, all workers together; 0 for
+	// no cap.
+	Rate float64
+	// State is the file recording the ranges copied, for a copy started
+	// again to go on from; "" for none.
+	State string
+	// Progress, when set, is called as ranges complete.
+	Progress func(CopyProgress)
+}
+
+// CopyProgress is how far a table's copy is.
+type CopyProgress struct {
+	Table              string
+	Ranges, RangesDone int
+	// Rows are the rows copied in all, StartRows those copied before
+	// this run (a resumed copy).
+	Rows, StartRows int64
+}
+
+// copyState is what the state file records of each table's copy: the
+// ranges done, of how many.
+type copyState struct {
+	Tables map[string]*tableState `json:"tables"`
+}
+
+type tableState struct {
+	Splits int    `json:"splits"`
+	Done   []bool `json:"done"`
+	Rows   int64  `json:"rows"`
+}
+
+// Copy copies table ks.t of the origin (read through src) into the same
+// table of dst, each cell with its write time and remaining TTL.
+func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspace, t *Table, opts CopyOptions) (int64, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = 4
+	}
+	if opts.Splits <= 0 {
+		opts.Splits = 256
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 1000
+	}
+	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
+	q := newRangeQuery(ks, t)
+	for _, c := range t.Columns {
+		if c.Type == "counter" {
+			return 0, fmt.Errorf("table %s has counters: a counter's value is the sum of increments that cannot be "+
+				"copied with their write times; copy it with the application stopped, or leave it out", name)
+		}
+	}
+	state, err := loadCopyState(opts.State)
+	if err != nil {
+		return 0, err
+	}
+	ts := state.Tables[name]
+	if ts == nil || ts.Splits != opts.Splits {
+		ts = &tableState{Splits: opts.Splits, Done: make([]bool, opts.Splits)}
+		state.Tables[name] = ts
+	}
+	prog := CopyProgress{Table: name, Ranges: opts.Splits, Rows: ts.Rows, StartRows: ts.Rows}
+	for _, d := range ts.Done {
+		if d {
+			prog.RangesDone++
+		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(prog)
+	}
+
+	var (
+		mu      sync.Mutex
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	limit := newLimiter(opts.Rate)
+	ranges := make(chan int)
+	for range opts.Parallel {
+		cp, err := dst.NewCopier(ks.Name, t.Name, q.columns)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return 0, err
+		}
+		wg.Go(func() {
+			defer cp.Close()
+			for i := range ranges {
+				n, err := q.copyRange(ctx, src, cp, i, opts.Splits, opts.PageSize, limit, func(n int) {
+					mu.Lock()
+					prog.Rows += int64(n)
+					mu.Unlock()
+				})
+				mu.Lock()
+				if err != nil {
+					if firstEr == nil {
+						firstEr = fmt.Errorf("%s: token range %d of %d: %w", name, i+1, opts.Splits, err)
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				ts.Done[i], ts.Rows = true, ts.Rows+n
+				prog.RangesDone++
+				if err := saveCopyState(opts.State, state); err != nil && firstEr == nil {
+					firstEr = err
+				}
+				p := prog
+				mu.Unlock()
+				if opts.Progress != nil {
+					opts.Progress(p)
+				}
+			}
+		})
+	}
+feed:
+	for i, done := range ts.Done {
+		if done {
+			continue
+		}
+		select {
+		case ranges <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ranges)
+	wg.Wait()
+	if firstEr != nil {
+		return prog.Rows, firstEr
+	}
+	return prog.Rows, ctx.Err()
+}
+
+// rangeQuery reads one table's rows by token range, each regular and
+// static cell with its write time and TTL where CQL gives them.
+type rangeQuery struct {
+	columns []string // the copier's columns
+	kinds   []cellKind
+	nkeys   int
+	sql     string // the first range's (>=), then the others' (>)
+	sqlNext string
+}
+
+type cellKind uint8
+
+const (
+	keyCell   cellKind = iota // a key column: no write time
+	timedCell                 // value, WRITETIME, TTL
+	plainCell                 // value only: a non-frozen collection or user type, whose write time CQL does not give
+)
+
+func newRangeQuery(ks *Keyspace, t *Table) *rangeQuery {
+	q := &rangeQuery{}
+	var sel, pk []string
+	for _, c := range t.Columns {
+		n := pgschema.QuoteIdentifier(c.Name)
+		q.columns = append(q.columns, c.Name)
+		switch {
+		case c.Kind == "partition_key" || c.Kind == "clustering":
+			q.kinds = append(q.kinds, keyCell)
+			q.nkeys++
+			sel = append(sel, n)
+			if c.Kind == "partition_key" {
+				pk = append(pk, n)
+			}
+		case multiCell(ks, c.Type):
+			q.kinds = append(q.kinds, plainCell)
+			sel = append(sel, n)
+		default:
+			q.kinds = append(q.kinds, timedCell)
+			sel = append(sel, n, "WRITETIME("+n+")", "TTL("+n+")")
+		}
+	}
+	base := fmt.Sprintf("SELECT %s FROM %s.%s WHERE token(%s) ", strings.Join(sel, ", "),
+		pgschema.QuoteIdentifier(ks.Name), pgschema.QuoteIdentifier(t.Name), strings.Join(pk, ", "))
+	q.sql = base + ">= ? AND token(" + strings.Join(pk, ", ") + ") <= ?"
+	q.sqlNext = base + "> ? AND token(" + strings.Join(pk, ", ") + ") <= ?"
+	return q
+}
+
+// multiCell reports whether a column type is a non-frozen collection or
+// user type.
+func multiCell(ks *Keyspace, typ string) bool {
+	if strings.HasPrefix(typ, "frozen<") {
+		return false
+	}
+	if strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<") {
+		return true
+	}
+	for _, u := range ks.Types {
+		if typ == u.Name || typ == pgschema.QuoteIdentifier(u.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// rangeBounds returns the ends of range i of n equal cuts of the ring.
+func rangeBounds(i, n int) (start, end int64) {
+	step := uint64(math.MaxUint64) / uint64(n)
+	start = math.MinInt64 + int64(uint64(i)*step)
+	end = math.MinInt64 + int64(uint64(i+1)*step)
+	if i == n-1 {
+		end = math.MaxInt64
+	}
+	return start, end
+}
+
+// copyRange copies the rows of range i of n, page by page.
+func (q *rangeQuery) copyRange(ctx context.Context, src *gocql.Session, cp *bulk.Copier, i, n, pageSize int,
+	limit *limiter, copied func(int)) (int64, error) {
+	start, end := rangeBounds(i, n)
+	sql := q.sqlNext
+	if i == 0 {
+		sql = q.sql
+	}
+	iter := src.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
+	defer iter.Close()
+	dest := make([]any, 0, 3*len(q.columns))
+	raw := make([]rawValue, cap(dest))
+	for j := range raw {
+		dest = append(dest, &raw[j])
+	}
+	width := 0
+	for _, k := range q.kinds {
+		width++
+		if k == timedCell {
+			width += 2
+		}
+	}
+	dest = dest[:width]
+	var total int64
+	batch := make([]bulk.CopyRow, 0, pageSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		limit.wait(ctx, len(batch))
+		if err := cp.Write(ctx, batch); err != nil {
+			return err
+		}
+		total += int64(len(batch))
+		copied(len(batch))
+		batch = batch[:0]
+		return nil
+	}
+	for {
+		now := time.Now()
+		if !iter.Scan(dest...) {
+			break
+		}
+		batch = append(batch, q.row(raw, now))
+		if len(batch) == pageSize {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return total, err
+	}
+	return total, flush()
+}
+
+// row turns one origin row into a row to copy. The row marker takes the
+// newest of the cells' write times (the read's time for a row of keys
+// alone, which no later write is older than) and, when every cell
+// expires, the latest expiry; a collection or user type, whose write
+// time CQL does not give, takes the marker's.
+func (q *rangeQuery) row(raw []rawValue, now time.Time) bulk.CopyRow {
+	r := bulk.CopyRow{Values: make([][]byte, len(q.columns)), Times: make([]bulk.CellTime, len(q.columns))}
+	var newest int64
+	var latest int32
+	allExpire, anyCell := true, false
+	j := 0
+	for i, k := range q.kinds {
+		r.Values[i] = raw[j].bytes()
+		j++
+		if k != timedCell {
+			continue
+		}
+		wt, ttl := raw[j], raw[j+1]
+		j += 2
+		if wt.null || len(wt.b) != 8 {
+			continue
+		}
+		tm := bulk.CellTime{Writetime: int64(binary.BigEndian.Uint64(wt.b)), Set: true}
+		if !ttl.null && len(ttl.b) == 4 {
+			tm.Expiry = int32(now.Unix()) + int32(binary.BigEndian.Uint32(ttl.b))
+		}
+		r.Times[i] = tm
+		anyCell = true
+		newest = max(newest, tm.Writetime)
+		if tm.Expiry == 0 {
+			allExpire = false
+		}
+		latest = max(latest, tm.Expiry)
+	}
+	r.Marker = bulk.CellTime{Writetime: newest, Set: true}
+	if !anyCell {
+		r.Marker.Writetime = now.UnixMicro()
+	} else if allExpire {
+		r.Marker.Expiry = latest
+	}
+	for i, k := range q.kinds {
+		if k == plainCell && r.Values[i] != nil {
+			r.Times[i] = bulk.CellTime{Writetime: r.Marker.Writetime, Set: true}
+		}
+	}
+	return r
+}
+
+// rawValue takes a value as the protocol encodes it.
+type rawValue struct {
+	b    []byte
+	null bool
+}
+
+func (r *rawValue) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	r.null = data == nil
+	r.b = append(r.b[:0], data...)
+	return nil
+}
+
+// bytes returns a copy of the value, nil for null.
+func (r *rawValue) bytes() []byte {
+	if r.null {
+		return nil
+	}
+	return append([]byte{}, r.b...)
+}
+
+// limiter spaces out rows to a rate.
+type limiter struct {
+	mu   sync.Mutex
+	rate float64
+	next time.Time
+}
+
+func newLimiter(rate float64) *limiter { return &limiter{rate: rate} }
+
+func (l *limiter) wait(ctx context.Context, n int) {
+	if l.rate <= 0 {
+		return
+	}
+	l.mu.Lock()
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	at := l.next
+	l.next = l.next.Add(time.Duration(float64(n) / l.rate * float64(time.Second)))
+	l.mu.Unlock()
+	select {
+	case <-time.After(time.Until(at)):
+	case <-ctx.Done():
+	}
+}
+
+func loadCopyState(path string) (*copyState, error) {
+	s := &copyState{Tables: map[string]*tableState{}}
+	if path == "" {
+		return s, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("%s holds no copy state: %w", path, err)
+	}
+	if s.Tables == nil {
+		s.Tables = map[string]*tableState{}
+	}
+	return s, nil
+}
+
+// saveCopyState writes the state atomically: a new file renamed over the
+// old one.
+func saveCopyState(path string, s *copyState) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
