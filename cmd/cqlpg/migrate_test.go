@@ -278,10 +278,27 @@ func TestMigrateCopy(t *testing.T) {
 	if out, errOut, code := runCqlpg(bin, append([]string{"migrate", "schema", "--keyspaces", "migcopy"}, base...)...); code != 0 {
 		t.Fatalf("schema: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// Writes the application made on both sides meanwhile: the newer
+	// cell wins, whichever lands first. Row (0, 1) has v written at
+	// ...001000 on the origin; the target gets a newer v for it, an older
+	// one for row (0, 6), and a newer one in row (0, 2) for the origin to
+	// get too, as a dual write would.
+	if out, errOut, code := runExec(t, bin, "--host", dst.addr, "-e",
+		"UPDATE migcopy.t USING TIMESTAMP 1800000000000000 SET v = 'newer' WHERE k = 0 AND c = 1; "+
+			"UPDATE migcopy.t USING TIMESTAMP 1600000000000000 SET v = 'older' WHERE k = 0 AND c = 6; "+
+			"UPDATE migcopy.t USING TIMESTAMP 1800000000000000 SET v = 'dual' WHERE k = 0 AND c = 2"); code != 0 {
+		t.Fatalf("target writes: exit %d, %q %q", code, out, errOut)
+	}
+	e.exec(t, "UPDATE migcopy.t USING TIMESTAMP 1800000000000000 SET v = 'dual' WHERE k = 0 AND c = 2")
 	out, errOut, code = runCqlpg(bin, append([]string{"migrate", "copy", "migcopy.t", "--parallel", "3", "--splits", "16"}, base...)...)
 	if code != 0 || !strings.HasPrefix(out, "copied 3000 rows of migcopy.t") {
 		t.Fatalf("copy: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	got := snapshot(t, dst.addr, "migcopy.t")
+	if !strings.HasPrefix(got[1], "0 1 newer 1800000000000000 ") {
+		t.Errorf("the copy overwrote a newer cell: %s", got[1])
+	}
+	e.exec(t, "UPDATE migcopy.t USING TIMESTAMP 1800000000000000 SET v = 'newer' WHERE k = 0 AND c = 1")
 	want, got := snapshot(t, e.addr, "migcopy.t"), snapshot(t, dst.addr, "migcopy.t")
 	if len(want) != 3000 || !slices.Equal(got, want) {
 		t.Errorf("target rows differ from the origin's: %d and %d rows", len(got), len(want))
