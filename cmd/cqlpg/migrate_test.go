@@ -29,7 +29,7 @@ type migrateTarget struct {
 	addr  string
 }
 
-func startMigrateTarget(t *testing.T) *migrateTarget {
+func startMigrateTarget(t testing.TB) *migrateTarget {
 	t.Helper()
 	ctx := context.Background()
 	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
