@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -18,6 +19,7 @@ import (
 
 const migrateUsage = `Usage: cqlpg migrate schema --origin HOST:PORT [flags]
        cqlpg migrate copy --origin HOST:PORT [flags] KEYSPACE[.TABLE]
+       cqlpg migrate diff --origin HOST:PORT [--fix] [flags] KEYSPACE[.TABLE]
 
 Moves a live CQL cluster (Cassandra 3.11 to 5.0, ScyllaDB, or another
 cqlpg) onto the cqlpg cluster of the shards given with --shard (the
@@ -31,6 +33,9 @@ managed local shards without it).
            by token range in parallel, each cell with its write time and
            remaining TTL, so that a copy and writes made meanwhile on
            both clusters commute: the newer cell wins wherever it lands
+  diff     compares the origin's rows with the target's, range by range,
+           and reports each missing, extra or differing row by its key;
+           --fix writes the origin's cells of missing and differing rows
 
 Everything that stops an import (an origin it cannot reach or log in
 to, a datacenter the target lacks, a table that exists on both sides
@@ -43,6 +48,8 @@ func migrateCommand(args []string) int {
 		return migrateSchema(args[1:])
 	case len(args) > 0 && args[0] == "copy":
 		return migrateCopy(args[1:])
+	case len(args) > 0 && args[0] == "diff":
+		return migrateDiff(args[1:])
 	}
 	fmt.Fprint(os.Stderr, migrateUsage)
 	return 2
@@ -214,47 +221,14 @@ func migrateCopy(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	ksName, tableName, _ := strings.Cut(positional[0], ".")
-	src, err := migrate.Connect(*origin.addr, *origin.auth, *origin.timeout)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: origin: %v\n", command, err)
-		return 1
-	}
-	defer src.Close()
-	want, err := migrate.ReadSchema(src, []string{ksName})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: reading the origin's schema: %v\n", command, err)
-		return 1
-	}
-	ks := want.Keyspaces[0]
-	tables := ks.Tables
-	if tableName != "" {
-		i := slices.IndexFunc(tables, func(t *migrate.Table) bool { return t.Name == tableName })
-		if i < 0 {
-			fmt.Fprintf(os.Stderr, "%s: the origin has no table %s\n", command, positional[0])
-			return 1
-		}
-		tables = tables[i : i+1]
-	}
-	return withTarget(command, shards, func(ctx context.Context, tg *target) int {
-		if err := migrate.CheckTables(ks, tables, tg.schema); err != nil {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(os.Stderr, "%s: %s\n", command, line)
-			}
-			fmt.Fprintf(os.Stderr, "%s: nothing was copied\n", command)
-			return 1
-		}
-		dst, err := bulk.Open(ctx, tg.cluster.Topology().Ring, tg.urls)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: target: %v\n", command, err)
-			return 1
-		}
+	return withTables(command, origin, shards, positional[0], "nothing was copied", func(ctx context.Context, src *gocql.Session,
+		tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int {
 		for _, t := range tables {
 			p := newRateLine(os.Stderr)
 			rows, err := migrate.Copy(ctx, src, dst, ks, t, migrate.CopyOptions{
 				Parallel: *parallel, Splits: *splits, PageSize: *pageSize, Rate: *rate, State: *resume,
 				Progress: func(cp migrate.CopyProgress) {
-					if cp.Rows == cp.StartRows && cp.RangesDone > 0 {
+					if cp.Resumed {
 						fmt.Fprintf(os.Stderr, "%s: %s: resuming with %d of %d token ranges (%d rows) copied; ranges not "+
 							"recorded as done are copied again, which changes nothing\n", command, cp.Table, cp.RangesDone, cp.Ranges, cp.Rows)
 					}
@@ -275,5 +249,120 @@ func migrateCopy(args []string) int {
 			os.Remove(*resume)
 		}
 		return 0
+	})
+}
+
+// withTables reads the origin's keyspace or table spec names, checks
+// that the target holds each table alike, and runs fn on them; a
+// refusal ends with refused.
+func withTables(command string, origin originFlags, shards *shardFlags, spec, refused string,
+	fn func(ctx context.Context, src *gocql.Session, tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int) int {
+	ksName, tableName, _ := strings.Cut(spec, ".")
+	src, err := migrate.Connect(*origin.addr, *origin.auth, *origin.timeout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: origin: %v\n", command, err)
+		return 1
+	}
+	defer src.Close()
+	want, err := migrate.ReadSchema(src, []string{ksName})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: reading the origin's schema: %v\n", command, err)
+		return 1
+	}
+	ks := want.Keyspaces[0]
+	tables := ks.Tables
+	if tableName != "" {
+		i := slices.IndexFunc(tables, func(t *migrate.Table) bool { return t.Name == tableName })
+		if i < 0 {
+			fmt.Fprintf(os.Stderr, "%s: the origin has no table %s\n", command, spec)
+			return 1
+		}
+		tables = tables[i : i+1]
+	}
+	return withTarget(command, shards, func(ctx context.Context, tg *target) int {
+		if err := migrate.CheckTables(ks, tables, tg.schema); err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", command, line)
+			}
+			fmt.Fprintf(os.Stderr, "%s: %s\n", command, refused)
+			return 1
+		}
+		dst, err := bulk.Open(ctx, tg.cluster.Topology().Ring, tg.urls)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: target: %v\n", command, err)
+			return 1
+		}
+		return fn(ctx, src, tg, dst, ks, tables)
+	})
+}
+
+const diffUsage = `Usage: cqlpg migrate diff --origin HOST:PORT [--fix] [flags] KEYSPACE[.TABLE]
+
+Compares the rows of a table, or of every table of a keyspace, on the
+origin and on the cqlpg cluster, token range by token range: a digest of
+each side's rows first, then, where the digests differ, the rows by
+key. A row differs when a value or a write time does (TTLs, which count
+down, do not compare). Each difference is printed on stdout as
+"missing", "extra" or "differs", the table and the row's key; a summary
+per table follows.
+
+--fix writes the origin's cells of every missing or differing row to
+the target at their write times, as migrate copy does: a cell the
+target holds with a newer write time stays. Rows only the target holds
+are reported and left alone.
+
+Exit status: 0 when both sides hold the same rows, 3 when differences
+were found (fixed or not), 1 on an error, 2 on bad usage.
+
+Flags:
+`
+
+func migrateDiff(args []string) int {
+	const command = "cqlpg migrate diff"
+	fs := flag.NewFlagSet("migrate diff", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), diffUsage); fs.PrintDefaults() }
+	origin := addOriginFlags(fs)
+	parallel := fs.Int("parallel", 4, "token `ranges` compared at once")
+	splits := fs.Int("splits", 256, "token `ranges` the ring is cut into; more bound the rows held where digests differ")
+	pageSize := fs.Int("page-size", 1000, "`rows` per page read from either side")
+	fixFlag := fs.Bool("fix", false, "write the origin's cells of missing and differing rows to the target")
+	shards := addShardFlags(fs)
+	positional, err := parseInterleaved(fs, args)
+	if err != nil || len(positional) != 1 || *origin.addr == "" || *parallel < 1 || *splits < 1 || *pageSize < 1 {
+		fs.Usage()
+		return 2
+	}
+	return withTables(command, origin, shards, positional[0], "nothing was compared", func(ctx context.Context, src *gocql.Session,
+		tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int {
+		var mu sync.Mutex
+		status := 0
+		for _, t := range tables {
+			p := newRateLine(os.Stderr)
+			res, err := migrate.Diff(ctx, src, tg.sess, dst, ks, t, migrate.DiffOptions{
+				Parallel: *parallel, Splits: *splits, PageSize: *pageSize, Fix: *fixFlag,
+				Found: func(d migrate.Difference) {
+					mu.Lock()
+					fmt.Printf("%-7s %s %s\n", d.Kind, d.Table, d.Key)
+					mu.Unlock()
+				},
+				Progress: func(dp migrate.DiffProgress) {
+					p.set(dp.Rows, dp.Rows, fmt.Sprintf("%s: %d of %d token ranges, %d differences", dp.Table, dp.RangesDone, dp.Ranges, dp.Differences))
+				},
+			})
+			p.stop()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s: %v\n", command, err)
+				return 1
+			}
+			fmt.Printf("%s.%s: %d rows compared, %d missing, %d extra, %d differ", ks.Name, t.Name, res.Rows, res.Missing, res.Extra, res.Differing)
+			if *fixFlag {
+				fmt.Printf("; %d fixed", res.Fixed)
+			}
+			fmt.Println()
+			if res.Missing+res.Extra+res.Differing > 0 {
+				status = 3
+			}
+		}
+		return status
 	})
 }

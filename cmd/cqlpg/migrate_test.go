@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
@@ -26,6 +27,7 @@ import (
 // east, with a gateway on it for the checks.
 type migrateTarget struct {
 	shard string // --shard flag value
+	url   string
 	addr  string
 }
 
@@ -37,7 +39,7 @@ func startMigrateTarget(t testing.TB) *migrateTarget {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	m := &migrateTarget{shard: "east:r1=" + clusters[0].URL()}
+	m := &migrateTarget{shard: "east:r1=" + clusters[0].URL(), url: clusters[0].URL()}
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Shards: []cluster.ShardConfig{{Datacenter: "east", Rack: "r1", URL: clusters[0].URL()}}}
 	srv, err := gateway.New(ctx, cfg)
@@ -235,38 +237,8 @@ func TestMigrateCopy(t *testing.T) {
 		e.exec(t, "CREATE TABLE IF NOT EXISTS migcopy."+tbl+` (k int, c int, v text, n bigint, s text STATIC, tags set<text>,
 			PRIMARY KEY (k, c))`)
 	}
-	write := func(table string, rows int) {
-		b := e.sess.NewBatch(gocql.UnloggedBatch)
-		for i := range rows {
-			k, c, ts := i/10, i%10, int64(1_700_000_000_000_000+i*1000)
-			switch i % 5 {
-			case 0:
-				b.Query("INSERT INTO migcopy."+table+" (k, c) VALUES (?, ?) USING TIMESTAMP ?", k, c, ts)
-			case 1:
-				b.Query("INSERT INTO migcopy."+table+" (k, c, v, n) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL 86400",
-					k, c, fmt.Sprint("v", i), int64(i)<<40, ts)
-			case 2:
-				b.Query("UPDATE migcopy."+table+" USING TIMESTAMP ? SET v = ?, tags = ? WHERE k = ? AND c = ?",
-					ts, "it's "+fmt.Sprint(i), []string{"a", fmt.Sprint(i)}, k, c)
-				b.Query("UPDATE migcopy."+table+" USING TIMESTAMP ? SET n = ? WHERE k = ? AND c = ?", ts+7, int64(-i), k, c)
-			case 3:
-				b.Query("INSERT INTO migcopy."+table+" (k, c, v, s) VALUES (?, ?, ?, ?) USING TIMESTAMP ?", k, c, "", fmt.Sprint("s", k), ts)
-			case 4:
-				b.Query("INSERT INTO migcopy."+table+" (k, c, n) VALUES (?, ?, ?) USING TTL 7200", k, c, int64(i))
-			}
-			if b.Size() >= 50 {
-				if err := e.sess.ExecuteBatch(b); err != nil {
-					t.Fatal(err)
-				}
-				b = e.sess.NewBatch(gocql.UnloggedBatch)
-			}
-		}
-		if err := e.sess.ExecuteBatch(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("t", 3000)
-	write("slow", 2000)
+	writeCopyRows(t, e, "migcopy.t", 3000)
+	writeCopyRows(t, e, "migcopy.slow", 2000)
 	dst := startMigrateTarget(t)
 	base := []string{"--origin", e.addr, "--shard", dst.shard}
 
@@ -340,5 +312,133 @@ func TestMigrateCopy(t *testing.T) {
 	}
 	if _, err := os.Stat(state); !os.IsNotExist(err) {
 		t.Errorf("the state file outlived the copy: %v", err)
+	}
+}
+
+// writeCopyRows writes rows to table (k, c, v, n, s static, tags) at
+// many write times: rows of keys alone, cells with TTLs, empty text,
+// sets, statics, and cells at the gateway's clock.
+func writeCopyRows(t *testing.T, e *bulkEnv, table string, rows int) {
+	b := e.sess.NewBatch(gocql.UnloggedBatch)
+	for i := range rows {
+		k, c, ts := i/10, i%10, int64(1_700_000_000_000_000+i*1000)
+		switch i % 5 {
+		case 0:
+			b.Query("INSERT INTO "+table+" (k, c) VALUES (?, ?) USING TIMESTAMP ?", k, c, ts)
+		case 1:
+			b.Query("INSERT INTO "+table+" (k, c, v, n) VALUES (?, ?, ?, ?) USING TIMESTAMP ? AND TTL 86400",
+				k, c, fmt.Sprint("v", i), int64(i)<<40, ts)
+		case 2:
+			b.Query("UPDATE "+table+" USING TIMESTAMP ? SET v = ?, tags = ? WHERE k = ? AND c = ?",
+				ts, "it's "+fmt.Sprint(i), []string{"a", fmt.Sprint(i)}, k, c)
+			b.Query("UPDATE "+table+" USING TIMESTAMP ? SET n = ? WHERE k = ? AND c = ?", ts+7, int64(-i), k, c)
+		case 3:
+			b.Query("INSERT INTO "+table+" (k, c, v, s) VALUES (?, ?, ?, ?) USING TIMESTAMP ?", k, c, "", fmt.Sprint("s", k), ts)
+		case 4:
+			b.Query("INSERT INTO "+table+" (k, c, n) VALUES (?, ?, ?) USING TTL 7200", k, c, int64(i))
+		}
+		if b.Size() >= 50 {
+			if err := e.sess.ExecuteBatch(b); err != nil {
+				t.Fatal(err)
+			}
+			b = e.sess.NewBatch(gocql.UnloggedBatch)
+		}
+	}
+	if err := e.sess.ExecuteBatch(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrateDiff damages 100 copied rows on the target through SQL (50
+// values changed, 50 rows deleted), and checks that migrate diff finds
+// exactly those, that --fix repairs them, and that a row only the target
+// holds is reported and left alone.
+func TestMigrateDiff(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migdiff WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS migdiff.t (k int, c int, v text, n bigint, s text STATIC, tags set<text>, PRIMARY KEY (k, c))")
+	writeCopyRows(t, e, "migdiff.t", 3000)
+	dst := startMigrateTarget(t)
+	base := []string{"--origin", e.addr, "--shard", dst.shard}
+	run := func(args ...string) (string, string, int) {
+		return runCqlpg(bin, append(append([]string{"migrate"}, args...), base...)...)
+	}
+	if out, errOut, code := run("schema", "--keyspaces", "migdiff"); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+	if out, errOut, code := run("copy", "migdiff"); code != 0 {
+		t.Fatalf("copy: exit %d, %q %q", code, out, errOut)
+	}
+	out, errOut, code := run("diff", "migdiff.t", "--splits", "32")
+	if code != 0 || out != "migdiff.t: 3000 rows compared, 0 missing, 0 extra, 0 differ\n" {
+		t.Fatalf("diff after the copy: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	// Damage through SQL, triggers off so that the write times stay
+	// older than the origin's: rows with v (i % 5 is 1, 2 or 3) get
+	// another value, rows of keys alone (i % 5 == 0) are deleted.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dst.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var want []string
+	for i := range 100 {
+		row := 5*i + 1 + i%3 // a row with v
+		verb := "differs"
+		q := `UPDATE migdiff.t SET v = 'damaged', "v$wt" = "v$wt" - 1 WHERE k = $1 AND c = $2`
+		if i%2 == 1 {
+			row, verb, q = 5*i, "missing", "DELETE FROM migdiff.t WHERE k = $1 AND c = $2"
+		}
+		k, c := row/10, row%10
+		if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
+			t.Fatal(err)
+		}
+		if tag, err := conn.Exec(ctx, q, k, c); err != nil || tag.RowsAffected() != 1 {
+			t.Fatalf("%s (%d, %d): %v, %v", q, k, c, tag, err)
+		}
+		want = append(want, fmt.Sprintf("%-7s migdiff.t k = %d, c = %d", verb, k, c))
+	}
+	slices.Sort(want)
+	lines := func(out string) []string {
+		var l []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasPrefix(line, "migdiff.t:") {
+				l = append(l, line)
+			}
+		}
+		slices.Sort(l)
+		return l
+	}
+	out, errOut, code = run("diff", "migdiff.t", "--splits", "32")
+	if got := lines(out); code != 3 || !slices.Equal(got, want) ||
+		!strings.Contains(out, "migdiff.t: 3000 rows compared, 50 missing, 0 extra, 50 differ\n") {
+		t.Fatalf("diff of the damage: exit %d, stderr %q, got %d lines:\n%s\nwant %d:\n%s", code, errOut,
+			len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+	}
+	out, errOut, code = run("diff", "migdiff.t", "--fix")
+	if code != 3 || !strings.Contains(out, "migdiff.t: 3000 rows compared, 50 missing, 0 extra, 50 differ; 100 fixed\n") {
+		t.Fatalf("diff --fix: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if w, g := snapshot(t, e.addr, "migdiff.t"), snapshot(t, dst.addr, "migdiff.t"); !slices.Equal(g, w) {
+		t.Errorf("after --fix the target's rows differ from the origin's (%d and %d rows)", len(g), len(w))
+	}
+	out, errOut, code = run("diff", "migdiff")
+	if code != 0 || out != "migdiff.t: 3000 rows compared, 0 missing, 0 extra, 0 differ\n" {
+		t.Fatalf("diff after --fix: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	// A row only the target holds.
+	if out, errOut, code := runExec(t, bin, "--host", dst.addr, "-e", "INSERT INTO migdiff.t (k, c, v) VALUES (-1, -1, 'mine')"); code != 0 {
+		t.Fatalf("insert: exit %d, %q %q", code, out, errOut)
+	}
+	out, errOut, code = run("diff", "migdiff.t", "--fix")
+	if code != 3 || out != "extra   migdiff.t k = -1, c = -1\nmigdiff.t: 3000 rows compared, 0 missing, 1 extra, 0 differ; 0 fixed\n" {
+		t.Fatalf("diff of an extra row: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if g := snapshot(t, dst.addr, "migdiff.t"); len(g) != 3001 {
+		t.Errorf("--fix touched the extra row: %d rows", len(g))
 	}
 }

@@ -43,6 +43,9 @@ type CopyProgress struct {
 	// Rows are the rows copied in all, StartRows those copied before
 	// this run (a resumed copy).
 	Rows, StartRows int64
+	// Resumed is set on the first report of a copy that goes on from
+	// ranges recorded as done.
+	Resumed bool
 }
 
 // copyState is what the state file records of each table's copy: the
@@ -93,7 +96,9 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 		}
 	}
 	if opts.Progress != nil {
-		opts.Progress(prog)
+		first := prog
+		first.Resumed = prog.RangesDone > 0
+		opts.Progress(first)
 	}
 
 	var (
@@ -246,19 +251,7 @@ func (q *rangeQuery) copyRange(ctx context.Context, src *gocql.Session, cp *bulk
 	}
 	iter := src.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
 	defer iter.Close()
-	dest := make([]any, 0, 3*len(q.columns))
-	raw := make([]rawValue, cap(dest))
-	for j := range raw {
-		dest = append(dest, &raw[j])
-	}
-	width := 0
-	for _, k := range q.kinds {
-		width++
-		if k == timedCell {
-			width += 2
-		}
-	}
-	dest = dest[:width]
+	dest, raw := q.dest()
 	var total int64
 	batch := make([]bulk.CopyRow, 0, pageSize)
 	flush := func() error {

@@ -1,0 +1,341 @@
+package migrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/bulk"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/pgschema/cqltext"
+)
+
+// DiffOptions shape a comparison.
+type DiffOptions struct {
+	Parallel, Splits, PageSize int
+	// Fix writes the origin's cells of each missing or differing row to
+	// the target, at their write times.
+	Fix bool
+	// Found, when set, is called for each difference, from the workers.
+	Found func(Difference)
+	// Progress, when set, is called as ranges complete.
+	Progress func(DiffProgress)
+}
+
+// Difference is one row that is not the same on both sides.
+type Difference struct {
+	Table string
+	// Kind is "missing" (on the target), "extra" (only on the target) or
+	// "differs" (a value or write time).
+	Kind string
+	// Key is the row's primary key, as CQL literals: k = 1, c = 'a'.
+	Key string
+}
+
+// DiffProgress is how far a table's comparison is.
+type DiffProgress struct {
+	Table              string
+	Ranges, RangesDone int
+	Rows               int64 // origin rows compared
+	Differences        int64
+}
+
+// DiffResult sums a table's comparison.
+type DiffResult struct {
+	Rows                      int64 // origin rows compared
+	Missing, Extra, Differing int64
+	Fixed                     int64
+}
+
+// Diff compares table t of the origin (read through src) with the same
+// table of the target (read through dst, a gateway on it), token range
+// by token range: a digest of each side's rows first, then, where the
+// digests differ, the rows, by key. Cells compare by value and write
+// time; TTLs, which count down, do not. With opts.Fix, fix writes the
+// origin's rows that are missing or differ on the target, as a copy
+// does; rows only the target holds are reported and left alone.
+func Diff(ctx context.Context, src, dst *gocql.Session, fix *bulk.Cluster, ks *Keyspace, t *Table, opts DiffOptions) (DiffResult, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = 4
+	}
+	if opts.Splits <= 0 {
+		opts.Splits = 256
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 1000
+	}
+	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
+	q := newRangeQuery(ks, t)
+	keyText := keyFormatter(t)
+	var (
+		mu      sync.Mutex
+		res     DiffResult
+		prog    = DiffProgress{Table: name, Ranges: opts.Splits}
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ranges := make(chan int)
+	for range opts.Parallel {
+		var cp *bulk.Copier
+		if opts.Fix {
+			var err error
+			if cp, err = fix.NewCopier(ks.Name, t.Name, q.columns); err != nil {
+				cancel()
+				wg.Wait()
+				return res, err
+			}
+		}
+		wg.Go(func() {
+			if cp != nil {
+				defer cp.Close()
+			}
+			for i := range ranges {
+				r, diffs, err := q.diffRange(ctx, src, dst, cp, i, opts.Splits, opts.PageSize)
+				mu.Lock()
+				if err != nil {
+					if firstEr == nil {
+						firstEr = fmt.Errorf("%s: token range %d of %d: %w", name, i+1, opts.Splits, err)
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				res.Rows += r.Rows
+				res.Missing += r.Missing
+				res.Extra += r.Extra
+				res.Differing += r.Differing
+				res.Fixed += r.Fixed
+				prog.RangesDone++
+				prog.Rows = res.Rows
+				prog.Differences = res.Missing + res.Extra + res.Differing
+				p := prog
+				mu.Unlock()
+				if opts.Found != nil {
+					for _, d := range diffs {
+						opts.Found(Difference{Table: name, Kind: d.kind, Key: keyText(d.key)})
+					}
+				}
+				if opts.Progress != nil {
+					opts.Progress(p)
+				}
+			}
+		})
+	}
+feed:
+	for i := range opts.Splits {
+		select {
+		case ranges <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ranges)
+	wg.Wait()
+	if firstEr != nil {
+		return res, firstEr
+	}
+	return res, ctx.Err()
+}
+
+// found is one difference in a range: its kind and the key's raw values.
+type found struct {
+	kind string
+	key  [][]byte
+}
+
+// diffRange compares range i of n.
+func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp *bulk.Copier, i, n, pageSize int) (DiffResult, []found, error) {
+	var res DiffResult
+	a, na, err := q.digest(ctx, src, i, n, pageSize)
+	if err != nil {
+		return res, nil, fmt.Errorf("origin: %w", err)
+	}
+	res.Rows = na
+	b, nb, err := q.digest(ctx, dst, i, n, pageSize)
+	if err != nil {
+		return res, nil, fmt.Errorf("target: %w", err)
+	}
+	if a == b && na == nb {
+		return res, nil, nil
+	}
+	// The digests differ: compare the rows by key. A range holds
+	// 1/n of the table; more splits bound the memory this takes.
+	origin := map[string]rangeRow{}
+	var order []string
+	if err := q.scan(ctx, src, i, n, pageSize, func(r rangeRow) {
+		origin[r.key] = r
+		order = append(order, r.key)
+	}); err != nil {
+		return res, nil, fmt.Errorf("origin: %w", err)
+	}
+	res.Rows = int64(len(order))
+	var diffs []found
+	seen := map[string]bool{}
+	var fixes []bulk.CopyRow
+	if err := q.scan(ctx, dst, i, n, pageSize, func(r rangeRow) {
+		seen[r.key] = true
+		o, ok := origin[r.key]
+		switch {
+		case !ok:
+			res.Extra++
+			diffs = append(diffs, found{"extra", r.keys})
+		case o.signature != r.signature:
+			res.Differing++
+			diffs = append(diffs, found{"differs", r.keys})
+			fixes = append(fixes, o.copy)
+		}
+	}); err != nil {
+		return res, nil, fmt.Errorf("target: %w", err)
+	}
+	for _, k := range order {
+		if !seen[k] {
+			o := origin[k]
+			res.Missing++
+			diffs = append(diffs, found{"missing", o.keys})
+			fixes = append(fixes, o.copy)
+		}
+	}
+	if cp != nil && len(fixes) > 0 {
+		for start := 0; start < len(fixes); start += pageSize {
+			if err := cp.Write(ctx, fixes[start:min(start+pageSize, len(fixes))]); err != nil {
+				return res, diffs, fmt.Errorf("fixing the target: %w", err)
+			}
+		}
+		res.Fixed = int64(len(fixes))
+	}
+	return res, diffs, nil
+}
+
+// rangeRow is one row read for a comparison: its key (the key columns'
+// raw values, joined), what compares (values and write times), and the
+// row as a copy writes it.
+type rangeRow struct {
+	key       string
+	keys      [][]byte
+	signature string
+	copy      bulk.CopyRow
+}
+
+// digest hashes a side's rows of range i, in the order they come.
+func (q *rangeQuery) digest(ctx context.Context, s *gocql.Session, i, n, pageSize int) (string, int64, error) {
+	h := sha256.New()
+	var rows int64
+	err := q.scan(ctx, s, i, n, pageSize, func(r rangeRow) {
+		writeString(h, r.key)
+		writeString(h, r.signature)
+		rows++
+	})
+	return string(h.Sum(nil)), rows, err
+}
+
+func writeString(h hash.Hash, s string) {
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(s)))
+	h.Write(l[:])
+	h.Write([]byte(s))
+}
+
+// scan reads a side's rows of range i of n.
+func (q *rangeQuery) scan(ctx context.Context, s *gocql.Session, i, n, pageSize int, each func(rangeRow)) error {
+	start, end := rangeBounds(i, n)
+	sql := q.sqlNext
+	if i == 0 {
+		sql = q.sql
+	}
+	iter := s.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
+	dest, raw := q.dest()
+	for {
+		now := time.Now()
+		if !iter.Scan(dest...) {
+			break
+		}
+		var key, sig strings.Builder
+		var keys [][]byte
+		j := 0
+		for _, k := range q.kinds {
+			v := raw[j]
+			j++
+			part := &sig
+			if k == keyCell {
+				part = &key
+				keys = append(keys, v.bytes())
+			}
+			appendRaw(part, v)
+			if k == timedCell {
+				appendRaw(&sig, raw[j]) // the write time; raw[j+1], the TTL, counts down
+				j += 2
+			}
+		}
+		each(rangeRow{key: key.String(), keys: keys, signature: sig.String(), copy: q.row(raw, now)})
+	}
+	return iter.Close()
+}
+
+// dest returns the scan targets of a row of the query.
+func (q *rangeQuery) dest() ([]any, []rawValue) {
+	width := 0
+	for _, k := range q.kinds {
+		width++
+		if k == timedCell {
+			width += 2
+		}
+	}
+	raw := make([]rawValue, width)
+	dest := make([]any, width)
+	for j := range raw {
+		dest[j] = &raw[j]
+	}
+	return dest, raw
+}
+
+func appendRaw(b *strings.Builder, v rawValue) {
+	if v.null {
+		b.WriteString("\xff\xff\xff\xff")
+		return
+	}
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(v.b)))
+	b.Write(l[:])
+	b.Write(v.b)
+}
+
+// keyFormatter returns a function writing a key's values as CQL does,
+// column = literal; a value of a type it cannot read shows as a blob.
+func keyFormatter(t *Table) func([][]byte) string {
+	var names []string
+	var types []*pgschema.Type
+	for _, c := range t.Columns {
+		if c.Kind == "partition_key" || c.Kind == "clustering" {
+			names = append(names, pgschema.QuoteIdentifier(c.Name))
+			typ, _ := pgschema.ParseType(c.Type, nil)
+			types = append(types, typ)
+		}
+	}
+	return func(vals [][]byte) string {
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			text := "0x" + hex.EncodeToString(v)
+			if types[i] != nil {
+				if s, err := cqltext.Format(types[i], v); err == nil {
+					text = s
+					switch types[i].String() {
+					case "text", "ascii", "varchar", "inet", "date", "time", "timestamp":
+						text = pgschema.QuoteString(s)
+					}
+				}
+			}
+			parts[i] = names[i] + " = " + text
+		}
+		return strings.Join(parts, ", ")
+	}
+}
