@@ -37,6 +37,7 @@ func BenchmarkMigrateCopy(b *testing.B) {
 		b.Fatalf("load: exit %d, %s %s", code, out, errOut)
 	}
 	took := regexp.MustCompile(`copied (\d+) rows of migbench.t in (\S+)`)
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dst := startMigrateTarget(b)
