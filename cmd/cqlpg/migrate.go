@@ -223,6 +223,13 @@ func migrateCopy(args []string) int {
 	}
 	return withTables(command, origin, shards, positional[0], "nothing was copied", func(ctx context.Context, src *gocql.Session,
 		tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int {
+		if err := migrate.CheckCopyable(ks, tables); err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", command, line)
+			}
+			fmt.Fprintf(os.Stderr, "%s: nothing was copied\n", command)
+			return 1
+		}
 		for _, t := range tables {
 			p := newRateLine(os.Stderr)
 			rows, err := migrate.Copy(ctx, src, dst, ks, t, migrate.CopyOptions{

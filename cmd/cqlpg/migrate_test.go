@@ -237,6 +237,8 @@ func TestMigrateCopy(t *testing.T) {
 		e.exec(t, "CREATE TABLE IF NOT EXISTS migcopy."+tbl+` (k int, c int, v text, n bigint, s text STATIC, tags set<text>,
 			PRIMARY KEY (k, c))`)
 	}
+	e.exec(t, "CREATE TABLE IF NOT EXISTS migcopy.hits (k int PRIMARY KEY, n counter)",
+		"UPDATE migcopy.hits SET n = n + 3 WHERE k = 1")
 	writeCopyRows(t, e, "migcopy.t", 3000)
 	writeCopyRows(t, e, "migcopy.slow", 2000)
 	dst := startMigrateTarget(t)
@@ -250,6 +252,15 @@ func TestMigrateCopy(t *testing.T) {
 	if out, errOut, code := runCqlpg(bin, append([]string{"migrate", "schema", "--keyspaces", "migcopy"}, base...)...); code != 0 {
 		t.Fatalf("schema: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// A keyspace with a counter table: refused before any row is written.
+	out, errOut, code = runCqlpg(bin, append([]string{"migrate", "copy", "migcopy"}, base...)...)
+	if code != 1 || !strings.Contains(errOut, "table migcopy.hits has counters") || !strings.Contains(errOut, "nothing was copied") {
+		t.Fatalf("copy of a keyspace with counters: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if rows := snapshot(t, dst.addr, "migcopy.t"); len(rows) != 0 {
+		t.Fatalf("a refused copy wrote %d rows", len(rows))
+	}
+
 	// Writes the application made on both sides meanwhile: the newer
 	// cell wins, whichever lands first. Row (0, 1) has v written at
 	// ...001000 on the origin; the target gets a newer v for it, an older

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,11 +75,8 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 	}
 	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
 	q := newRangeQuery(ks, t)
-	for _, c := range t.Columns {
-		if c.Type == "counter" {
-			return 0, fmt.Errorf("table %s has counters: a counter's value is the sum of increments that cannot be "+
-				"copied with their write times; copy it with the application stopped, or leave it out", name)
-		}
+	if err := CheckCopyable(ks, []*Table{t}); err != nil {
+		return 0, err
 	}
 	state, err := loadCopyState(opts.State)
 	if err != nil {
@@ -164,6 +162,20 @@ feed:
 		return prog.Rows, firstEr
 	}
 	return prog.Rows, ctx.Err()
+}
+
+// CheckCopyable reports, together, the tables a copy cannot carry: those
+// with counters.
+func CheckCopyable(ks *Keyspace, tables []*Table) error {
+	var errs []error
+	for _, t := range tables {
+		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Type == "counter" }) {
+			errs = append(errs, fmt.Errorf("table %s.%s has counters: a counter's value is a sum of increments, which a copy "+
+				"cannot merge with those written meanwhile; leave it out of the copy", pgschema.QuoteIdentifier(ks.Name),
+				pgschema.QuoteIdentifier(t.Name)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // rangeQuery reads one table's rows by token range, each regular and
