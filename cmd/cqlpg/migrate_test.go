@@ -119,7 +119,7 @@ func TestMigrateSchema(t *testing.T) {
 	}
 	defer stopAuthPG()
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Auth: gateway.AuthConfig{Enabled: true, SuperuserPassword: "cassandra"},
+		Auth:   gateway.AuthConfig{Enabled: true, SuperuserPassword: "cassandra"},
 		Shards: []cluster.ShardConfig{{URL: authPG[0].URL()}}}
 	authed, err := gateway.New(ctx, cfg)
 	if err != nil {
