@@ -25,7 +25,7 @@ func TestCollectionOperations(t *testing.T) {
 		`CREATE TYPE coll.addr (street text, zip int, "Apt" text)`,
 		`CREATE TABLE coll.t (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, u addr,
 			jl list<frozen<list<int>>>, js set<frozen<tuple<int, text>>>, d list<duration>, fl frozen<list<int>>,
-			im map<int, text>)`,
+			im map<int, text>, si set<int>)`,
 		// The row marker keeps row 1 alive while its collections come and go.
 		"INSERT INTO coll.t (k) VALUES (1)")
 	steps := []struct {
@@ -52,6 +52,13 @@ func TestCollectionOperations(t *testing.T) {
 		{"UPDATE coll.t SET s = s - {'b', 'zz'} WHERE k = 1", nil, "s", `["a", "c"]`},
 		{"DELETE s['a'] FROM coll.t WHERE k = 1", nil, "s", `["c"]`},
 		{"UPDATE coll.t SET s = {} WHERE k = 1", nil, "s", "null"},
+		// A set of another element type: a removal alone, on a null set
+		// and on one with elements, adds a null of the column's type.
+		{"UPDATE coll.t SET si = si - {2} WHERE k = 1", nil, "si", "null"},
+		{"UPDATE coll.t SET si = si + {3, 1, 2} WHERE k = 1", nil, "si", "[1, 2, 3]"},
+		{"UPDATE coll.t SET si = si - {2} WHERE k = 1", nil, "si", "[1, 3]"},
+		{"UPDATE coll.t SET si = si - ? WHERE k = 1", []any{[]int{3}}, "si", "[1]"},
+		{"DELETE si[1] FROM coll.t WHERE k = 1", nil, "si", "null"},
 		// Maps are jsonb objects.
 		{"UPDATE coll.t SET m = m + {'x': 1, 'y': 2} WHERE k = 1", nil, "m", `{"x": 1, "y": 2}`},
 		{"UPDATE coll.t SET m['z'] = 3 WHERE k = 1", nil, "m", `{"x": 1, "y": 2, "z": 3}`},

@@ -58,7 +58,10 @@ type delta struct {
 func cellsSQL(c cell, cols *[]string, vals *[]any, set *[]sq.Sqlizer) {
 	col := c.column
 	writetime := c.stamp(Param{Kind: ParamWritetime, Value: c.value, Cell: true, Element: -1})
-	parts := map[string]sq.Sqlizer{markTime: expr("?::int8", writetime), markValue: sq.Expr("NULL"),
+	st, _ := pgschema.StorageOf(col.Type) // the planner has checked it
+	// A change that adds nothing adds a null of the column's type, which
+	// resolves the merge functions' element type.
+	parts := map[string]sq.Sqlizer{markTime: expr("?::int8", writetime), markValue: sq.Expr("NULL::" + st.SQL),
 		markRemoved: sq.Expr("NULL"), markCleared: sq.Expr("NULL"), markNow: expr("?", Param{Kind: ParamNow}),
 		markClock: expr("?::int8", Param{Kind: ParamClock})}
 	if col.IsList() && len(c.changes) > 0 {
