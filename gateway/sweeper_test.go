@@ -505,3 +505,32 @@ func TestSweeperPurgesBallots(t *testing.T) {
 		t.Errorf("purged %d Paxos states; %d of ours left, %d of them expired: want the 600 expired ones gone and the 600 others kept", purged, left, oldLeft)
 	}
 }
+
+// TestSweeperCollectionRemovals checks that the sweeper purges a
+// collection's element removals and deletion once gc_grace has passed,
+// as Cassandra purges tombstones, without changing what reads see or
+// how later writes merge.
+func TestSweeperCollectionRemovals(t *testing.T) {
+	sess := sessionAll(t, "")
+	exec(t, sess,
+		"CREATE KEYSPACE IF NOT EXISTS sweep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE sweep.coll (k int PRIMARY KEY, s set<int>, m map<text, int>) WITH gc_grace_seconds = 0",
+		"INSERT INTO sweep.coll (k, s, m) VALUES (1, {1, 2, 3}, {'a': 1, 'b': 2})",
+		"UPDATE sweep.coll SET s = s - {2}, m = m + {'c': 3} WHERE k = 1",
+		"DELETE m['a'] FROM sweep.coll WHERE k = 1")
+	cells := func() []string {
+		return pgQuery(t, `SELECT concat_ws(' ', "s$cells" ? 'd', "s$cells" ? 'c', "m$cells" ? 'd', "m$cells" ? 'c') FROM sweep.coll`)
+	}
+	if got := cells(); !slices.Equal(got, []string{"t t t t"}) {
+		t.Fatalf("cells before sweeping (removal, deletion; of s, then of m): %q", got)
+	}
+	s := sweepGateway(t, wholePasses, "")
+	time.Sleep(50 * time.Millisecond) // past gc_grace_seconds = 0
+	sweep(t, s)
+	if got := cells(); !slices.Equal(got, []string{"f f f f"}) {
+		t.Errorf("cells after sweeping: %q", got)
+	}
+	wantRows(t, sess.Query("SELECT s, m FROM sweep.coll WHERE k = 1"), "", "[1 3] | map[b:2 c:3]")
+	exec(t, sess, "UPDATE sweep.coll SET s = s + {4}, m = m - {'b'} WHERE k = 1")
+	wantRows(t, sess.Query("SELECT s, m FROM sweep.coll WHERE k = 1"), "", "[1 3 4] | map[c:3]")
+}

@@ -204,10 +204,13 @@ func (c *Column) cellsMergeItems(del string) []string {
 
 // cellsSwept is the sweeper's SET item for the cells of a value that
 // expired (expired, a condition on row alias): the tombstone deletes
-// every element at the value's write time.
+// every element at the value's write time. Otherwise the removals and
+// the collection's deletion written before the purge cutoff ($2) go, as
+// Cassandra purges tombstones past gc_grace.
 func (c *Column) cellsSwept(alias, expired string) string {
 	cells, wt := qual(alias, c.CellsColumn()), qual(alias, c.WritetimeColumn())
-	return fmt.Sprintf("%s = CASE WHEN %s THEN cqlpg.cells_merge(%s, jsonb_build_object('c', %s), NULL) ELSE %[3]s END",
+	return fmt.Sprintf("%s = CASE WHEN %s THEN cqlpg.cells_merge(%s, jsonb_build_object('c', %s), NULL) "+
+		"WHEN cqlpg.cells_purgeable(%[3]s, $2) THEN cqlpg.cells_purge(%[3]s, $2) ELSE %[3]s END",
 		Quote(c.CellsColumn()), expired, cells, wt)
 }
 

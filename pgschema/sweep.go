@@ -164,11 +164,15 @@ func (s sweep) markerGone(a string) string {
 	return fmt.Sprintf("(%s <= $1 AND %s < $2)", qual(a, RowExpiryColumn), qual(a, RowWritetimeColumn))
 }
 
-// expired is the condition for a row to have cells or a marker to sweep.
+// expired is the condition for a row to have cells or a marker to sweep,
+// or a collection's removals past gc_grace to purge.
 func (s sweep) expired(a string) string {
 	or := []string{s.markerGone(a)}
 	for _, c := range s.cols {
 		or = append(or, fmt.Sprintf("%s <= $1", qual(a, c.ExpiryColumn())))
+		if cells := c.CellsColumn(); cells != "" {
+			or = append(or, fmt.Sprintf("cqlpg.cells_purgeable(%s, $2)", qual(a, cells)))
+		}
 	}
 	return "(" + strings.Join(or, " OR ") + ")"
 }
