@@ -233,7 +233,7 @@ func migrateCopy(args []string) int {
 		for _, t := range tables {
 			p := newRateLine(os.Stderr)
 			rows, err := migrate.Copy(ctx, src, dst, ks, t, migrate.CopyOptions{
-				Parallel: *parallel, Splits: *splits, PageSize: *pageSize, Rate: *rate, State: *resume,
+				RangeOptions: migrate.RangeOptions{Parallel: *parallel, Splits: *splits, PageSize: *pageSize}, Rate: *rate, State: *resume,
 				Progress: func(cp migrate.CopyProgress) {
 					if cp.Resumed {
 						fmt.Fprintf(os.Stderr, "%s: %s: resuming with %d of %d token ranges (%d rows) copied; ranges not "+
@@ -346,7 +346,7 @@ func migrateDiff(args []string) int {
 		for _, t := range tables {
 			p := newRateLine(os.Stderr)
 			res, err := migrate.Diff(ctx, src, tg.sess, dst, ks, t, migrate.DiffOptions{
-				Parallel: *parallel, Splits: *splits, PageSize: *pageSize, Fix: *fixFlag,
+				RangeOptions: migrate.RangeOptions{Parallel: *parallel, Splits: *splits, PageSize: *pageSize}, Fix: *fixFlag,
 				Found: func(d migrate.Difference) {
 					mu.Lock()
 					fmt.Printf("%-7s %s %s\n", d.Kind, d.Table, d.Key)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -21,12 +20,7 @@ import (
 
 // CopyOptions shape a copy.
 type CopyOptions struct {
-	// Parallel is the number of token ranges read and written at once.
-	Parallel int
-	// Splits is the number of token ranges the ring is cut into.
-	Splits int
-	// PageSize is the origin's page size, and the rows written at once.
-	PageSize int
+	RangeOptions
 	// Rate caps the rows copied a second, all workers together; 0 for
 	// no cap.
 	Rate float64
@@ -64,15 +58,7 @@ type tableState struct {
 // Copy copies table ks.t of the origin (read through src) into the same
 // table of dst, each cell with its write time and remaining TTL.
 func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspace, t *Table, opts CopyOptions) (int64, error) {
-	if opts.Parallel <= 0 {
-		opts.Parallel = 4
-	}
-	if opts.Splits <= 0 {
-		opts.Splits = 256
-	}
-	if opts.PageSize <= 0 {
-		opts.PageSize = 1000
-	}
+	opts.setDefaults()
 	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
 	q := newRangeQuery(ks, t)
 	if err := CheckCopyable(ks, []*Table{t}); err != nil {
@@ -98,70 +84,36 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 		first.Resumed = prog.RangesDone > 0
 		opts.Progress(first)
 	}
-
-	var (
-		mu      sync.Mutex
-		firstEr error
-		wg      sync.WaitGroup
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var mu sync.Mutex // guards prog and state
 	limit := newLimiter(opts.Rate)
-	ranges := make(chan int)
-	for range opts.Parallel {
+	err = forRanges(ctx, opts.RangeOptions, name, func(i int) bool { return ts.Done[i] }, func() (func(context.Context, int) error, func(), error) {
 		cp, err := dst.NewCopier(ks.Name, t.Name, q.columns)
 		if err != nil {
-			cancel()
-			wg.Wait()
-			return 0, err
+			return nil, nil, err
 		}
-		wg.Go(func() {
-			defer cp.Close()
-			for i := range ranges {
-				n, err := q.copyRange(ctx, src, cp, i, opts.Splits, opts.PageSize, limit, func(n int) {
-					mu.Lock()
-					prog.Rows += int64(n)
-					mu.Unlock()
-				})
+		work := func(ctx context.Context, i int) error {
+			n, err := q.copyRange(ctx, src, cp, i, opts.Splits, opts.PageSize, limit, func(n int) {
 				mu.Lock()
-				if err != nil {
-					if firstEr == nil {
-						firstEr = fmt.Errorf("%s: token range %d of %d: %w", name, i+1, opts.Splits, err)
-					}
-					mu.Unlock()
-					cancel()
-					return
-				}
-				ts.Done[i], ts.Rows = true, ts.Rows+n
-				prog.RangesDone++
-				if err := saveCopyState(opts.State, state); err != nil && firstEr == nil {
-					firstEr = err
-				}
-				p := prog
+				prog.Rows += int64(n)
 				mu.Unlock()
-				if opts.Progress != nil {
-					opts.Progress(p)
-				}
+			})
+			if err != nil {
+				return err
 			}
-		})
-	}
-feed:
-	for i, done := range ts.Done {
-		if done {
-			continue
+			mu.Lock()
+			ts.Done[i], ts.Rows = true, ts.Rows+n
+			prog.RangesDone++
+			err = saveCopyState(opts.State, state)
+			p := prog
+			mu.Unlock()
+			if opts.Progress != nil {
+				opts.Progress(p)
+			}
+			return err
 		}
-		select {
-		case ranges <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(ranges)
-	wg.Wait()
-	if firstEr != nil {
-		return prog.Rows, firstEr
-	}
-	return prog.Rows, ctx.Err()
+		return work, cp.Close, nil
+	})
+	return prog.Rows, err
 }
 
 // CheckCopyable reports, together, the tables a copy cannot carry: those
@@ -240,17 +192,6 @@ func multiCell(ks *Keyspace, typ string) bool {
 		}
 	}
 	return false
-}
-
-// rangeBounds returns the ends of range i of n equal cuts of the ring.
-func rangeBounds(i, n int) (start, end int64) {
-	step := uint64(math.MaxUint64) / uint64(n)
-	start = math.MinInt64 + int64(uint64(i)*step)
-	end = math.MinInt64 + int64(uint64(i+1)*step)
-	if i == n-1 {
-		end = math.MaxInt64
-	}
-	return start, end
 }
 
 // copyRange copies the rows of range i of n, page by page.

@@ -20,7 +20,7 @@ import (
 
 // DiffOptions shape a comparison.
 type DiffOptions struct {
-	Parallel, Splits, PageSize int
+	RangeOptions
 	// Fix writes the origin's cells of each missing or differing row to
 	// the target, at their write times.
 	Fix bool
@@ -63,88 +63,54 @@ type DiffResult struct {
 // origin's rows that are missing or differ on the target, as a copy
 // does; rows only the target holds are reported and left alone.
 func Diff(ctx context.Context, src, dst *gocql.Session, fix *bulk.Cluster, ks *Keyspace, t *Table, opts DiffOptions) (DiffResult, error) {
-	if opts.Parallel <= 0 {
-		opts.Parallel = 4
-	}
-	if opts.Splits <= 0 {
-		opts.Splits = 256
-	}
-	if opts.PageSize <= 0 {
-		opts.PageSize = 1000
-	}
+	opts.setDefaults()
 	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
 	q := newRangeQuery(ks, t)
 	keyText := keyFormatter(t)
 	var (
-		mu      sync.Mutex
-		res     DiffResult
-		prog    = DiffProgress{Table: name, Ranges: opts.Splits}
-		firstEr error
-		wg      sync.WaitGroup
+		mu   sync.Mutex // guards res and prog
+		res  DiffResult
+		prog = DiffProgress{Table: name, Ranges: opts.Splits}
 	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ranges := make(chan int)
-	for range opts.Parallel {
+	err := forRanges(ctx, opts.RangeOptions, name, nil, func() (func(context.Context, int) error, func(), error) {
 		var cp *bulk.Copier
+		closeCopier := func() {}
 		if opts.Fix {
 			var err error
 			if cp, err = fix.NewCopier(ks.Name, t.Name, q.columns); err != nil {
-				cancel()
-				wg.Wait()
-				return res, err
+				return nil, nil, err
 			}
+			closeCopier = cp.Close
 		}
-		wg.Go(func() {
-			if cp != nil {
-				defer cp.Close()
+		work := func(ctx context.Context, i int) error {
+			r, diffs, err := q.diffRange(ctx, src, dst, cp, i, opts.Splits, opts.PageSize)
+			if err != nil {
+				return err
 			}
-			for i := range ranges {
-				r, diffs, err := q.diffRange(ctx, src, dst, cp, i, opts.Splits, opts.PageSize)
-				mu.Lock()
-				if err != nil {
-					if firstEr == nil {
-						firstEr = fmt.Errorf("%s: token range %d of %d: %w", name, i+1, opts.Splits, err)
-					}
-					mu.Unlock()
-					cancel()
-					return
-				}
-				res.Rows += r.Rows
-				res.Missing += r.Missing
-				res.Extra += r.Extra
-				res.Differing += r.Differing
-				res.Fixed += r.Fixed
-				prog.RangesDone++
-				prog.Rows = res.Rows
-				prog.Differences = res.Missing + res.Extra + res.Differing
-				p := prog
-				mu.Unlock()
-				if opts.Found != nil {
-					for _, d := range diffs {
-						opts.Found(Difference{Table: name, Kind: d.kind, Key: keyText(d.key)})
-					}
-				}
-				if opts.Progress != nil {
-					opts.Progress(p)
+			mu.Lock()
+			res.Rows += r.Rows
+			res.Missing += r.Missing
+			res.Extra += r.Extra
+			res.Differing += r.Differing
+			res.Fixed += r.Fixed
+			prog.RangesDone++
+			prog.Rows = res.Rows
+			prog.Differences = res.Missing + res.Extra + res.Differing
+			p := prog
+			mu.Unlock()
+			if opts.Found != nil {
+				for _, d := range diffs {
+					opts.Found(Difference{Table: name, Kind: d.kind, Key: keyText(d.key)})
 				}
 			}
-		})
-	}
-feed:
-	for i := range opts.Splits {
-		select {
-		case ranges <- i:
-		case <-ctx.Done():
-			break feed
+			if opts.Progress != nil {
+				opts.Progress(p)
+			}
+			return nil
 		}
-	}
-	close(ranges)
-	wg.Wait()
-	if firstEr != nil {
-		return res, firstEr
-	}
-	return res, ctx.Err()
+		return work, closeCopier, nil
+	})
+	return res, err
 }
 
 // found is one difference in a range: its kind and the key's raw values.
