@@ -525,7 +525,7 @@ func TestSweeperCollectionRemovals(t *testing.T) {
 		t.Fatalf("cells before sweeping (removal, deletion; of s, then of m): %q", got)
 	}
 	s := sweepGateway(t, wholePasses, "")
-	time.Sleep(50 * time.Millisecond) // past gc_grace_seconds = 0
+	waitExpiry() // the purge cutoff counts whole seconds
 	sweep(t, s)
 	if got := cells(); !slices.Equal(got, []string{"f f f f"}) {
 		t.Errorf("cells after sweeping: %q", got)
