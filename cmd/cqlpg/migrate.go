@@ -264,7 +264,11 @@ func migrateCopy(args []string) int {
 // refusal ends with refused.
 func withTables(command string, origin originFlags, shards *shardFlags, spec, refused string,
 	fn func(ctx context.Context, src *gocql.Session, tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int) int {
-	ksName, tableName, _ := strings.Cut(spec, ".")
+	ksName, tableName, err := parseTableName(spec)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", command, err)
+		return 2
+	}
 	src, err := migrate.Connect(*origin.addr, *origin.auth, *origin.timeout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: origin: %v\n", command, err)
