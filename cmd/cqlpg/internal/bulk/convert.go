@@ -196,10 +196,7 @@ func (cv *converter) stage(line int, placement *sharding.Placement) (row, string
 			if tup, err = appendCell(tup, c, v); err != nil {
 				return fail(c, err)
 			}
-			if tm := cv.timeOf(cv.pos[c]); tm != nil {
-				binary.Write(&sval, binary.BigEndian, *tm)
-				tup = appendTime(tup, tm)
-			}
+			tup = appendTime(tup, cv.timeOf(cv.pos[c]))
 		}
 		rw.static = tup
 	}

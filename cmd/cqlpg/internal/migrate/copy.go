@@ -116,6 +116,16 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 	return prog.Rows, err
 }
 
+// iter starts reading range i of n through s.
+func (q *rangeQuery) iter(ctx context.Context, s *gocql.Session, i, n, pageSize int) *gocql.Iter {
+	start, end := rangeBounds(i, n)
+	sql := q.sqlNext
+	if i == 0 {
+		sql = q.sql
+	}
+	return s.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
+}
+
 // CheckCopyable reports, together, the tables a copy cannot carry: those
 // with counters.
 func CheckCopyable(ks *Keyspace, tables []*Table) error {
@@ -197,12 +207,7 @@ func multiCell(ks *Keyspace, typ string) bool {
 // copyRange copies the rows of range i of n, page by page.
 func (q *rangeQuery) copyRange(ctx context.Context, src *gocql.Session, cp *bulk.Copier, i, n, pageSize int,
 	limit *limiter, copied func(int)) (int64, error) {
-	start, end := rangeBounds(i, n)
-	sql := q.sqlNext
-	if i == 0 {
-		sql = q.sql
-	}
-	iter := src.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
+	iter := q.iter(ctx, src, i, n, pageSize)
 	defer iter.Close()
 	dest, raw := q.dest()
 	var total int64

@@ -138,9 +138,13 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 	// 1/n of the table; more splits bound the memory this takes.
 	origin := map[string]rangeRow{}
 	var order []string
-	if err := q.scan(ctx, src, i, n, pageSize, func(r rangeRow) {
-		origin[r.key] = r
-		order = append(order, r.key)
+	if err := q.scan(ctx, src, i, n, pageSize, func(key, sig string, raw []rawValue, now time.Time) {
+		r := rangeRow{signature: sig, keys: q.keys(raw)}
+		if cp != nil {
+			r.copy = q.row(raw, now) // kept only to fix the target
+		}
+		origin[key] = r
+		order = append(order, key)
 	}); err != nil {
 		return res, nil, fmt.Errorf("origin: %w", err)
 	}
@@ -148,16 +152,16 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 	var diffs []found
 	seen := map[string]bool{}
 	var fixes []bulk.CopyRow
-	if err := q.scan(ctx, dst, i, n, pageSize, func(r rangeRow) {
-		seen[r.key] = true
-		o, ok := origin[r.key]
+	if err := q.scan(ctx, dst, i, n, pageSize, func(key, sig string, raw []rawValue, _ time.Time) {
+		seen[key] = true
+		o, ok := origin[key]
 		switch {
 		case !ok:
 			res.Extra++
-			diffs = append(diffs, found{"extra", r.keys})
-		case o.signature != r.signature:
+			diffs = append(diffs, found{"extra", q.keys(raw)})
+		case o.signature != sig:
 			res.Differing++
-			diffs = append(diffs, found{"differs", r.keys})
+			diffs = append(diffs, found{"differs", o.keys})
 			fixes = append(fixes, o.copy)
 		}
 	}); err != nil {
@@ -182,11 +186,10 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 	return res, diffs, nil
 }
 
-// rangeRow is one row read for a comparison: its key (the key columns'
-// raw values, joined), what compares (values and write times), and the
-// row as a copy writes it.
+// rangeRow is an origin row kept where a range's digests differ: what
+// compares (values and write times), its key columns' values for the
+// report, and, when fixing, the row as a copy writes it.
 type rangeRow struct {
-	key       string
 	keys      [][]byte
 	signature string
 	copy      bulk.CopyRow
@@ -196,9 +199,9 @@ type rangeRow struct {
 func (q *rangeQuery) digest(ctx context.Context, s *gocql.Session, i, n, pageSize int) (string, int64, error) {
 	h := sha256.New()
 	var rows int64
-	err := q.scan(ctx, s, i, n, pageSize, func(r rangeRow) {
-		writeString(h, r.key)
-		writeString(h, r.signature)
+	err := q.scan(ctx, s, i, n, pageSize, func(key, sig string, _ []rawValue, _ time.Time) {
+		writeString(h, key)
+		writeString(h, sig)
 		rows++
 	})
 	return string(h.Sum(nil)), rows, err
@@ -211,40 +214,53 @@ func writeString(h hash.Hash, s string) {
 	h.Write([]byte(s))
 }
 
-// scan reads a side's rows of range i of n.
-func (q *rangeQuery) scan(ctx context.Context, s *gocql.Session, i, n, pageSize int, each func(rangeRow)) error {
-	start, end := rangeBounds(i, n)
-	sql := q.sqlNext
-	if i == 0 {
-		sql = q.sql
-	}
-	iter := s.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
+// scan reads a side's rows of range i of n, giving each row's key (its
+// key columns' raw values, joined) and signature (the rest but TTLs,
+// which count down) with the raw row, valid until each returns.
+func (q *rangeQuery) scan(ctx context.Context, s *gocql.Session, i, n, pageSize int,
+	each func(key, sig string, raw []rawValue, now time.Time)) error {
+	iter := q.iter(ctx, s, i, n, pageSize)
 	dest, raw := q.dest()
+	var key, sig strings.Builder
 	for {
 		now := time.Now()
 		if !iter.Scan(dest...) {
 			break
 		}
-		var key, sig strings.Builder
-		var keys [][]byte
+		key.Reset()
+		sig.Reset()
 		j := 0
 		for _, k := range q.kinds {
-			v := raw[j]
-			j++
 			part := &sig
 			if k == keyCell {
 				part = &key
-				keys = append(keys, v.bytes())
 			}
-			appendRaw(part, v)
+			appendRaw(part, raw[j])
+			j++
 			if k == timedCell {
 				appendRaw(&sig, raw[j]) // the write time; raw[j+1], the TTL, counts down
 				j += 2
 			}
 		}
-		each(rangeRow{key: key.String(), keys: keys, signature: sig.String(), copy: q.row(raw, now)})
+		each(key.String(), sig.String(), raw, now)
 	}
 	return iter.Close()
+}
+
+// keys returns a copy of the key columns' values of a raw row.
+func (q *rangeQuery) keys(raw []rawValue) [][]byte {
+	keys := make([][]byte, 0, q.nkeys)
+	j := 0
+	for _, k := range q.kinds {
+		if k == keyCell {
+			keys = append(keys, raw[j].bytes())
+		}
+		j++
+		if k == timedCell {
+			j += 2
+		}
+	}
+	return keys
 }
 
 // dest returns the scan targets of a row of the query.
