@@ -47,7 +47,7 @@ func (s *Server) Sweep(ctx context.Context) []repair.SweepStats { return s.sweep
 // SkewClock makes the gateway give writes that bring no timestamp of
 // their own one as if its clock ran d ahead of the machine's (behind when
 // d is negative), for tests of clock skew between gateways; 0 undoes it.
-// Timestamps never go back all the same (exec's serverTimestamp): a clock
+// Timestamps never go back all the same (exec's ServerTimestamp): a clock
 // set back gives each write one past the last until it catches up.
 func (s *Server) SkewClock(d time.Duration) { s.env.Hooks.ClockSkew.Store(int64(d)) }
 

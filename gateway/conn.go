@@ -67,6 +67,9 @@ type conn struct {
 	inflight sync.WaitGroup
 	closed   chan struct{}
 	closeOne sync.Once
+
+	// origin is the link to the origin when the gateway has one (dual.go).
+	origin originConn
 }
 
 // Event types a connection can register for, as bits of conn.events.
@@ -99,6 +102,9 @@ func (c *conn) serve() {
 	c.close()
 	<-writerDone
 	c.nc.Close()
+	if c.srv.dual != nil {
+		c.closeOrigin()
+	}
 }
 
 func (c *conn) close() { c.closeOne.Do(func() { close(c.closed) }) }

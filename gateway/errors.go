@@ -44,8 +44,13 @@ func (c *conn) errorMessage(err error) message.Error {
 		overloaded  *overloadedError
 		replicaFull *exec.OverloadedError
 		unloadable  *pgschema.Unloadable
+		originErr   *originError
 	)
 	switch {
+	case errors.As(err, &originErr):
+		// The origin of dual writes, unreachable or silent: what a driver
+		// talking to it directly would have met instead of an answer.
+		return &message.ServerError{ErrorMessage: originErr.Error()}
 	case errors.As(err, &unloadable):
 		// A catalog object the schema's load left out: first, as it wraps
 		// the error that left it out. The text names the object and why,

@@ -31,6 +31,16 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 	if err := c.srv.auth.Admit(c, h.Opcode); err != nil { // logged in? (package auth)
 		return err
 	}
+	if c.srv.dual != nil {
+		switch h.Opcode {
+		case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
+			return c.dualRoute(ctx, h, d.B, resp)
+		case cqlwire.OpStartup:
+			if refused, err := c.startOrigin(ctx, resp); refused || err != nil {
+				return err
+			}
+		}
+	}
 	switch h.Opcode {
 	case cqlwire.OpOptions:
 		return c.handleOptions(resp)
@@ -69,7 +79,7 @@ func (c *conn) runBound(e *exec.Execution, resp *[]byte) error {
 // that nothing is decoded, looked up or bound twice.
 func (c *conn) executeAsync(j *job) (done bool) {
 	h, body := j.h, j.body
-	if h.Opcode != cqlwire.OpExecute || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
+	if h.Opcode != cqlwire.OpExecute || c.srv.dual != nil || h.Flags&(cqlwire.FlagTracing|cqlwire.FlagCustomPayload) != 0 ||
 		h.Flags&cqlwire.FlagCompression != 0 && c.version < 5 || !c.started.Load() || c.srv.auth.Admit(c, h.Opcode) != nil {
 		return false
 	}

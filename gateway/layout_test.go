@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"gateway/repair":             4,
 	"gateway/webui":              4,
 	"gateway/auth":               5,
+	"gateway/origin":             5,
 	"gateway/exec":               6,
 	"gateway":                    7,
 	"cmd/cqlpg/internal/bulk":    7,

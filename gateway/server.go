@@ -97,7 +97,10 @@ type Config struct {
 	// SlowQuery, when positive, logs every request that takes longer, at
 	// warning level.
 	SlowQuery time.Duration
-	Log       *slog.Logger
+	// Origin, when set, puts the gateway in front of an origin cluster
+	// as well as its shards, for a live migration: dual writes (dual.go).
+	Origin *OriginConfig
+	Log    *slog.Logger
 }
 
 // execConfig is what executions need of the configuration.
@@ -226,6 +229,8 @@ type Server struct {
 	// env is what executions see of the server (package exec): it holds
 	// the statement cache, the trace sessions and the test hooks.
 	env exec.Env
+	// dual is the dual writes' state when the gateway has an origin.
+	dual *dual
 }
 
 // AuthConfig turns on authentication and authorization (auth.Config).
@@ -236,6 +241,12 @@ type AuthConfig = auth.Config
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	s := newServer(cfg)
+	if cfg.Origin != nil {
+		if err := probeOrigin(ctx, cfg.Origin.Config); err != nil {
+			return nil, err
+		}
+		s.dual = newDual(*cfg.Origin, s.log, s.metrics.registry)
+	}
 	if cfg.HTTP != "" {
 		if err := s.startHTTP(); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"reflect"
 	"strconv"
@@ -70,6 +71,10 @@ type config struct {
 	LogLevel             string
 	SlowQuery            time.Duration
 	ShutdownGrace        time.Duration
+	Origin               string
+	OriginAuth           string
+	ReadFrom             string
+	DualWriteFailures    string
 }
 
 // setting is one setting of cqlpg serve: the single definition its flag,
@@ -184,6 +189,18 @@ var settings = []setting{
 	{name: "tls-client-ca", key: "tls.client_ca", help: "PEM `file` of the authorities client certificates must chain to; " +
 		"with it every client must present one",
 		field: func(c *config) any { return &c.TLSClientCA }},
+	{name: "origin", key: "origin.address",
+		help:  "`HOST:PORT` of a node of a live cluster being migrated onto cqlpg: every write goes to it and to the shards (dual writes)",
+		field: func(c *config) any { return &c.Origin }},
+	{name: "origin-auth", key: "origin.auth", secret: true, help: "`USER:PASSWORD` the gateway logs in to the origin with",
+		field: func(c *config) any { return &c.OriginAuth }},
+	{name: "read-from", key: "origin.read_from", def: "origin",
+		help: "with --origin, the `side` reads go to and clients' answers come from: origin, target (the shards), " +
+			"or both (answers from the origin, and the shards read too, to count the answers that differ)",
+		field: func(c *config) any { return &c.ReadFrom }},
+	{name: "dual-write-failures", key: "origin.write_failures", def: "log",
+		help:  "with --origin, a write only the side not read from fails is counted and logged (log), or answered to the client (fail)",
+		field: func(c *config) any { return &c.DualWriteFailures }},
 	{name: "log-format", key: "log.format", def: "text", help: "log `format`: text or json",
 		field: func(c *config) any { return &c.LogFormat }},
 	{name: "log-level", key: "log.level", def: "info", help: "log `level`: debug, info, warn or error",
@@ -514,6 +531,26 @@ func (c *config) validate(from origins) error {
 	if c.TLSClientCA != "" && c.TLSCert == "" {
 		bad("tls-client-ca", "needs a certificate and key (--tls-cert and --tls-key)")
 	}
+	if c.Origin != "" {
+		if _, _, err := net.SplitHostPort(c.Origin); err != nil {
+			bad("origin", "%q is not HOST:PORT", c.Origin)
+		}
+	}
+	if c.OriginAuth != "" {
+		if c.Origin == "" {
+			bad("origin-auth", "needs an origin (--origin)")
+		} else if c.OriginAuth == redacted {
+			bad("origin-auth", "%s is the placeholder of a printed configuration; give the real credentials", redacted)
+		} else if user, _, ok := strings.Cut(c.OriginAuth, ":"); !ok || user == "" {
+			bad("origin-auth", "the origin's credentials are not USER:PASSWORD")
+		}
+	}
+	if _, err := gateway.ParseReadFrom(c.ReadFrom); err != nil {
+		bad("read-from", "%v", err)
+	}
+	if c.DualWriteFailures != "log" && c.DualWriteFailures != "fail" {
+		bad("dual-write-failures", "%q is not log or fail", c.DualWriteFailures)
+	}
 	return errors.Join(errs...)
 }
 
@@ -533,5 +570,18 @@ func (c *config) gateway() gateway.Config {
 		Gateways:  cluster.GatewaysConfig{Address: c.BroadcastAddress},
 		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
 		SlowQuery: c.SlowQuery,
+		Origin:    c.origin(),
 	}
+}
+
+// origin is the dual writes' configuration, nil without --origin.
+func (c *config) origin() *gateway.OriginConfig {
+	if c.Origin == "" {
+		return nil
+	}
+	o := &gateway.OriginConfig{StrictWrites: c.DualWriteFailures == "fail"}
+	o.Addr, o.Timeout = c.Origin, 5*time.Second
+	o.Username, o.Password, _ = strings.Cut(c.OriginAuth, ":")
+	o.ReadFrom, _ = gateway.ParseReadFrom(c.ReadFrom)
+	return o
 }

@@ -44,6 +44,7 @@ func TestConfigDefaults(t *testing.T) {
 		MaxFrameSize: 256 << 20, ShardConns: 4, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
 		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
 		BatchSizeWarn: 5 << 10, BatchSizeFail: 50 << 10,
+		ReadFrom: "origin", DualWriteFailures: "log",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)

@@ -39,7 +39,7 @@ const (
 	FlagCompression   byte = 0x01
 	FlagTracing       byte = 0x02
 	FlagCustomPayload byte = 0x04
-	flagWarning       byte = 0x08
+	FlagWarning       byte = 0x08
 	flagBeta          byte = 0x10
 )
 

@@ -176,3 +176,72 @@ func (d *Decoder) Batch(b *BatchParams, v byte) {
 	}
 	d.v5Params(&b.QueryParams)
 }
+
+// WithTimestamp returns the QUERY, EXECUTE or BATCH body b, of protocol
+// version v, given the default timestamp ts: a gateway writing to two
+// clusters gives both the one timestamp. It returns b itself, and false,
+// when b carries a timestamp already, or cannot be read (the request then
+// fails as it would have).
+func WithTimestamp(op, v byte, b []byte, ts int64) ([]byte, bool) {
+	d := Decoder{B: b}
+	switch op {
+	case OpQuery:
+		d.LongString()
+	case OpExecute:
+		d.ShortBytes()
+		if v >= 5 {
+			d.ShortBytes() // result_metadata_id
+		}
+	case OpBatch:
+		d.Byte()
+		for n := d.Short(); n > 0 && d.Err == nil; n-- {
+			if d.Byte() == 0 {
+				d.LongString()
+			} else {
+				d.ShortBytes()
+			}
+			for nv := d.Short(); nv > 0 && d.Err == nil; nv-- {
+				d.Value()
+			}
+		}
+	default:
+		return b, false
+	}
+	d.Short() // consistency
+	flagsAt := len(b) - len(d.B)
+	flags := d.flags(v)
+	flagsEnd := len(b) - len(d.B)
+	if op != OpBatch {
+		if flags&QfValues != 0 {
+			for n := d.Short(); n > 0 && d.Err == nil; n-- {
+				if flags&QfNamedValues != 0 {
+					d.StringBytes()
+				}
+				d.Value()
+			}
+		}
+		if flags&QfPageSize != 0 {
+			d.Int()
+		}
+		if flags&qfPagingState != 0 {
+			d.Value()
+		}
+	}
+	if flags&qfSerialConsistency != 0 {
+		d.Short()
+	}
+	if d.Err != nil || flags&qfTimestamp != 0 {
+		return b, false
+	}
+	at := len(b) - len(d.B)
+	out := make([]byte, 0, len(b)+8)
+	out = append(out, b[:flagsAt]...)
+	if flags |= qfTimestamp; v >= 5 {
+		out = AppendInt(out, int32(flags))
+	} else {
+		out = append(out, byte(flags))
+	}
+	out = append(out, b[flagsEnd:at]...)
+	out = appendLong(out, ts)
+	return append(out, b[at:]...), true
+}

@@ -14,7 +14,7 @@ const (
 	ResultVoid         int32 = 0x0001
 	ResultRows         int32 = 0x0002
 	ResultSetKeyspace  int32 = 0x0003
-	resultPrepared     int32 = 0x0004
+	ResultPrepared     int32 = 0x0004
 	ResultSchemaChange int32 = 0x0005
 )
 
@@ -131,7 +131,7 @@ func AppendRowsMetadata(b []byte, specs []translate.ColumnSpec, noMetadata bool,
 // AppendPrepared writes a Prepared result for protocol version v; from
 // v5 it carries the result metadata id.
 func AppendPrepared(b []byte, v byte, id, resultID []byte, md *translate.Metadata) []byte {
-	b = AppendShortBytes(AppendInt(b, resultPrepared), id)
+	b = AppendShortBytes(AppendInt(b, ResultPrepared), id)
 	if v >= 5 {
 		b = AppendShortBytes(b, resultID)
 	}
@@ -203,7 +203,7 @@ func AddWarnings(resp *[]byte, v byte, warnings []string) {
 		list = AppendString(list, w)
 	}
 	*resp = slices.Insert(*resp, at, list...)
-	(*resp)[1] |= flagWarning
+	(*resp)[1] |= FlagWarning
 }
 
 // AppendSchemaChange writes a Schema_change result or event body:

@@ -39,7 +39,7 @@ type Hooks struct {
 	// halfway does: the round waits for the answer until its deadline.
 	PaxosDrop atomic.Pointer[func(phase string, shard int) bool]
 	// ClockSkew, in nanoseconds, is added to the request's arrival time
-	// when the gateway gives a write its timestamp (serverTimestamp), as
+	// when the gateway gives a write its timestamp (ServerTimestamp), as
 	// if the gateway's clock ran that far ahead, or behind when negative.
 	ClockSkew atomic.Int64
 	// ReadRepaired, when set, runs after a read's repair and before the

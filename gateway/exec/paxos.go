@@ -59,7 +59,7 @@ type ballot struct{ time, id int64 }
 // into the clock (CASSANDRA-11991).
 func (px *paxos) newBallot(min int64) ballot {
 	now := time.Now().Add(time.Duration(px.e.env.Hooks.ClockSkew.Load()))
-	return ballot{time: max(serverTimestamp(now), min), id: rand.Int64()}
+	return ballot{time: max(ServerTimestamp(now), min), id: rand.Int64()}
 }
 
 // The acceptor's statements (pgschema.Paxos*SQL).

@@ -170,7 +170,7 @@ func tableGCGrace(t *pgschema.Table) int64 {
 
 // timestamp returns a write's timestamp in microseconds: USING TIMESTAMP,
 // else the batch's, else the client's default timestamp, else the
-// gateway's (serverTimestamp).
+// gateway's (ServerTimestamp).
 func (e *Execution) timestamp(using *translate.Value, batchTS *int64) (int64, error) {
 	if using != nil {
 		b, unset := e.bound.Get(*using)
@@ -194,19 +194,19 @@ func (e *Execution) timestamp(using *translate.Value, batchTS *int64) (int64, er
 	if e.params.HasTimestamp {
 		return e.params.Timestamp, nil
 	}
-	return serverTimestamp(e.Now.Add(time.Duration(e.env.Hooks.ClockSkew.Load()))), nil
+	return ServerTimestamp(e.Now.Add(time.Duration(e.env.Hooks.ClockSkew.Load()))), nil
 }
 
-// lastTimestamp is the last timestamp serverTimestamp gave.
+// lastTimestamp is the last timestamp ServerTimestamp gave.
 var lastTimestamp atomic.Int64
 
-// serverTimestamp returns a timestamp for a write that brought none, as a
+// ServerTimestamp returns a timestamp for a write that brought none, as a
 // Cassandra coordinator gives one: the request's arrival in microseconds,
 // or, should that not be later than the last timestamp given, one past
 // it. The gateway's timestamps thus never repeat and never go back, so
 // two writes to one cell that arrive together, or across a step back of
 // the wall clock, still apply in the order they were given theirs.
-func serverTimestamp(now time.Time) int64 {
+func ServerTimestamp(now time.Time) int64 {
 	for {
 		last, ts := lastTimestamp.Load(), now.UnixMicro()
 		if ts <= last {

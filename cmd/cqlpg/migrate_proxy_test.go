@@ -1,0 +1,333 @@
+package main_test
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// proxySession connects to a cqlpg serve alone, with or without client
+// timestamps (without, the gateway gives each write its own).
+func proxySession(t *testing.T, addr string, clientTimestamps bool) *gocql.Session {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(addr)
+	cc := gocql.NewCluster(host)
+	cc.Port, _ = strconv.Atoi(port)
+	// Other gateways on the target's shards (the copy's) share this
+	// host's address: their comings and goings are not this one's.
+	cc.DisableInitialHostLookup = true
+	cc.Events.DisableTopologyEvents, cc.Events.DisableNodeStatusEvents = true, true
+	cc.DefaultTimestamp = clientTimestamps
+	cc.Timeout = 20 * time.Second
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// metric reads one sample of a gateway's /metrics.
+func metric(t *testing.T, httpPort int, sample string) float64 {
+	t.Helper()
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(httpPort) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(sample) + ` (\S+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("/metrics has no %s", sample)
+	}
+	f, _ := strconv.ParseFloat(string(m[1]), 64)
+	return f
+}
+
+// proxyRow is what a workload last wrote to a row and had acknowledged.
+type proxyRow struct {
+	deleted bool
+	v       string
+	n       int64
+}
+
+// proxyWorkload writes through the gateway until stop is closed: inserts
+// (some with TTLs), updates with TTLs and deletes of the copied rows, and
+// logged batches over two partitions. Worker w owns the copied rows whose
+// k % workers == w and partitions 1000+w*1000 on, so that its last
+// acknowledged write to a row is the row's state.
+func proxyWorkload(t *testing.T, sessions []*gocql.Session, stop <-chan struct{}) map[[2]int]proxyRow {
+	const workers = 4
+	var (
+		mu    sync.Mutex
+		model = map[[2]int]proxyRow{}
+		wg    sync.WaitGroup
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := sessions[w%len(sessions)]
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			own := map[[2]int]proxyRow{}
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					if i >= 200 {
+						mu.Lock()
+						for k, r := range own {
+							model[k] = r
+						}
+						mu.Unlock()
+						return
+					}
+				default:
+				}
+				copied := [2]int{rng.IntN(50)*workers + w, rng.IntN(10)}
+				fresh := [2]int{1000 + w*1000 + i/10, i % 10}
+				v, n := fmt.Sprintf("w%d-%d", w, i), int64(w<<32|i)
+				var err error
+				var done map[[2]int]proxyRow
+				switch i % 5 {
+				case 0:
+					err = s.Query("INSERT INTO migproxy.t (k, c, v, n) VALUES (?, ?, ?, ?)", fresh[0], fresh[1], v, n).Exec()
+					done = map[[2]int]proxyRow{fresh: {v: v, n: n}}
+				case 1:
+					err = s.Query("INSERT INTO migproxy.t (k, c, v, n) VALUES (?, ?, ?, ?) USING TTL 86400", fresh[0], fresh[1], v, n).Exec()
+					done = map[[2]int]proxyRow{fresh: {v: v, n: n}}
+				case 2:
+					err = s.Query("UPDATE migproxy.t USING TTL 50000 SET v = ?, n = ? WHERE k = ? AND c = ?", v, n, copied[0], copied[1]).Exec()
+					done = map[[2]int]proxyRow{copied: {v: v, n: n}}
+				case 3:
+					err = s.Query("DELETE FROM migproxy.t WHERE k = ? AND c = ?", copied[0], copied[1]).Exec()
+					done = map[[2]int]proxyRow{copied: {deleted: true}}
+				case 4:
+					other := [2]int{fresh[0] + 500, fresh[1]}
+					b := s.NewBatch(gocql.LoggedBatch)
+					b.Query("INSERT INTO migproxy.t (k, c, v, n) VALUES (?, ?, ?, ?)", fresh[0], fresh[1], v, n)
+					b.Query("INSERT INTO migproxy.t (k, c, v, n) VALUES (?, ?, ?, ?) USING TTL 90000", other[0], other[1], v, n)
+					err = s.ExecuteBatch(b)
+					done = map[[2]int]proxyRow{fresh: {v: v, n: n}, other: {v: v, n: n}}
+				}
+				if err != nil {
+					t.Errorf("worker %d, write %d: %v", w, i, err)
+					return
+				}
+				for k, r := range done {
+					own[k] = r
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return model
+}
+
+// checkAcknowledged checks that each row the workload wrote holds what
+// its last acknowledged write left, on the cluster at addr.
+func checkAcknowledged(t *testing.T, addr, name string, model map[[2]int]proxyRow) {
+	t.Helper()
+	s := proxySession(t, addr, true)
+	for key, want := range model {
+		var v *string
+		var n *int64
+		err := s.Query("SELECT v, n FROM migproxy.t WHERE k = ? AND c = ?", key[0], key[1]).Scan(&v, &n)
+		switch {
+		case want.deleted && err == gocql.ErrNotFound:
+		case want.deleted && err == nil && v == nil && n == nil:
+			// The row's key lives on (a copied row with its marker older
+			// than the delete cannot: the delete removes the row whole).
+			t.Errorf("%s: row %v was deleted, and its key is still there", name, key)
+		case err != nil:
+			t.Errorf("%s: row %v: %v", name, key, err)
+		case want.deleted:
+			t.Errorf("%s: row %v was deleted, and holds v %v", name, key, deref(v))
+		case v == nil || *v != want.v || n == nil || *n != want.n:
+			t.Errorf("%s: row %v holds v %v, n %v; the last acknowledged write wrote %s, %d", name, key, deref(v), deref(n), want.v, want.n)
+		}
+	}
+}
+
+// proxyCells reads every cell of migproxy.t with its write time and TTL,
+// by row.
+func proxyCells(t *testing.T, addr string) map[string][]int64 {
+	t.Helper()
+	s := proxySession(t, addr, true)
+	iter := s.Query("SELECT k, c, v, WRITETIME(v), TTL(v), n, WRITETIME(n), TTL(n) FROM migproxy.t").PageSize(5000).Iter()
+	out := map[string][]int64{}
+	for {
+		var k, c int
+		var v *string
+		var vwt, n, nwt *int64
+		var vttl, nttl *int
+		if !iter.Scan(&k, &c, &v, &vwt, &vttl, &n, &nwt, &nttl) {
+			break
+		}
+		num := func(p *int64) int64 {
+			if p == nil {
+				return -1
+			}
+			return *p
+		}
+		ttl := func(p *int) int64 {
+			if p == nil {
+				return -1
+			}
+			return int64(*p)
+		}
+		out[fmt.Sprintf("%d,%d,%s", k, c, deref(v))] = []int64{num(vwt), ttl(vttl), num(n), num(nwt), ttl(nttl)}
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMigrateProxy runs a migration's sequence against a live origin
+// (another cqlpg): the schema; cqlpg serve --origin with a workload of
+// inserts, TTL updates, deletes and batches through it, half of it
+// without client timestamps, while migrate copy runs; then migrate diff
+// finds nothing, every cell has the same write time and TTL on both
+// sides, and every acknowledged write is on both. Then the proxy reads
+// from both (mirrored reads all match) and from the target, and runs
+// the writes that cannot be given a timestamp (counters, LWT) and DDL on
+// both sides.
+func TestMigrateProxy(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migproxy WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS migproxy.t (k int, c int, v text, n bigint, s text STATIC, tags set<text>, PRIMARY KEY (k, c))",
+		"CREATE TABLE IF NOT EXISTS migproxy.hits (k int PRIMARY KEY, n counter)")
+	writeCopyRows(t, e, "migproxy.t", 2000)
+	dst := startMigrateTarget(t)
+	base := []string{"--origin", e.addr, "--shard", dst.shard}
+	if out, errOut, code := runCqlpg(bin, append([]string{"migrate", "schema", "--keyspaces", "migproxy"}, base...)...); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+
+	// Dual writes, reads from the origin, during a throttled copy.
+	p := startServeWith(t, bin, base...)
+	proxy := "127.0.0.1:" + strconv.Itoa(p.cqlPort)
+	sessions := []*gocql.Session{proxySession(t, proxy, true), proxySession(t, proxy, false)}
+	stop := make(chan struct{})
+	var model map[[2]int]proxyRow
+	worked := make(chan struct{})
+	go func() { model = proxyWorkload(t, sessions, stop); close(worked) }()
+	out, errOut, code := runCqlpg(bin, append([]string{"migrate", "copy", "migproxy.t", "--splits", "32", "--page-size", "100",
+		"--rate", "1000"}, base...)...)
+	close(stop)
+	<-worked
+	if code != 0 || !strings.HasPrefix(out, "copied ") {
+		t.Fatalf("copy: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if t.Failed() {
+		t.Fatalf("the proxy's log:\n%s", p.output.String())
+	}
+	for _, side := range []string{"origin", "target"} {
+		if n := metric(t, p.httpPort, `cqlpg_dual_write_failures_total{side="`+side+`"}`); n != 0 {
+			t.Errorf("%v writes failed on the %s\n%s", n, side, p.output.String())
+		}
+	}
+	out, errOut, code = runCqlpg(bin, append([]string{"migrate", "diff", "migproxy.t", "--splits", "32"}, base...)...)
+	if code != 0 || !strings.Contains(out, " 0 missing, 0 extra, 0 differ") {
+		t.Fatalf("diff after the copy and the dual writes: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	checkAcknowledged(t, e.addr, "origin", model)
+	checkAcknowledged(t, dst.addr, "target", model)
+	want, got := proxyCells(t, e.addr), proxyCells(t, dst.addr)
+	if len(want) < 2000 || len(got) != len(want) {
+		t.Errorf("the origin has %d rows, the target %d", len(want), len(got))
+	}
+	differ := 0
+	for key, w := range want {
+		g, ok := got[key]
+		// Write times equal; TTLs equal but for the seconds between the
+		// two reads, and the second each cluster's clock turned at the
+		// write.
+		if !ok || g[0] != w[0] || g[2] != w[2] || g[3] != w[3] || (g[1] < 0) != (w[1] < 0) || (g[4] < 0) != (w[4] < 0) ||
+			abs(w[1]-g[1]) > 5 || abs(w[4]-g[4]) > 5 {
+			if differ++; differ <= 5 {
+				t.Errorf("row %s: origin %v, target %v", key, w, g)
+			}
+		}
+	}
+
+	// Reads from both: the origin answers, and the target's answers match.
+	for _, s := range sessions {
+		s.Close()
+	}
+	p.stop(t)
+	p = startServeWith(t, bin, append(base, "--read-from", "both")...)
+	s := proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), true)
+	for k := range 40 {
+		iter := s.Query("SELECT k, c, v, n FROM migproxy.t WHERE k = ?", k).Iter()
+		if _, err := iter.SliceMap(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for metric(t, p.httpPort, `cqlpg_dual_reads_total{outcome="match"}`) < 40 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for outcome, want := range map[string]float64{"match": 40, "mismatch": 0, "failed": 0} {
+		if n := metric(t, p.httpPort, `cqlpg_dual_reads_total{outcome="`+outcome+`"}`); n != want {
+			t.Errorf("mirrored reads %s: %v, want %v", outcome, n, want)
+		}
+	}
+
+	// Reads from the target; counters, LWT and DDL on both sides.
+	s.Close()
+	p.stop(t)
+	p = startServeWith(t, bin, append(base, "--read-from", "target")...)
+	s = proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), false)
+	for range 3 {
+		if err := s.Query("UPDATE migproxy.hits SET n = n + 2 WHERE k = 7").Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	applied, err := s.Query("INSERT INTO migproxy.t (k, c, v) VALUES (77777, 1, 'lwt') IF NOT EXISTS").ScanCAS()
+	if err != nil || !applied {
+		t.Fatalf("LWT through the proxy: applied %v, %v", applied, err)
+	}
+	if err := s.Query("CREATE TABLE migproxy.later (k int PRIMARY KEY, v text)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query("INSERT INTO migproxy.later (k, v) VALUES (1, 'x')").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	for name, addr := range map[string]string{"origin": e.addr, "target": dst.addr} {
+		d := proxySession(t, addr, true)
+		var n int64
+		var v string
+		if err := d.Query("SELECT n FROM migproxy.hits WHERE k = 7").Scan(&n); err != nil || n != 6 {
+			t.Errorf("%s: counter %d, %v; want 6", name, n, err)
+		}
+		if err := d.Query("SELECT v FROM migproxy.t WHERE k = 77777 AND c = 1").Scan(&v); err != nil || v != "lwt" {
+			t.Errorf("%s: LWT row %q, %v", name, v, err)
+		}
+		if err := d.Query("SELECT v FROM migproxy.later WHERE k = 1").Scan(&v); err != nil || v != "x" {
+			t.Errorf("%s: table made through the proxy: %q, %v", name, v, err)
+		}
+	}
+	var v string
+	if err := s.Query("SELECT v FROM migproxy.t WHERE k = 77777 AND c = 1").Scan(&v); err != nil || v != "lwt" {
+		t.Errorf("read from the target: %q, %v", v, err)
+	}
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

@@ -1,0 +1,878 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cqlpg/cqlpg/gateway/cqlwire"
+	"github.com/cqlpg/cqlpg/gateway/exec"
+	"github.com/cqlpg/cqlpg/gateway/origin"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate"
+)
+
+// Dual writes: a gateway given an origin (Config.Origin) stands in front
+// of two clusters while an application moves from the origin onto cqlpg.
+// Every write (INSERT, UPDATE, DELETE, BATCH, LWT, counters, DDL, USE)
+// goes to both, with one timestamp, the client's or one the gateway gives
+// it, so that both clusters hold the same write times; reads go to the
+// read side only; queries of the system keyspaces are answered by the
+// gateway itself, so that drivers see its topology. The client gets the
+// primary side's answer, the read side's; a failure on the other side is
+// counted and logged with its table, for migrate diff --fix to close,
+// unless StrictWrites fails the client too.
+
+// OriginConfig turns on dual writes to an origin cluster.
+type OriginConfig struct {
+	origin.Config
+	// ReadFrom is the side reads go to, whose answers clients get.
+	ReadFrom ReadFrom
+	// StrictWrites answers a client with the other side's error when only
+	// that side failed its write, rather than counting and logging it.
+	StrictWrites bool
+}
+
+// ReadFrom is where reads go while dual writes run.
+type ReadFrom uint8
+
+const (
+	// ReadFromOrigin reads from the origin, which is primary: its answers
+	// are the clients'.
+	ReadFromOrigin ReadFrom = iota
+	// ReadFromTarget reads from cqlpg, which is primary.
+	ReadFromTarget
+	// ReadFromBoth answers from the origin, and reads cqlpg too, after
+	// the answer, to count the answers that differ.
+	ReadFromBoth
+)
+
+var readFromNames = []string{"origin", "target", "both"}
+
+func (r ReadFrom) String() string { return readFromNames[r] }
+
+// ParseReadFrom reads origin, target or both.
+func ParseReadFrom(s string) (ReadFrom, error) {
+	for i, n := range readFromNames {
+		if s == n {
+			return ReadFrom(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not a side to read from: want origin, target or both", s)
+}
+
+// The two sides of a dual write.
+type side uint8
+
+const (
+	sideOrigin side = iota
+	sideTarget
+)
+
+var sideNames = [...]string{"origin", "target"}
+
+// route is where a statement goes.
+type route uint8
+
+const (
+	// routeLocal is answered by the gateway alone: the system keyspaces,
+	// DESCRIBE, the LISTs of roles and permissions.
+	routeLocal route = iota
+	routeRead
+	routeWrite
+)
+
+// maxMirroredReads bounds the reads of cqlpg that ReadFromBoth runs
+// after their answers at once; past it, reads are not mirrored.
+const maxMirroredReads = 64
+
+// dual is a server's dual-write state.
+type dual struct {
+	cfg     OriginConfig
+	primary side
+	log     *slog.Logger
+	// prepared holds each statement clients prepared, by the id they
+	// execute it by: the primary side's.
+	prepared sync.Map // string → *dualStmt
+	mirrors  chan struct{}
+
+	failures *prometheus.CounterVec // by side
+	reads    *prometheus.CounterVec // mirrored reads, by outcome
+}
+
+// dualStmt is a statement prepared on both sides.
+type dualStmt struct {
+	query    string
+	keyspace string
+	route    route
+	table    string // for the log of a failed write
+	mu       sync.Mutex
+	ids      [2][]byte // per side; nil until prepared there
+	metaIDs  [2][]byte // v5 result_metadata_id, per side
+}
+
+func (s *dualStmt) id(sd side) (id, meta []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ids[sd], s.metaIDs[sd]
+}
+
+func (s *dualStmt) setID(sd side, id, meta []byte) {
+	s.mu.Lock()
+	s.ids[sd], s.metaIDs[sd] = id, meta
+	s.mu.Unlock()
+}
+
+func newDual(cfg OriginConfig, log *slog.Logger, r *prometheus.Registry) *dual {
+	x := &dual{cfg: cfg, log: log.With("origin", cfg.Addr), mirrors: make(chan struct{}, maxMirroredReads),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cqlpg_dual_write_failures_total",
+			Help: "Writes one side of a dual write failed, by side (origin or target): migrate diff --fix closes them."},
+			[]string{"side"}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cqlpg_dual_reads_total",
+			Help: "Reads of cqlpg mirrored after the origin answered (--read-from both), by outcome: match, mismatch, failed or skipped."},
+			[]string{"outcome"}),
+	}
+	if cfg.ReadFrom == ReadFromTarget {
+		x.primary = sideTarget
+	}
+	r.MustRegister(x.failures, x.reads)
+	for _, s := range sideNames {
+		x.failures.WithLabelValues(s)
+	}
+	for _, o := range []string{"match", "mismatch", "failed", "skipped"} {
+		x.reads.WithLabelValues(o)
+	}
+	return x
+}
+
+// probeOrigin connects to the origin once, before the gateway serves
+// anyone: an origin it cannot reach or log in to is refused at start,
+// before any write, rather than met by the first client.
+func probeOrigin(ctx context.Context, cfg origin.Config) error {
+	l, err := origin.Dial(ctx, cfg, 4)
+	var r *origin.Refusal
+	if errors.As(err, &r) && r.Code == codeProtocolError {
+		l, err = origin.Dial(ctx, cfg, 3)
+	}
+	if err != nil {
+		return fmt.Errorf("origin %s: %w; check --origin and --origin-auth", cfg.Addr, err)
+	}
+	l.Close()
+	return nil
+}
+
+// codeProtocolError is the ERROR code of a protocol version refused.
+const codeProtocolError = 0x000A
+
+// originError is a request the origin could not take: unreachable, or
+// silent past the request's time. Clients get it as a server error when
+// the origin is primary.
+type originError struct{ err error }
+
+func (e *originError) Error() string { return e.err.Error() }
+func (e *originError) Unwrap() error { return e.err }
+
+// originConn is a client connection's link to the origin, dialed at the
+// client's STARTUP and again, at most once a second, after it dies.
+type originConn struct {
+	mu      sync.Mutex
+	link    *origin.Link
+	lastErr error
+	tried   time.Time
+}
+
+// redialEvery spaces a connection's attempts to reach a lost origin.
+const redialEvery = time.Second
+
+// originLink returns the connection's live link to the origin, dialing
+// it again when it died; the new link is given the session's keyspace.
+func (c *conn) originLink(ctx context.Context) (*origin.Link, error) {
+	o := &c.origin
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.link != nil && o.link.Err() == nil {
+		return o.link, nil
+	}
+	if o.link != nil || time.Since(o.tried) < redialEvery {
+		if o.link != nil {
+			o.lastErr = o.link.Err()
+			o.link = nil
+		}
+		if time.Since(o.tried) < redialEvery && o.lastErr != nil {
+			return nil, &originError{o.lastErr}
+		}
+	}
+	o.tried = time.Now()
+	l, err := origin.Dial(ctx, c.srv.dual.cfg.Config, c.version)
+	if err != nil {
+		o.lastErr = err
+		return nil, &originError{err}
+	}
+	if ks := c.Keyspace(); ks != "" {
+		use := append(appendLongString(nil, "USE "+pgschema.QuoteIdentifier(ks)), queryParamsOne(c.version)...)
+		f, err := l.Do(ctx, 0, cqlwire.OpQuery, use)
+		if err == nil && (*f)[4] == cqlwire.OpError {
+			err = fmt.Errorf("the origin refused USE %s: %s", ks, errorText(*f))
+		}
+		if f != nil {
+			cqlwire.PutBuffer(f)
+		}
+		if err != nil {
+			l.Close()
+			o.lastErr = err
+			return nil, &originError{err}
+		}
+	}
+	o.link, o.lastErr = l, nil
+	return l, nil
+}
+
+// closeOrigin ends the connection's link, with the connection.
+func (c *conn) closeOrigin() {
+	c.origin.mu.Lock()
+	if c.origin.link != nil {
+		c.origin.link.Close()
+	}
+	c.origin.mu.Unlock()
+}
+
+// startOrigin dials the origin at a client's STARTUP, at the client's
+// protocol version. A refusal (a version the origin does not speak,
+// credentials it does not take) is the client's answer, as the origin
+// gave it, and so is an unreachable origin when the origin is primary;
+// otherwise the link is dialed again when a write needs it.
+func (c *conn) startOrigin(ctx context.Context, resp *[]byte) (refused bool, err error) {
+	_, err = c.originLink(ctx)
+	var r *origin.Refusal
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &r):
+		(*resp)[4] = cqlwire.OpError
+		*resp = append(*resp, r.Body...)
+		c.log.Warn("the origin refused a client's connection", "err", r.Msg)
+		return true, nil
+	case c.srv.dual.primary == sideOrigin:
+		return false, err
+	}
+	c.log.Warn("the origin is unreachable; its writes are logged as missed until it is back", "err", err)
+	return false, nil
+}
+
+// dualRoute runs a QUERY, PREPARE, EXECUTE or BATCH on the sides it goes
+// to, leaving the client's answer in resp: a whole frame when it is the
+// origin's. body is the request's message, past any custom payload.
+func (c *conn) dualRoute(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
+	x := c.srv.dual
+	var st *dualStmt
+	r := routeWrite
+	switch h.Opcode {
+	case cqlwire.OpPrepare:
+		return c.dualPrepare(ctx, h, body, resp)
+	case cqlwire.OpQuery:
+		d := cqlwire.Decoder{B: body}
+		query := d.LongString()
+		var q cqlwire.QueryParams
+		d.QueryParams(&q, c.version)
+		if d.Err != nil {
+			return c.local(ctx, h, body, resp)
+		}
+		r, _ = c.classify(exec.KeyspaceFor(c, q.Keyspace), query)
+	case cqlwire.OpExecute:
+		d := cqlwire.Decoder{B: body}
+		id := d.ShortBytes()
+		if d.Err != nil {
+			return c.local(ctx, h, body, resp)
+		}
+		v, ok := x.prepared.Load(string(id))
+		if !ok {
+			return &exec.UnpreparedError{Id: append([]byte(nil), id...)}
+		}
+		st = v.(*dualStmt)
+		r = st.route
+	}
+	switch r {
+	case routeLocal:
+		return c.local(ctx, h, body, resp)
+	case routeRead:
+		return c.dualRead(ctx, h, body, st, resp)
+	}
+	return c.dualWrite(ctx, h, body, st, resp)
+}
+
+// classify routes a statement by its plan on cqlpg, or by its parse when
+// cqlpg cannot plan it (a table the target lacks): a SELECT reads.
+func (c *conn) classify(keyspace string, query []byte) (route, *exec.Statement) {
+	st, err := c.srv.env.Prepare(keyspace, query)
+	if err != nil {
+		if p, perr := translate.Parse(string(query)); perr == nil {
+			if _, ok := p.Statement.(*translate.SelectStmt); ok {
+				return routeRead, nil
+			}
+		}
+		return routeWrite, nil
+	}
+	switch p := st.Plan.(type) {
+	case *translate.Select:
+		if p.Table.Virtual || pgschema.IsSystemKeyspace(p.Table.Keyspace) {
+			return routeLocal, st
+		}
+		return routeRead, st
+	case *translate.Describe:
+		return routeLocal, st
+	case *translate.Auth:
+		if len(p.Result) > 0 {
+			return routeLocal, st
+		}
+	}
+	return routeWrite, st
+}
+
+// tableOf names the table a statement writes, for the log of a write
+// one side missed.
+func tableOf(st *exec.Statement) string {
+	if st == nil {
+		return ""
+	}
+	switch p := st.Plan.(type) {
+	case *translate.Write:
+		return p.Table.Keyspace + "." + p.Table.Name
+	case *translate.Batch:
+		names := make([]string, 0, len(p.Writes))
+		for _, w := range p.Writes {
+			if n := w.Table.Keyspace + "." + w.Table.Name; !containsString(names, n) {
+				names = append(names, n)
+			}
+		}
+		return strings.Join(names, ",")
+	}
+	return ""
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// local runs a request on cqlpg alone, appending its answer to resp.
+func (c *conn) local(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
+	d := cqlwire.Decoder{B: body}
+	switch h.Opcode {
+	case cqlwire.OpQuery:
+		return c.srv.env.QueryMessage(ctx, c, &d, resp)
+	case cqlwire.OpPrepare:
+		return c.srv.env.PrepareMessage(c, &d, resp)
+	case cqlwire.OpExecute:
+		return c.srv.env.ExecuteMessage(ctx, c, &d, resp)
+	}
+	return c.srv.env.BatchMessage(ctx, c, &d, resp)
+}
+
+// answer is one side's answer: a frame, or the error it failed with
+// before answering (unreachable, timed out).
+type answer struct {
+	frame *[]byte
+	err   error
+}
+
+// failed reports whether the side failed the request.
+func (a answer) failed() bool { return a.err != nil || (*a.frame)[4] == cqlwire.OpError }
+
+// text says why the side failed.
+func (a answer) text() string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	return errorText(*a.frame)
+}
+
+func (a answer) release() {
+	if a.frame != nil {
+		cqlwire.PutBuffer(a.frame)
+	}
+}
+
+// errorText reads an ERROR frame's message.
+func errorText(frame []byte) string {
+	d := cqlwire.Decoder{B: origin.Message(frame)}
+	code := d.Int()
+	return fmt.Sprintf("%s (code 0x%04x)", d.StringBytes(), code)
+}
+
+// errorCode reads an ERROR frame's code.
+func errorCode(frame []byte) int32 {
+	d := cqlwire.Decoder{B: origin.Message(frame)}
+	return d.Int()
+}
+
+// codeUnprepared is the ERROR code of an unknown prepared id.
+const codeUnprepared = 0x2500
+
+// onLocal runs a request on cqlpg as a side of a dual request: its
+// answer, as a whole frame for the client's stream.
+func (c *conn) onLocal(ctx context.Context, h cqlwire.Header, body []byte) answer {
+	f := cqlwire.GetBuffer(0)
+	*f = cqlwire.AppendHeader((*f)[:0], c.version, h.Stream, cqlwire.OpResult)
+	if err := c.local(ctx, h, body, f); err != nil {
+		*f = (*f)[:0]
+		c.appendError(f, c.version, h.Stream, err)
+	} else {
+		cqlwire.FinishFrame(*f)
+	}
+	return answer{frame: f}
+}
+
+// onOrigin sends a request to the origin. An EXECUTE the origin no longer
+// knows (it restarted, or evicted it) is prepared there again and sent
+// once more.
+func (c *conn) onOrigin(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt) answer {
+	l, err := c.originLink(ctx)
+	if err != nil {
+		return answer{err: err}
+	}
+	flags := h.Flags & cqlwire.FlagTracing
+	if c.srv.dual.primary != sideOrigin {
+		flags = 0
+	}
+	f, err := l.Do(ctx, flags, h.Opcode, body)
+	if err != nil {
+		return answer{err: &originError{fmt.Errorf("the origin %s did not answer: %w", c.srv.dual.cfg.Addr, err)}}
+	}
+	if st != nil && (*f)[4] == cqlwire.OpError && errorCode(*f) == codeUnprepared {
+		cqlwire.PutBuffer(f)
+		if err := c.prepareOn(ctx, sideOrigin, st); err != nil {
+			return answer{err: err}
+		}
+		if f, err = l.Do(ctx, flags, h.Opcode, c.executeBody(body, st, sideOrigin)); err != nil {
+			return answer{err: &originError{err}}
+		}
+	}
+	return answer{frame: f}
+}
+
+// prepareOn prepares a statement again on one side, for an EXECUTE.
+func (c *conn) prepareOn(ctx context.Context, sd side, st *dualStmt) error {
+	body := appendLongString(nil, st.query)
+	if c.version >= 5 {
+		if st.keyspace != "" {
+			body = cqlwire.AppendString(cqlwire.AppendInt(body, 1), st.keyspace)
+		} else {
+			body = cqlwire.AppendInt(body, 0)
+		}
+	} else if st.keyspace != c.Keyspace() {
+		return fmt.Errorf("%s lost a statement prepared in keyspace %q, and this session uses %q", sideNames[sd], st.keyspace, c.Keyspace())
+	}
+	h := cqlwire.Header{Version: c.version, Opcode: cqlwire.OpPrepare}
+	var a answer
+	if sd == sideOrigin {
+		a = c.onOrigin(ctx, h, body, nil)
+	} else {
+		a = c.onLocal(ctx, h, body)
+	}
+	defer a.release()
+	if a.failed() {
+		return fmt.Errorf("cannot prepare %q on the %s again: %s", st.query, sideNames[sd], a.text())
+	}
+	id, meta, ok := preparedIDs(*a.frame, c.version)
+	if !ok {
+		return fmt.Errorf("the %s answered PREPARE without an id", sideNames[sd])
+	}
+	st.setID(sd, id, meta)
+	return nil
+}
+
+// dualPrepare prepares a statement on the sides its route takes and
+// answers with the primary's PREPARED, recording the other's id.
+func (c *conn) dualPrepare(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
+	x := c.srv.dual
+	d := cqlwire.Decoder{B: body}
+	query := d.LongString()
+	var named []byte
+	if c.version >= 5 && d.Int()&1 != 0 {
+		named = d.StringBytes()
+	}
+	if d.Err != nil {
+		return c.local(ctx, h, body, resp)
+	}
+	keyspace := exec.KeyspaceFor(c, named)
+	r, planned := c.classify(keyspace, query)
+	if r == routeLocal {
+		a := c.onLocal(ctx, h, body)
+		defer a.release()
+		if id, meta, ok := preparedIDs(*a.frame, c.version); ok {
+			st := &dualStmt{query: string(query), keyspace: keyspace, route: r}
+			st.setID(sideTarget, id, meta)
+			x.prepared.Store(string(id), st)
+		}
+		return relay(h, a, resp)
+	}
+	oc := make(chan answer, 1)
+	go func() { oc <- c.onOrigin(ctx, h, body, nil) }()
+	local := c.onLocal(ctx, h, body)
+	remote := <-oc
+	defer local.release()
+	defer remote.release()
+	st := &dualStmt{query: string(query), keyspace: keyspace, route: r, table: tableOf(planned)}
+	answers := [2]answer{sideOrigin: remote, sideTarget: local}
+	for sd, a := range answers {
+		if !a.failed() {
+			if id, meta, ok := preparedIDs(*a.frame, c.version); ok {
+				st.setID(side(sd), id, meta)
+			}
+		}
+	}
+	p := answers[x.primary]
+	if !p.failed() {
+		if id, _ := st.id(x.primary); id != nil {
+			x.prepared.Store(string(id), st)
+		}
+	}
+	if other := answers[1-x.primary]; other.failed() && !p.failed() {
+		c.log.Warn("a statement could not be prepared on the "+sideNames[1-x.primary]+"; its writes will fail there",
+			"statement", st.query, "err", other.text())
+	}
+	return relay(h, p, resp)
+}
+
+// relay makes a side's answer the client's.
+func relay(h cqlwire.Header, a answer, resp *[]byte) error {
+	if a.err != nil {
+		return a.err
+	}
+	*resp = append((*resp)[:0], *a.frame...)
+	(*resp)[2], (*resp)[3] = byte(uint16(h.Stream)>>8), byte(h.Stream)
+	return nil
+}
+
+// preparedIDs reads the statement id and (v5) result metadata id of a
+// PREPARED frame.
+func preparedIDs(frame []byte, v byte) (id, meta []byte, ok bool) {
+	if frame[4] != cqlwire.OpResult {
+		return nil, nil, false
+	}
+	d := cqlwire.Decoder{B: origin.Message(frame)}
+	if d.Int() != cqlwire.ResultPrepared {
+		return nil, nil, false
+	}
+	id = append([]byte(nil), d.ShortBytes()...)
+	if v >= 5 {
+		meta = append([]byte(nil), d.ShortBytes()...)
+	}
+	return id, meta, d.Err == nil
+}
+
+// executeBody is an EXECUTE's body for one side: with that side's ids.
+func (c *conn) executeBody(body []byte, st *dualStmt, sd side) []byte {
+	id, meta := st.id(sd)
+	d := cqlwire.Decoder{B: body}
+	d.ShortBytes()
+	if c.version >= 5 {
+		d.ShortBytes()
+	}
+	out := cqlwire.AppendShortBytes(make([]byte, 0, len(body)+32), id)
+	if c.version >= 5 {
+		out = cqlwire.AppendShortBytes(out, meta)
+	}
+	return append(out, d.B...)
+}
+
+// batchBody is a BATCH's body for one side: each prepared statement's id
+// that side's. ok is false when a statement is not prepared there.
+func (c *conn) batchBody(body []byte, sd side) (out []byte, ok bool) {
+	x := c.srv.dual
+	d := cqlwire.Decoder{B: body}
+	out = append(make([]byte, 0, len(body)+32), d.Byte())
+	n := d.Short()
+	out = cqlwire.AppendShort(out, n)
+	for ; n > 0 && d.Err == nil; n-- {
+		start := len(body) - len(d.B)
+		if d.Byte() == 0 {
+			d.LongString()
+			out = append(out, body[start:len(body)-len(d.B)]...)
+		} else {
+			id := d.ShortBytes()
+			v, found := x.prepared.Load(string(id))
+			if !found {
+				return nil, false
+			}
+			own, _ := v.(*dualStmt).id(sd)
+			if own == nil {
+				return nil, false
+			}
+			out = cqlwire.AppendShortBytes(append(out, 1), own)
+		}
+		start = len(body) - len(d.B)
+		for nv := d.Short(); nv > 0 && d.Err == nil; nv-- {
+			d.Value()
+		}
+		out = append(out, body[start:len(body)-len(d.B)]...)
+	}
+	if d.Err != nil {
+		return body, true // it fails on both sides as it is
+	}
+	return append(out, d.B...), true
+}
+
+// bodies are a request's bodies for each side.
+func (c *conn) bodies(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt) (b [2][]byte, err [2]error) {
+	switch h.Opcode {
+	case cqlwire.OpExecute:
+		for _, sd := range []side{sideOrigin, sideTarget} {
+			if id, _ := st.id(sd); id == nil {
+				if err[sd] = c.prepareOn(ctx, sd, st); err[sd] != nil {
+					continue
+				}
+			}
+			b[sd] = c.executeBody(body, st, sd)
+		}
+	case cqlwire.OpBatch:
+		for _, sd := range []side{sideOrigin, sideTarget} {
+			var ok bool
+			if b[sd], ok = c.batchBody(body, sd); !ok {
+				err[sd] = fmt.Errorf("a statement of the batch is not prepared on the %s", sideNames[sd])
+			}
+		}
+	default:
+		b[sideOrigin], b[sideTarget] = body, body
+	}
+	return b, err
+}
+
+// dualRead runs a read on the primary side; with ReadFromBoth, it then
+// reads cqlpg too and compares the rows.
+func (c *conn) dualRead(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt, resp *[]byte) error {
+	x := c.srv.dual
+	bodies, errs := c.bodies(ctx, h, body, st)
+	if x.primary == sideTarget {
+		if errs[sideTarget] != nil {
+			return errs[sideTarget]
+		}
+		return c.local(ctx, h, bodies[sideTarget], resp)
+	}
+	if errs[sideOrigin] != nil {
+		return errs[sideOrigin]
+	}
+	a := c.onOrigin(ctx, h, bodies[sideOrigin], st)
+	defer a.release()
+	if err := relay(h, a, resp); err != nil {
+		return err
+	}
+	if x.cfg.ReadFrom == ReadFromBoth {
+		c.mirrorRead(h, bodies[sideTarget], errs[sideTarget], *a.frame)
+	}
+	return nil
+}
+
+// mirrorRead reads cqlpg as the origin was read, in the background, and
+// counts whether the rows are the same. Pages after the first are not
+// mirrored: their paging state is the origin's.
+func (c *conn) mirrorRead(h cqlwire.Header, body []byte, err error, originFrame []byte) {
+	x := c.srv.dual
+	if err != nil || hasPagingState(h.Opcode, c.version, body) {
+		x.reads.WithLabelValues("skipped").Inc()
+		return
+	}
+	select {
+	case x.mirrors <- struct{}{}:
+	default:
+		x.reads.WithLabelValues("skipped").Inc()
+		return
+	}
+	want, ok := rowsOf(originFrame, c.version)
+	if !ok {
+		<-x.mirrors
+		x.reads.WithLabelValues("skipped").Inc()
+		return
+	}
+	want = append([]byte(nil), want...)
+	body = append([]byte(nil), body...)
+	go func() {
+		defer func() { <-x.mirrors }()
+		a := c.onLocal(exec.NewRequestContext(time.Now(), c.srv.cfg.RequestTimeout), h, body)
+		defer a.release()
+		got, ok := rowsOf(*a.frame, c.version)
+		switch {
+		case !ok:
+			x.reads.WithLabelValues("failed").Inc()
+			x.log.Debug("a mirrored read failed on cqlpg", "err", a.text())
+		case string(got) != string(want):
+			x.reads.WithLabelValues("mismatch").Inc()
+			x.log.Info("a mirrored read differs between the origin and cqlpg", "keyspace", c.Keyspace())
+		default:
+			x.reads.WithLabelValues("match").Inc()
+		}
+	}()
+}
+
+// dualWrite runs a write on both sides at once and answers with the
+// primary's answer; a failure of the other side alone is counted and
+// logged, or, with StrictWrites, answered.
+func (c *conn) dualWrite(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt, resp *[]byte) error {
+	x := c.srv.dual
+	if b, ok := cqlwire.WithTimestamp(h.Opcode, c.version, body, exec.ServerTimestamp(time.Now())); ok {
+		body = b
+	}
+	bodies, errs := c.bodies(ctx, h, body, st)
+	var answers [2]answer
+	oc := make(chan answer, 1)
+	if errs[sideOrigin] == nil {
+		go func() { oc <- c.onOrigin(ctx, h, bodies[sideOrigin], st) }()
+	} else {
+		oc <- answer{err: errs[sideOrigin]}
+	}
+	if errs[sideTarget] == nil {
+		answers[sideTarget] = c.onLocal(ctx, h, bodies[sideTarget])
+	} else {
+		answers[sideTarget] = answer{err: errs[sideTarget]}
+	}
+	answers[sideOrigin] = <-oc
+	defer answers[sideOrigin].release()
+	defer answers[sideTarget].release()
+	p, o := x.primary, 1-x.primary
+	if answers[o].failed() || answers[p].failed() {
+		c.writeFailed(h, body, st, answers)
+	}
+	if answers[o].failed() && !answers[p].failed() && x.cfg.StrictWrites {
+		return relay(h, answers[o], resp)
+	}
+	return relay(h, answers[p], resp)
+}
+
+// writeFailed counts and logs the sides that failed a write, with what
+// migrate diff --fix needs to close the gap: the table and the statement.
+func (c *conn) writeFailed(h cqlwire.Header, body []byte, st *dualStmt, answers [2]answer) {
+	x := c.srv.dual
+	var query, table string
+	switch {
+	case st != nil:
+		query, table = st.query, st.table
+	case h.Opcode == cqlwire.OpQuery:
+		d := cqlwire.Decoder{B: body}
+		query = string(d.LongString())
+		_, planned := c.classify(c.Keyspace(), []byte(query))
+		table = tableOf(planned)
+	default:
+		query = "BATCH"
+	}
+	for sd, a := range answers {
+		if !a.failed() {
+			continue
+		}
+		x.failures.WithLabelValues(sideNames[sd]).Inc()
+		msg := "a write failed on the target"
+		if side(sd) == sideOrigin {
+			msg = "the origin missed a write: run cqlpg migrate diff --fix on its table"
+		}
+		x.log.Warn(msg, "table", table, "statement", query, "err", a.text())
+	}
+}
+
+// appendLongString appends a [long string].
+func appendLongString(b []byte, s string) []byte {
+	return append(cqlwire.AppendInt(b, int32(len(s))), s...)
+}
+
+// queryParamsOne is the parameters of a QUERY at consistency ONE with no
+// values.
+func queryParamsOne(v byte) []byte {
+	const one = 0x0001
+	b := cqlwire.AppendShort(nil, one)
+	if v >= 5 {
+		return cqlwire.AppendInt(b, 0)
+	}
+	return append(b, 0)
+}
+
+// hasPagingState reports whether a QUERY or EXECUTE asks for a page
+// after the first.
+func hasPagingState(op, v byte, body []byte) bool {
+	d := cqlwire.Decoder{B: body}
+	if op == cqlwire.OpQuery {
+		d.LongString()
+	} else {
+		d.ShortBytes()
+		if v >= 5 {
+			d.ShortBytes()
+		}
+	}
+	var q cqlwire.QueryParams
+	d.QueryParams(&q, v)
+	return d.Err != nil || q.PagingState != nil
+}
+
+// rowsOf returns a RESULT Rows frame's rows (their count and their
+// cells), past the metadata, whose paging state differs between the
+// sides even when the rows do not.
+func rowsOf(frame []byte, v byte) ([]byte, bool) {
+	if frame[4] != cqlwire.OpResult {
+		return nil, false
+	}
+	d := cqlwire.Decoder{B: origin.Message(frame)}
+	if d.Int() != cqlwire.ResultRows {
+		return nil, false
+	}
+	flags, n := d.Int(), d.Int()
+	if flags&cqlwire.RowsHasMorePages != 0 {
+		d.Value()
+	}
+	if flags&rowsMetadataChanged != 0 {
+		d.ShortBytes()
+	}
+	if flags&cqlwire.RowsNoMetadata == 0 {
+		global := flags&rowsGlobalTableSpec != 0
+		if global {
+			d.StringBytes()
+			d.StringBytes()
+		}
+		for ; n > 0 && d.Err == nil; n-- {
+			if !global {
+				d.StringBytes()
+				d.StringBytes()
+			}
+			d.StringBytes()
+			skipOption(&d)
+		}
+	}
+	return d.B, d.Err == nil
+}
+
+// Rows metadata flags rowsOf reads that the gateway's own results leave
+// to cqlwire.
+const (
+	rowsGlobalTableSpec = 0x0001
+	rowsMetadataChanged = 0x0008
+)
+
+// skipOption skips a column type, as RESULT metadata gives it.
+func skipOption(d *cqlwire.Decoder) {
+	switch d.Short() {
+	case 0x0000: // custom
+		d.StringBytes()
+	case 0x0020, 0x0022: // list, set
+		skipOption(d)
+	case 0x0021: // map
+		skipOption(d)
+		skipOption(d)
+	case 0x0030: // user type
+		d.StringBytes()
+		d.StringBytes()
+		for n := d.Short(); n > 0 && d.Err == nil; n-- {
+			d.StringBytes()
+			skipOption(d)
+		}
+	case 0x0031: // tuple
+		for n := d.Short(); n > 0 && d.Err == nil; n-- {
+			skipOption(d)
+		}
+	}
+}
