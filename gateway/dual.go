@@ -170,6 +170,14 @@ func probeOrigin(ctx context.Context, cfg origin.Config) error {
 // codeProtocolError is the ERROR code of a protocol version refused.
 const codeProtocolError = 0x000A
 
+// originAddr is the origin's address, "" without dual writes.
+func (s *Server) originAddr() string {
+	if s.dual == nil {
+		return ""
+	}
+	return s.dual.cfg.Addr
+}
+
 // originError is a request the origin could not take: unreachable, or
 // silent past the request's time. Clients get it as a server error when
 // the origin is primary.

@@ -24,7 +24,7 @@ import (
 func (s *Server) startGateways(ctx context.Context) {
 	s.gateways = cluster.StartRegistry(ctx, s.cluster, s.cfg.Gateways, cluster.Self{HostID: s.hostID,
 		Datacenter: s.cfg.Datacenter, Rack: s.cfg.Rack, Release: exec.ReleaseVersion, Started: s.started,
-		Listen: s.listener.Addr()}, s.log, cluster.RegistryHooks{Event: s.broadcastGatewayEvent, SchemaChanged: s.followSchema})
+		Listen: s.listener.Addr(), Origin: s.originAddr()}, s.log, cluster.RegistryHooks{Event: s.broadcastGatewayEvent, SchemaChanged: s.followSchema})
 }
 
 // broadcastGatewayEvent pushes the registry's news of a gateway to the

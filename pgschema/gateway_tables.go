@@ -77,12 +77,13 @@ const (
 const (
 	GatewayRegisterSQL = `WITH prev AS (SELECT instance FROM cqlpg.gateways WHERE host_id = $1)
 INSERT INTO cqlpg.gateways (host_id, instance, rpc_address, rpc_port, datacenter, rack,
-	release_version, schema_version, started_at, ring_version, heartbeat)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+	release_version, schema_version, started_at, ring_version, dual_writes_from, heartbeat)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), now())
 ON CONFLICT (host_id) DO UPDATE SET instance = excluded.instance, rpc_address = excluded.rpc_address,
 	rpc_port = excluded.rpc_port, datacenter = excluded.datacenter, rack = excluded.rack,
 	release_version = excluded.release_version, schema_version = excluded.schema_version,
-	started_at = excluded.started_at, ring_version = excluded.ring_version, heartbeat = now()
+	started_at = excluded.started_at, ring_version = excluded.ring_version,
+	dual_writes_from = excluded.dual_writes_from, heartbeat = now()
 RETURNING (SELECT instance FROM prev)`
 	// GatewaysBehindSQL lists the gateways heard of within $1 seconds that
 	// serve a ring version older than $2.
@@ -93,6 +94,10 @@ WHERE heartbeat > now() - make_interval(secs => $1) AND ring_version < $2 ORDER 
 	GatewaysAliveSQL = `SELECT host_id, rpc_address, rpc_port, datacenter, rack, release_version, schema_version,
 	extract(epoch FROM now() - heartbeat)::float8
 FROM cqlpg.gateways WHERE heartbeat > now() - make_interval(secs => $1) AND host_id <> $2`
+	// GatewaysDualWritingSQL lists the gateways heard of within $1
+	// seconds that run dual writes, with their origins.
+	GatewaysDualWritingSQL = `SELECT host(rpc_address) || ':' || rpc_port, dual_writes_from FROM cqlpg.gateways
+WHERE heartbeat > now() - make_interval(secs => $1) AND dual_writes_from IS NOT NULL ORDER BY 1`
 	// GatewaysForgetSQL drops gateways silent for $1 seconds.
 	GatewaysForgetSQL = `DELETE FROM cqlpg.gateways WHERE heartbeat < now() - make_interval(secs => $1)`
 	// GatewayDeregisterSQL removes this gateway's row, unless another

@@ -15,6 +15,7 @@ import (
 	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/bulk"
 	"github.com/cqlpg/cqlpg/cmd/cqlpg/internal/migrate"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/pgschema"
 )
 
 const migrateUsage = `Usage: cqlpg migrate schema --origin HOST:PORT [flags]
@@ -223,7 +224,12 @@ func migrateCopy(args []string) int {
 	}
 	return withTables(command, origin, shards, positional[0], "nothing was copied", func(ctx context.Context, src *gocql.Session,
 		tg *target, dst *bulk.Cluster, ks *migrate.Keyspace, tables []*migrate.Table) int {
-		if err := migrate.CheckCopyable(ks, tables); err != nil {
+		dualWriters, err := dualWriters(ctx, tg.cluster)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: target: %v\n", command, err)
+			return 1
+		}
+		if err := migrate.CheckCopyable(ks, tables, dualWriters); err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", command, line)
 			}
@@ -234,6 +240,7 @@ func migrateCopy(args []string) int {
 			p := newRateLine(os.Stderr)
 			rows, err := migrate.Copy(ctx, src, dst, ks, t, migrate.CopyOptions{
 				RangeOptions: migrate.RangeOptions{Parallel: *parallel, Splits: *splits, PageSize: *pageSize}, Rate: *rate, State: *resume,
+				Target: tg.sess,
 				Progress: func(cp migrate.CopyProgress) {
 					if cp.Resumed {
 						fmt.Fprintf(os.Stderr, "%s: %s: resuming with %d of %d token ranges (%d rows) copied; ranges not "+
@@ -257,6 +264,37 @@ func migrateCopy(args []string) int {
 		}
 		return 0
 	})
+}
+
+// gatewayHeard is how recent a gateway's heartbeat must be for it to
+// count as running, the registry's default.
+const gatewayHeard = 10 * time.Second
+
+// dualWriters names the gateways of the target that run dual writes, as
+// GATEWAY from ORIGIN, from every shard's registry.
+func dualWriters(ctx context.Context, c *cluster.Cluster) ([]string, error) {
+	var out []string
+	for _, pool := range c.Control() {
+		rows, err := pool.Query(ctx, pgschema.GatewaysDualWritingSQL, gatewayHeard.Seconds())
+		if err != nil {
+			return nil, fmt.Errorf("reading the gateways: %w", err)
+		}
+		for rows.Next() {
+			var gw, origin string
+			if err := rows.Scan(&gw, &origin); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if s := gw + " from " + origin; !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // withTables reads the origin's keyspace or table spec names, checks

@@ -233,6 +233,12 @@ func TestMigrateProxy(t *testing.T) {
 	if t.Failed() {
 		t.Fatalf("the proxy's log:\n%s", p.output.String())
 	}
+	// A counter table while dual writes run: refused, naming the gateway.
+	out, errOut, code = runCqlpg(bin, append([]string{"migrate", "copy", "migproxy.hits"}, base...)...)
+	if code != 1 || !strings.Contains(errOut, "table migproxy.hits has counters, and dual writes run ("+proxy+" from "+e.addr+")") ||
+		!strings.Contains(errOut, "nothing was copied") {
+		t.Errorf("copy of a counter table during dual writes: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	for _, side := range []string{"origin", "target"} {
 		if n := metric(t, p.httpPort, `cqlpg_dual_write_failures_total{side="`+side+`"}`); n != 0 {
 			t.Errorf("%v writes failed on the %s\n%s", n, side, p.output.String())

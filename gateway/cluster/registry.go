@@ -104,9 +104,11 @@ type Registry struct {
 	cfg        GatewaysConfig
 	log        *slog.Logger
 	self       Peer
-	instance   [16]byte
-	started    time.Time
-	set        atomic.Pointer[GatewaySet]
+	// origin is the cluster this gateway runs dual writes from, if any.
+	origin   string
+	instance [16]byte
+	started  time.Time
+	set      atomic.Pointer[GatewaySet]
 	// wake asks for a heartbeat now: another gateway registered, left or
 	// changed its schema version.
 	wake chan struct{}
@@ -141,6 +143,8 @@ type Self struct {
 	Started    time.Time
 	// Listen is the CQL listener's address.
 	Listen net.Addr
+	// Origin is the cluster the gateway runs dual writes from, if any.
+	Origin string
 }
 
 // StartRegistry registers the gateway on every shard, reads the other
@@ -148,7 +152,7 @@ type Self struct {
 // reach shards is not fatal: the heartbeat retries.
 func StartRegistry(ctx context.Context, c *Cluster, cfg GatewaysConfig, self Self, log *slog.Logger, hooks RegistryHooks) *Registry {
 	r := &Registry{cluster: c, hooks: hooks, listenAddr: self.Listen, cfg: cfg, log: log, instance: NewUUID(4),
-		started: self.Started, wake: make(chan struct{}, 1)}
+		started: self.Started, origin: self.Origin, wake: make(chan struct{}, 1)}
 	port := 0
 	if a, ok := self.Listen.(*net.TCPAddr); ok {
 		port = a.Port
@@ -322,7 +326,7 @@ func (r *Registry) beatShard(ctx context.Context, i int, pool *pgxpool.Pool, ver
 	var b pgx.Batch
 	var prev *[16]byte
 	b.Queue(pgschema.GatewayRegisterSQL, r.self.HostID, r.instance, r.self.Addr, r.self.Port, r.self.Datacenter, r.self.Rack,
-		r.self.Release, version, r.started, r.cluster.DrainedRingVersion()).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
+		r.self.Release, version, r.started, r.cluster.DrainedRingVersion(), r.origin).QueryRow(func(row pgx.Row) error { return row.Scan(&prev) })
 	var list []registration
 	b.Queue(pgschema.GatewaysAliveSQL, r.cfg.Timeout.Seconds(), r.self.HostID).Query(func(rows pgx.Rows) error {
 		for rows.Next() {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +28,9 @@ type CopyOptions struct {
 	State string
 	// Progress, when set, is called as ranges complete.
 	Progress func(CopyProgress)
+	// Target is a session on the target, which counter tables are
+	// written through.
+	Target *gocql.Session
 }
 
 // CopyProgress is how far a table's copy is.
@@ -60,10 +62,6 @@ type tableState struct {
 func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspace, t *Table, opts CopyOptions) (int64, error) {
 	opts.setDefaults()
 	name := pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)
-	q := newRangeQuery(ks, t)
-	if err := CheckCopyable(ks, []*Table{t}); err != nil {
-		return 0, err
-	}
 	state, err := loadCopyState(opts.State)
 	if err != nil {
 		return 0, err
@@ -86,17 +84,32 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 	}
 	var mu sync.Mutex // guards prog and state
 	limit := newLimiter(opts.Rate)
+	copied := func(n int) {
+		mu.Lock()
+		prog.Rows += int64(n)
+		mu.Unlock()
+	}
 	err = forRanges(ctx, opts.RangeOptions, name, func(i int) bool { return ts.Done[i] }, func() (func(context.Context, int) error, func(), error) {
-		cp, err := dst.NewCopier(ks.Name, t.Name, q.columns)
-		if err != nil {
-			return nil, nil, err
+		var copyRange func(ctx context.Context, i int) (int64, error)
+		closeWorker := func() {}
+		if isCounterTable(t) {
+			q := newCounterQuery(ks, t)
+			copyRange = func(ctx context.Context, i int) (int64, error) {
+				return q.copyRange(ctx, src, opts.Target, i, opts.Splits, opts.PageSize, limit, copied)
+			}
+		} else {
+			q := newRangeQuery(ks, t)
+			cp, err := dst.NewCopier(ks.Name, t.Name, q.columns)
+			if err != nil {
+				return nil, nil, err
+			}
+			copyRange = func(ctx context.Context, i int) (int64, error) {
+				return q.copyRange(ctx, src, cp, i, opts.Splits, opts.PageSize, limit, copied)
+			}
+			closeWorker = cp.Close
 		}
 		work := func(ctx context.Context, i int) error {
-			n, err := q.copyRange(ctx, src, cp, i, opts.Splits, opts.PageSize, limit, func(n int) {
-				mu.Lock()
-				prog.Rows += int64(n)
-				mu.Unlock()
-			})
+			n, err := copyRange(ctx, i)
 			if err != nil {
 				return err
 			}
@@ -111,7 +124,7 @@ func Copy(ctx context.Context, src *gocql.Session, dst *bulk.Cluster, ks *Keyspa
 			}
 			return err
 		}
-		return work, cp.Close, nil
+		return work, closeWorker, nil
 	})
 	return prog.Rows, err
 }
@@ -126,15 +139,19 @@ func (q *rangeQuery) iter(ctx context.Context, s *gocql.Session, i, n, pageSize 
 	return s.Query(sql, start, end).WithContext(ctx).PageSize(pageSize).Iter()
 }
 
-// CheckCopyable reports, together, the tables a copy cannot carry: those
-// with counters.
-func CheckCopyable(ks *Keyspace, tables []*Table) error {
+// CheckCopyable reports, together, the tables a copy cannot carry while
+// the gateways named in dualWriters run dual writes: those with counters.
+func CheckCopyable(ks *Keyspace, tables []*Table, dualWriters []string) error {
+	if len(dualWriters) == 0 {
+		return nil
+	}
 	var errs []error
 	for _, t := range tables {
-		if slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Type == "counter" }) {
-			errs = append(errs, fmt.Errorf("table %s.%s has counters: a counter's value is a sum of increments, which a copy "+
-				"cannot merge with those written meanwhile; leave it out of the copy", pgschema.QuoteIdentifier(ks.Name),
-				pgschema.QuoteIdentifier(t.Name)))
+		if isCounterTable(t) {
+			errs = append(errs, fmt.Errorf("table %s.%s has counters, and dual writes run (%s): a counter is copied as its "+
+				"value, which already holds the increments the gateways also write to the target, so they would count twice; "+
+				"copy it while no gateway runs with --origin, or leave it out of the copy", pgschema.QuoteIdentifier(ks.Name),
+				pgschema.QuoteIdentifier(t.Name), strings.Join(dualWriters, ", ")))
 		}
 	}
 	return errors.Join(errs...)

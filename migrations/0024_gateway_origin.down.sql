@@ -1,0 +1,1 @@
+ALTER TABLE cqlpg.gateways DROP COLUMN IF EXISTS dual_writes_from;
