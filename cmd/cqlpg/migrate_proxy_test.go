@@ -337,3 +337,228 @@ func abs(n int64) int64 {
 	}
 	return n
 }
+
+// originLink is a stand-in for an origin the test can take down: it
+// forwards connections to a real cluster until cut, then refuses them,
+// and with v4Only it refuses protocol v5 as Cassandra 3.11 does.
+type originLink struct {
+	ln     net.Listener
+	to     string
+	mu     sync.Mutex
+	down   bool
+	v4Only bool
+	open   []net.Conn
+}
+
+func startOriginLink(t *testing.T, to string) *originLink {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &originLink{ln: ln, to: to}
+	t.Cleanup(func() { ln.Close(); o.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go o.serve(c)
+		}
+	}()
+	return o
+}
+
+func (o *originLink) addr() string { return o.ln.Addr().String() }
+
+func (o *originLink) serve(c net.Conn) {
+	o.mu.Lock()
+	down, v4Only := o.down, o.v4Only
+	o.mu.Unlock()
+	if down {
+		c.Close()
+		return
+	}
+	var head [9]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		c.Close()
+		return
+	}
+	if v4Only && head[0] == 5 {
+		msg := "Invalid or unsupported protocol version (5); supported versions are (3/v3, 4/v4, 5/v5-beta)"
+		body := append([]byte{0, 0, 0, 0x0a, byte(len(msg) >> 8), byte(len(msg))}, msg...)
+		frame := append([]byte{0x84, 0, head[2], head[3], 0, 0, 0, 0, byte(len(body))}, body...)
+		c.Write(frame)
+		c.Close()
+		return
+	}
+	up, err := net.Dial("tcp", o.to)
+	if err != nil {
+		c.Close()
+		return
+	}
+	o.mu.Lock()
+	if o.down { // cut meanwhile
+		o.mu.Unlock()
+		c.Close()
+		up.Close()
+		return
+	}
+	o.open = append(o.open, c, up)
+	o.mu.Unlock()
+	up.Write(head[:])
+	go func() { io.Copy(up, c); up.Close() }()
+	io.Copy(c, up)
+	c.Close()
+}
+
+// cut takes the origin down: open connections end, new ones are refused.
+func (o *originLink) cut() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.down = true
+	for _, c := range o.open {
+		c.Close()
+	}
+	o.open = nil
+}
+
+func (o *originLink) restore() {
+	o.mu.Lock()
+	o.down = false
+	o.mu.Unlock()
+}
+
+// TestMigrateProxyOriginDown takes the origin away from cqlpg serve
+// --origin. Reading from the target, clients go on being served, and the
+// writes the origin missed are counted and logged with their table;
+// once the origin is back, writes reach both again. Reading from the
+// origin, clients get the origin's unavailability as errors. A gateway
+// whose origin cannot be reached or logged in to does not start, and a
+// protocol version the origin refuses is refused to the client, as the
+// origin words it, so that drivers fall back to one both speak.
+func TestMigrateProxyOriginDown(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migdown WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS migdown.t (k int PRIMARY KEY, v text)")
+	dst := startMigrateTarget(t)
+	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migdown", "--origin", e.addr, "--shard", dst.shard); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+	link := startOriginLink(t, e.addr)
+
+	// Refused at start: an origin nobody listens on, credentials the
+	// origin does not take (it asks for none, so none are checked: an
+	// origin with authentication is another cqlpg, with --auth).
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--origin", closedAddr}, 1, "origin " + closedAddr + ": cannot reach the origin " + closedAddr},
+		{[]string{"--origin", "nowhere"}, 2, `--origin: "nowhere" is not HOST:PORT`},
+		{[]string{"--origin", link.addr(), "--origin-auth", "nopassword"}, 2, "--origin-auth: the origin's credentials are not USER:PASSWORD"},
+		{[]string{"--origin", link.addr(), "--read-from", "elsewhere"}, 2, `--read-from: "elsewhere" is not a side to read from`},
+	} {
+		out, errOut, code := runCqlpg(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--http", "", "--shard", dst.shard}, c.args...)...)
+		if code != c.code || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("serve %v: exit %d, want %d and %q; output %q %q", c.args, code, c.code, c.want, out, errOut)
+		}
+	}
+
+	p := startServeWith(t, bin, "--shard", dst.shard, "--origin", link.addr(), "--read-from", "target")
+	proxy := "127.0.0.1:" + strconv.Itoa(p.cqlPort)
+	s := proxySession(t, proxy, false)
+	write := func(from, to int) {
+		t.Helper()
+		for k := from; k < to; k++ {
+			if err := s.Query("INSERT INTO migdown.t (k, v) VALUES (?, ?)", k, fmt.Sprint("v", k)).Exec(); err != nil {
+				t.Fatalf("write %d: %v", k, err)
+			}
+		}
+	}
+	write(0, 10)
+	link.cut()
+	write(10, 20)
+	var v string
+	if err := s.Query("SELECT v FROM migdown.t WHERE k = 15").Scan(&v); err != nil || v != "v15" {
+		t.Errorf("read from the target while the origin is down: %q, %v", v, err)
+	}
+	if n := metric(t, p.httpPort, `cqlpg_dual_write_failures_total{side="origin"}`); n != 10 {
+		t.Errorf("writes the origin missed: %v, want 10", n)
+	}
+	if got := strings.Count(p.output.String(), "the origin missed a write"); got != 10 ||
+		!strings.Contains(p.output.String(), "table=migdown.t") {
+		t.Errorf("the log has %d writes the origin missed, want 10 naming table=migdown.t:\n%s", got, p.output.String())
+	}
+	link.restore()
+	time.Sleep(1100 * time.Millisecond) // the connection's next dial
+	write(20, 30)
+	for name, addr := range map[string]string{"origin": e.addr, "target": dst.addr} {
+		d := proxySession(t, addr, true)
+		var got []int
+		iter := d.Query("SELECT k FROM migdown.t").Iter()
+		for k := 0; iter.Scan(&k); {
+			got = append(got, k)
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := 30
+		if name == "origin" {
+			want = 20
+		}
+		if len(got) != want {
+			t.Errorf("%s holds %d rows, want %d: %v", name, len(got), want, got)
+		}
+	}
+	s.Close()
+	p.stop(t)
+
+	// Reading from the origin, a client meets its outage.
+	p = startServeWith(t, bin, "--shard", dst.shard, "--origin", link.addr())
+	s = proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), false)
+	link.cut()
+	err := s.Query("INSERT INTO migdown.t (k, v) VALUES (100, 'x')").Exec()
+	if err == nil || !strings.Contains(err.Error(), "the origin "+link.addr()) {
+		t.Errorf("write with the origin primary and down: %v", err)
+	}
+	err = s.Query("SELECT v FROM migdown.t WHERE k = 1").Scan(&v)
+	if err == nil || !strings.Contains(err.Error(), "the origin "+link.addr()) {
+		t.Errorf("read with the origin primary and down: %v, %q\n%s", err, v, p.output.String())
+	}
+	s.Close()
+	p.stop(t)
+
+	// An origin that does not speak v5 refuses it through the gateway.
+	link.restore()
+	link.mu.Lock()
+	link.v4Only = true
+	link.mu.Unlock()
+	p = startServeWith(t, bin, "--shard", dst.shard, "--origin", link.addr())
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(p.cqlPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	startup := []byte{0, 1, 0, 11, 'C', 'Q', 'L', '_', 'V', 'E', 'R', 'S', 'I', 'O', 'N', 0, 5, '3', '.', '0', '.', '0'}
+	c.Write(append([]byte{5, 0, 0, 1, 1, 0, 0, 0, byte(len(startup))}, startup...))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var head [9]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, int(head[5])<<24|int(head[6])<<16|int(head[7])<<8|int(head[8]))
+	io.ReadFull(c, body)
+	if head[4] != 0 || len(body) < 6 || body[3] != 0x0a || !strings.Contains(string(body), "Invalid or unsupported protocol version (5)") {
+		t.Errorf("STARTUP v5 to a gateway whose origin speaks v4: opcode %d, body %q", head[4], body)
+	}
+	s = proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), true)
+	if err := s.Query("INSERT INTO migdown.t (k, v) VALUES (200, 'v4')").Exec(); err != nil {
+		t.Errorf("a v4 client of a gateway whose origin speaks v4: %v", err)
+	}
+}

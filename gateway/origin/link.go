@@ -40,6 +40,7 @@ const maxStreams = 2048
 // Link is one connection to the origin.
 type Link struct {
 	nc      net.Conn
+	addr    string
 	version byte
 
 	// wmu serializes writes: frames go out whole, one after the other.
@@ -88,7 +89,7 @@ func Dial(ctx context.Context, cfg Config, v byte) (*Link, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the origin %s: %w", cfg.Addr, err)
 	}
-	l := &Link{nc: nc, version: v, bw: bufio.NewWriterSize(nc, 64<<10), done: make(chan struct{})}
+	l := &Link{nc: nc, addr: cfg.Addr, version: v, bw: bufio.NewWriterSize(nc, 64<<10), done: make(chan struct{})}
 	nc.SetDeadline(time.Now().Add(timeout))
 	br := bufio.NewReaderSize(nc, 64<<10)
 	if err := l.handshake(br, cfg); err != nil {
@@ -250,7 +251,7 @@ func (l *Link) Do(ctx context.Context, flags, op byte, body []byte) (*[]byte, er
 	ch := l.slots[stream]
 	l.mu.Unlock()
 	if err := l.writeFrame(stream, flags&^cqlwire.FlagCompression, op, body); err != nil {
-		l.fail(fmt.Errorf("the origin's connection failed: %w", err))
+		l.fail(fmt.Errorf("the connection to the origin %s failed: %w", l.addr, err))
 	}
 	select {
 	case r := <-ch:
@@ -289,7 +290,7 @@ func (l *Link) Err() error {
 
 // Close ends the link; requests in flight fail.
 func (l *Link) Close() {
-	l.fail(errors.New("the origin's connection was closed"))
+	l.fail(fmt.Errorf("the connection to the origin %s was closed", l.addr))
 }
 
 // fail marks the link dead with err, closes it and fails every request
@@ -331,7 +332,7 @@ func (l *Link) readLoop(br *bufio.Reader) {
 	for {
 		frame, err := next()
 		if err != nil {
-			l.fail(fmt.Errorf("the origin's connection failed: %w", err))
+			l.fail(fmt.Errorf("the connection to the origin %s failed: %w", l.addr, err))
 			return
 		}
 		h := cqlwire.ParseHeader(*frame)
