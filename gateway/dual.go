@@ -100,33 +100,13 @@ type dual struct {
 	// prepared holds each statement clients prepared, by the id they
 	// execute it by: the primary side's.
 	prepared sync.Map // string → *dualStmt
+	// byOrigin holds them by the origin's id, to prepare again one the
+	// origin answers UNPREPARED for.
+	byOrigin sync.Map // string → *dualStmt
 	mirrors  chan struct{}
 
 	failures *prometheus.CounterVec // by side
 	reads    *prometheus.CounterVec // mirrored reads, by outcome
-}
-
-// dualStmt is a statement prepared on both sides.
-type dualStmt struct {
-	query    string
-	keyspace string
-	route    route
-	table    string // for the log of a failed write
-	mu       sync.Mutex
-	ids      [2][]byte // per side; nil until prepared there
-	metaIDs  [2][]byte // v5 result_metadata_id, per side
-}
-
-func (s *dualStmt) id(sd side) (id, meta []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ids[sd], s.metaIDs[sd]
-}
-
-func (s *dualStmt) setID(sd side, id, meta []byte) {
-	s.mu.Lock()
-	s.ids[sd], s.metaIDs[sd] = id, meta
-	s.mu.Unlock()
 }
 
 func newDual(cfg OriginConfig, log *slog.Logger, r *prometheus.Registry) *dual {
@@ -166,9 +146,6 @@ func probeOrigin(ctx context.Context, cfg origin.Config) error {
 	l.Close()
 	return nil
 }
-
-// codeProtocolError is the ERROR code of a protocol version refused.
-const codeProtocolError = 0x000A
 
 // originAddr is the origin's address, "" without dual writes.
 func (s *Server) originAddr() string {
@@ -410,22 +387,6 @@ func (a answer) release() {
 	}
 }
 
-// errorText reads an ERROR frame's message.
-func errorText(frame []byte) string {
-	d := cqlwire.Decoder{B: origin.Message(frame)}
-	code := d.Int()
-	return fmt.Sprintf("%s (code 0x%04x)", d.StringBytes(), code)
-}
-
-// errorCode reads an ERROR frame's code.
-func errorCode(frame []byte) int32 {
-	d := cqlwire.Decoder{B: origin.Message(frame)}
-	return d.Int()
-}
-
-// codeUnprepared is the ERROR code of an unknown prepared id.
-const codeUnprepared = 0x2500
-
 // onLocal runs a request on cqlpg as a side of a dual request: its
 // answer, as a whole frame for the client's stream.
 func (c *conn) onLocal(ctx context.Context, h cqlwire.Header, body []byte) answer {
@@ -440,116 +401,41 @@ func (c *conn) onLocal(ctx context.Context, h cqlwire.Header, body []byte) answe
 	return answer{frame: f}
 }
 
-// onOrigin sends a request to the origin. An EXECUTE the origin no longer
-// knows (it restarted, or evicted it) is prepared there again and sent
-// once more.
-func (c *conn) onOrigin(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt) answer {
+// onOrigin sends a request to the origin, with the origin's ids. A
+// prepared statement the origin no longer knows (it restarted, or evicted
+// it), executed or in a batch, is prepared there again and the request
+// sent once more.
+func (c *conn) onOrigin(ctx context.Context, h cqlwire.Header, clientBody []byte, st *dualStmt) answer {
+	x := c.srv.dual
 	l, err := c.originLink(ctx)
 	if err != nil {
 		return answer{err: err}
 	}
 	flags := h.Flags & cqlwire.FlagTracing
-	if c.srv.dual.primary != sideOrigin {
+	if x.primary != sideOrigin {
 		flags = 0
 	}
-	f, err := l.Do(ctx, flags, h.Opcode, body)
-	if err != nil {
-		return answer{err: &originError{fmt.Errorf("the origin %s did not answer: %w", c.srv.dual.cfg.Addr, err)}}
-	}
-	if st != nil && (*f)[4] == cqlwire.OpError && errorCode(*f) == codeUnprepared {
-		cqlwire.PutBuffer(f)
-		if err := c.prepareOn(ctx, sideOrigin, st); err != nil {
+	for retried := false; ; retried = true {
+		body, err := c.bodyFor(ctx, sideOrigin, h, clientBody, st)
+		if err != nil {
 			return answer{err: err}
 		}
-		if f, err = l.Do(ctx, flags, h.Opcode, c.executeBody(body, st, sideOrigin)); err != nil {
-			return answer{err: &originError{err}}
+		f, err := l.Do(ctx, flags, h.Opcode, body)
+		if err != nil {
+			return answer{err: &originError{fmt.Errorf("the origin %s did not answer: %w", x.cfg.Addr, err)}}
+		}
+		if retried || (*f)[4] != cqlwire.OpError || errorCode(*f) != codeUnprepared {
+			return answer{frame: f}
+		}
+		lost, ok := x.byOrigin.Load(string(unpreparedID(*f)))
+		if !ok {
+			return answer{frame: f}
+		}
+		cqlwire.PutBuffer(f)
+		if err := c.prepareOn(ctx, sideOrigin, lost.(*dualStmt)); err != nil {
+			return answer{err: err}
 		}
 	}
-	return answer{frame: f}
-}
-
-// prepareOn prepares a statement again on one side, for an EXECUTE.
-func (c *conn) prepareOn(ctx context.Context, sd side, st *dualStmt) error {
-	body := appendLongString(nil, st.query)
-	if c.version >= 5 {
-		if st.keyspace != "" {
-			body = cqlwire.AppendString(cqlwire.AppendInt(body, 1), st.keyspace)
-		} else {
-			body = cqlwire.AppendInt(body, 0)
-		}
-	} else if st.keyspace != c.Keyspace() {
-		return fmt.Errorf("%s lost a statement prepared in keyspace %q, and this session uses %q", sideNames[sd], st.keyspace, c.Keyspace())
-	}
-	h := cqlwire.Header{Version: c.version, Opcode: cqlwire.OpPrepare}
-	var a answer
-	if sd == sideOrigin {
-		a = c.onOrigin(ctx, h, body, nil)
-	} else {
-		a = c.onLocal(ctx, h, body)
-	}
-	defer a.release()
-	if a.failed() {
-		return fmt.Errorf("cannot prepare %q on the %s again: %s", st.query, sideNames[sd], a.text())
-	}
-	id, meta, ok := preparedIDs(*a.frame, c.version)
-	if !ok {
-		return fmt.Errorf("the %s answered PREPARE without an id", sideNames[sd])
-	}
-	st.setID(sd, id, meta)
-	return nil
-}
-
-// dualPrepare prepares a statement on the sides its route takes and
-// answers with the primary's PREPARED, recording the other's id.
-func (c *conn) dualPrepare(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
-	x := c.srv.dual
-	d := cqlwire.Decoder{B: body}
-	query := d.LongString()
-	var named []byte
-	if c.version >= 5 && d.Int()&1 != 0 {
-		named = d.StringBytes()
-	}
-	if d.Err != nil {
-		return c.local(ctx, h, body, resp)
-	}
-	keyspace := exec.KeyspaceFor(c, named)
-	r, planned := c.classify(keyspace, query)
-	if r == routeLocal {
-		a := c.onLocal(ctx, h, body)
-		defer a.release()
-		if id, meta, ok := preparedIDs(*a.frame, c.version); ok {
-			st := &dualStmt{query: string(query), keyspace: keyspace, route: r}
-			st.setID(sideTarget, id, meta)
-			x.prepared.Store(string(id), st)
-		}
-		return relay(h, a, resp)
-	}
-	oc := make(chan answer, 1)
-	go func() { oc <- c.onOrigin(ctx, h, body, nil) }()
-	local := c.onLocal(ctx, h, body)
-	remote := <-oc
-	defer local.release()
-	defer remote.release()
-	st := &dualStmt{query: string(query), keyspace: keyspace, route: r, table: tableOf(planned)}
-	answers := [2]answer{sideOrigin: remote, sideTarget: local}
-	for sd, a := range answers {
-		if !a.failed() {
-			if id, meta, ok := preparedIDs(*a.frame, c.version); ok {
-				st.setID(side(sd), id, meta)
-			}
-		}
-	}
-	p := answers[x.primary]
-	if !p.failed() {
-		if id, _ := st.id(x.primary); id != nil {
-			x.prepared.Store(string(id), st)
-		}
-	}
-	if other := answers[1-x.primary]; other.failed() && !p.failed() {
-		c.log.Warn("a statement could not be prepared on the "+sideNames[1-x.primary]+"; its writes will fail there",
-			"statement", st.query, "err", other.text())
-	}
-	return relay(h, p, resp)
 }
 
 // relay makes a side's answer the client's.
@@ -562,121 +448,25 @@ func relay(h cqlwire.Header, a answer, resp *[]byte) error {
 	return nil
 }
 
-// preparedIDs reads the statement id and (v5) result metadata id of a
-// PREPARED frame.
-func preparedIDs(frame []byte, v byte) (id, meta []byte, ok bool) {
-	if frame[4] != cqlwire.OpResult {
-		return nil, nil, false
-	}
-	d := cqlwire.Decoder{B: origin.Message(frame)}
-	if d.Int() != cqlwire.ResultPrepared {
-		return nil, nil, false
-	}
-	id = append([]byte(nil), d.ShortBytes()...)
-	if v >= 5 {
-		meta = append([]byte(nil), d.ShortBytes()...)
-	}
-	return id, meta, d.Err == nil
-}
-
-// executeBody is an EXECUTE's body for one side: with that side's ids.
-func (c *conn) executeBody(body []byte, st *dualStmt, sd side) []byte {
-	id, meta := st.id(sd)
-	d := cqlwire.Decoder{B: body}
-	d.ShortBytes()
-	if c.version >= 5 {
-		d.ShortBytes()
-	}
-	out := cqlwire.AppendShortBytes(make([]byte, 0, len(body)+32), id)
-	if c.version >= 5 {
-		out = cqlwire.AppendShortBytes(out, meta)
-	}
-	return append(out, d.B...)
-}
-
-// batchBody is a BATCH's body for one side: each prepared statement's id
-// that side's. ok is false when a statement is not prepared there.
-func (c *conn) batchBody(body []byte, sd side) (out []byte, ok bool) {
-	x := c.srv.dual
-	d := cqlwire.Decoder{B: body}
-	out = append(make([]byte, 0, len(body)+32), d.Byte())
-	n := d.Short()
-	out = cqlwire.AppendShort(out, n)
-	for ; n > 0 && d.Err == nil; n-- {
-		start := len(body) - len(d.B)
-		if d.Byte() == 0 {
-			d.LongString()
-			out = append(out, body[start:len(body)-len(d.B)]...)
-		} else {
-			id := d.ShortBytes()
-			v, found := x.prepared.Load(string(id))
-			if !found {
-				return nil, false
-			}
-			own, _ := v.(*dualStmt).id(sd)
-			if own == nil {
-				return nil, false
-			}
-			out = cqlwire.AppendShortBytes(append(out, 1), own)
-		}
-		start = len(body) - len(d.B)
-		for nv := d.Short(); nv > 0 && d.Err == nil; nv-- {
-			d.Value()
-		}
-		out = append(out, body[start:len(body)-len(d.B)]...)
-	}
-	if d.Err != nil {
-		return body, true // it fails on both sides as it is
-	}
-	return append(out, d.B...), true
-}
-
-// bodies are a request's bodies for each side.
-func (c *conn) bodies(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt) (b [2][]byte, err [2]error) {
-	switch h.Opcode {
-	case cqlwire.OpExecute:
-		for _, sd := range []side{sideOrigin, sideTarget} {
-			if id, _ := st.id(sd); id == nil {
-				if err[sd] = c.prepareOn(ctx, sd, st); err[sd] != nil {
-					continue
-				}
-			}
-			b[sd] = c.executeBody(body, st, sd)
-		}
-	case cqlwire.OpBatch:
-		for _, sd := range []side{sideOrigin, sideTarget} {
-			var ok bool
-			if b[sd], ok = c.batchBody(body, sd); !ok {
-				err[sd] = fmt.Errorf("a statement of the batch is not prepared on the %s", sideNames[sd])
-			}
-		}
-	default:
-		b[sideOrigin], b[sideTarget] = body, body
-	}
-	return b, err
-}
-
 // dualRead runs a read on the primary side; with ReadFromBoth, it then
 // reads cqlpg too and compares the rows.
 func (c *conn) dualRead(ctx context.Context, h cqlwire.Header, body []byte, st *dualStmt, resp *[]byte) error {
 	x := c.srv.dual
-	bodies, errs := c.bodies(ctx, h, body, st)
 	if x.primary == sideTarget {
-		if errs[sideTarget] != nil {
-			return errs[sideTarget]
+		local, err := c.bodyFor(ctx, sideTarget, h, body, st)
+		if err != nil {
+			return err
 		}
-		return c.local(ctx, h, bodies[sideTarget], resp)
+		return c.local(ctx, h, local, resp)
 	}
-	if errs[sideOrigin] != nil {
-		return errs[sideOrigin]
-	}
-	a := c.onOrigin(ctx, h, bodies[sideOrigin], st)
+	a := c.onOrigin(ctx, h, body, st)
 	defer a.release()
 	if err := relay(h, a, resp); err != nil {
 		return err
 	}
 	if x.cfg.ReadFrom == ReadFromBoth {
-		c.mirrorRead(h, bodies[sideTarget], errs[sideTarget], *a.frame)
+		local, err := c.bodyFor(ctx, sideTarget, h, body, st)
+		c.mirrorRead(h, local, err, *a.frame)
 	}
 	return nil
 }
@@ -730,18 +520,13 @@ func (c *conn) dualWrite(ctx context.Context, h cqlwire.Header, body []byte, st 
 	if b, ok := cqlwire.WithTimestamp(h.Opcode, c.version, body, exec.ServerTimestamp(time.Now())); ok {
 		body = b
 	}
-	bodies, errs := c.bodies(ctx, h, body, st)
 	var answers [2]answer
 	oc := make(chan answer, 1)
-	if errs[sideOrigin] == nil {
-		go func() { oc <- c.onOrigin(ctx, h, bodies[sideOrigin], st) }()
+	go func() { oc <- c.onOrigin(ctx, h, body, st) }()
+	if local, err := c.bodyFor(ctx, sideTarget, h, body, st); err != nil {
+		answers[sideTarget] = answer{err: err}
 	} else {
-		oc <- answer{err: errs[sideOrigin]}
-	}
-	if errs[sideTarget] == nil {
-		answers[sideTarget] = c.onLocal(ctx, h, bodies[sideTarget])
-	} else {
-		answers[sideTarget] = answer{err: errs[sideTarget]}
+		answers[sideTarget] = c.onLocal(ctx, h, local)
 	}
 	answers[sideOrigin] = <-oc
 	defer answers[sideOrigin].release()
@@ -770,7 +555,7 @@ func (c *conn) writeFailed(h cqlwire.Header, body []byte, st *dualStmt, answers 
 		_, planned := c.classify(c.Keyspace(), []byte(query))
 		table = tableOf(planned)
 	default:
-		query = "BATCH"
+		query, table = "BATCH", c.batchTables(body)
 	}
 	for sd, a := range answers {
 		if !a.failed() {
@@ -785,102 +570,26 @@ func (c *conn) writeFailed(h cqlwire.Header, body []byte, st *dualStmt, answers 
 	}
 }
 
-// appendLongString appends a [long string].
-func appendLongString(b []byte, s string) []byte {
-	return append(cqlwire.AppendInt(b, int32(len(s))), s...)
-}
-
-// queryParamsOne is the parameters of a QUERY at consistency ONE with no
-// values.
-func queryParamsOne(v byte) []byte {
-	const one = 0x0001
-	b := cqlwire.AppendShort(nil, one)
-	if v >= 5 {
-		return cqlwire.AppendInt(b, 0)
+// batchTables names the tables a BATCH writes, for the log.
+func (c *conn) batchTables(body []byte) string {
+	var names []string
+	add := func(n string) {
+		if n != "" && !containsString(names, n) {
+			names = append(names, n)
+		}
 	}
-	return append(b, 0)
-}
-
-// hasPagingState reports whether a QUERY or EXECUTE asks for a page
-// after the first.
-func hasPagingState(op, v byte, body []byte) bool {
 	d := cqlwire.Decoder{B: body}
-	if op == cqlwire.OpQuery {
-		d.LongString()
-	} else {
-		d.ShortBytes()
-		if v >= 5 {
-			d.ShortBytes()
+	d.Byte()
+	for n := d.Short(); n > 0 && d.Err == nil; n-- {
+		if d.Byte() == 0 {
+			_, st := c.classify(c.Keyspace(), d.LongString())
+			add(tableOf(st))
+		} else if v, ok := c.srv.dual.prepared.Load(string(d.ShortBytes())); ok {
+			add(v.(*dualStmt).table)
+		}
+		for nv := d.Short(); nv > 0 && d.Err == nil; nv-- {
+			d.Value()
 		}
 	}
-	var q cqlwire.QueryParams
-	d.QueryParams(&q, v)
-	return d.Err != nil || q.PagingState != nil
-}
-
-// rowsOf returns a RESULT Rows frame's rows (their count and their
-// cells), past the metadata, whose paging state differs between the
-// sides even when the rows do not.
-func rowsOf(frame []byte, v byte) ([]byte, bool) {
-	if frame[4] != cqlwire.OpResult {
-		return nil, false
-	}
-	d := cqlwire.Decoder{B: origin.Message(frame)}
-	if d.Int() != cqlwire.ResultRows {
-		return nil, false
-	}
-	flags, n := d.Int(), d.Int()
-	if flags&cqlwire.RowsHasMorePages != 0 {
-		d.Value()
-	}
-	if flags&rowsMetadataChanged != 0 {
-		d.ShortBytes()
-	}
-	if flags&cqlwire.RowsNoMetadata == 0 {
-		global := flags&rowsGlobalTableSpec != 0
-		if global {
-			d.StringBytes()
-			d.StringBytes()
-		}
-		for ; n > 0 && d.Err == nil; n-- {
-			if !global {
-				d.StringBytes()
-				d.StringBytes()
-			}
-			d.StringBytes()
-			skipOption(&d)
-		}
-	}
-	return d.B, d.Err == nil
-}
-
-// Rows metadata flags rowsOf reads that the gateway's own results leave
-// to cqlwire.
-const (
-	rowsGlobalTableSpec = 0x0001
-	rowsMetadataChanged = 0x0008
-)
-
-// skipOption skips a column type, as RESULT metadata gives it.
-func skipOption(d *cqlwire.Decoder) {
-	switch d.Short() {
-	case 0x0000: // custom
-		d.StringBytes()
-	case 0x0020, 0x0022: // list, set
-		skipOption(d)
-	case 0x0021: // map
-		skipOption(d)
-		skipOption(d)
-	case 0x0030: // user type
-		d.StringBytes()
-		d.StringBytes()
-		for n := d.Short(); n > 0 && d.Err == nil; n-- {
-			d.StringBytes()
-			skipOption(d)
-		}
-	case 0x0031: // tuple
-		for n := d.Short(); n > 0 && d.Err == nil; n-- {
-			skipOption(d)
-		}
-	}
+	return strings.Join(names, ",")
 }

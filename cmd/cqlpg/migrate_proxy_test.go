@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -560,5 +561,240 @@ func TestMigrateProxyOriginDown(t *testing.T) {
 	s = proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), true)
 	if err := s.Query("INSERT INTO migdown.t (k, v) VALUES (200, 'v4')").Exec(); err != nil {
 		t.Errorf("a v4 client of a gateway whose origin speaks v4: %v", err)
+	}
+}
+
+// idOrigin is an origin whose prepared ids are not cqlpg's, as a
+// Cassandra origin's are not: it stands between the gateway and a cqlpg
+// origin, speaking v4 only, and gives each prepared statement the id
+// cqlpg gives it reversed and one byte longer, mapping it back on EXECUTE
+// and BATCH. forget makes it forget them, as an origin that restarted
+// does: it answers UNPREPARED until a statement is prepared again.
+type idOrigin struct {
+	*originLink
+	real      map[string][]byte // by the id it gives
+	forgotten map[string]bool
+	unknown   int // UNPREPARED answers given
+}
+
+func startIDOrigin(t *testing.T, to string) *idOrigin {
+	o := &idOrigin{real: map[string][]byte{}, forgotten: map[string]bool{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.originLink = &originLink{ln: ln, to: to}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go o.serve(c)
+		}
+	}()
+	return o
+}
+
+func (o *idOrigin) forget() {
+	o.mu.Lock()
+	for id := range o.real {
+		o.forgotten[id] = true
+	}
+	o.mu.Unlock()
+}
+
+// readFrame reads one v4 frame, header and body.
+func readFrame(r io.Reader) ([]byte, error) {
+	head := make([]byte, 9)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, err
+	}
+	body := make([]byte, int(head[5])<<24|int(head[6])<<16|int(head[7])<<8|int(head[8]))
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	return append(head, body...), nil
+}
+
+func frameOf(head []byte, body []byte) []byte {
+	h := slices.Clone(head[:9])
+	n := len(body)
+	h[5], h[6], h[7], h[8] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	return append(h, body...)
+}
+
+func shortBytes(b []byte, at int) ([]byte, int) {
+	n := int(b[at])<<8 | int(b[at+1])
+	return b[at+2 : at+2+n], at + 2 + n
+}
+
+func appendShortBytes(b, v []byte) []byte { return append(append(b, byte(len(v)>>8), byte(len(v))), v...) }
+
+func (o *idOrigin) serve(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("tcp", o.to)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	var wmu sync.Mutex // the answers to c: the origin's and this one's
+	go func() {
+		for {
+			f, err := readFrame(up)
+			if err != nil {
+				c.Close()
+				return
+			}
+			body := f[9:]
+			if f[4] == 0x08 && f[1] == 0 && len(body) >= 4 && body[3] == 0x04 { // RESULT Prepared
+				real, end := shortBytes(body, 4)
+				fake := append(slices.Clone(real), 0xff)
+				slices.Reverse(fake[:len(real)])
+				o.mu.Lock()
+				o.real[string(fake)] = slices.Clone(real)
+				delete(o.forgotten, string(fake))
+				o.mu.Unlock()
+				f = frameOf(f, append(appendShortBytes(slices.Clone(body[:4]), fake), body[end:]...))
+			}
+			wmu.Lock()
+			c.Write(f)
+			wmu.Unlock()
+		}
+	}()
+	for {
+		f, err := readFrame(c)
+		if err != nil {
+			return
+		}
+		if f[0] == 5 {
+			msg := "Invalid or unsupported protocol version (5); supported versions are (3/v3, 4/v4, 5/v5-beta)"
+			body := append([]byte{0, 0, 0, 0x0a, byte(len(msg) >> 8), byte(len(msg))}, msg...)
+			c.Write(frameOf([]byte{0x85, 0, f[2], f[3], 0, 0, 0, 0, 0}, body))
+			return
+		}
+		body := f[9:]
+		// unprepared answers an id it did not give, or forgot, as
+		// Cassandra does.
+		unprepared := func(fake []byte) {
+			o.unknown++
+			o.mu.Unlock()
+			msg := "Prepared query with ID " + fmt.Sprintf("%x", fake) + " not found"
+			e := append([]byte{0, 0, 0x25, 0, byte(len(msg) >> 8), byte(len(msg))}, msg...)
+			wmu.Lock()
+			c.Write(frameOf([]byte{0x84, 0, f[2], f[3], 0, 0, 0, 0, 0}, appendShortBytes(e, fake)))
+			wmu.Unlock()
+		}
+		o.mu.Lock()
+		switch f[4] {
+		case 0x0A: // EXECUTE
+			fake, end := shortBytes(body, 0)
+			real, ok := o.real[string(fake)]
+			if !ok || o.forgotten[string(fake)] {
+				unprepared(fake)
+				continue
+			}
+			f = frameOf(f, append(appendShortBytes(nil, real), body[end:]...))
+		case 0x0D: // BATCH
+			out := []byte{body[0], body[1], body[2]}
+			at := 3
+			var unknown []byte
+			for n := int(body[1])<<8 | int(body[2]); n > 0; n-- {
+				kind := body[at]
+				at++
+				if kind == 0 {
+					l := int(body[at])<<24 | int(body[at+1])<<16 | int(body[at+2])<<8 | int(body[at+3])
+					out = append(append(out, 0), body[at:at+4+l]...)
+					at += 4 + l
+				} else {
+					fake, end := shortBytes(body, at)
+					real, ok := o.real[string(fake)]
+					if !ok || o.forgotten[string(fake)] {
+						unknown = fake
+					}
+					out = appendShortBytes(append(out, 1), real)
+					at = end
+				}
+				start := at
+				nv := int(body[at])<<8 | int(body[at+1])
+				at += 2
+				for ; nv > 0; nv-- {
+					l := int32(uint32(body[at])<<24 | uint32(body[at+1])<<16 | uint32(body[at+2])<<8 | uint32(body[at+3]))
+					at += 4 + max(int(l), 0)
+				}
+				out = append(out, body[start:at]...)
+			}
+			if unknown != nil {
+				unprepared(unknown)
+				continue
+			}
+			f = frameOf(f, append(out, body[at:]...))
+		}
+		o.mu.Unlock()
+		if _, err := up.Write(f); err != nil {
+			return
+		}
+	}
+}
+
+// TestMigrateProxyPreparedIDs runs prepared statements and batches of
+// them through cqlpg serve --origin in front of an origin whose ids are
+// not cqlpg's, reading from each side: each side executes its own id.
+// When the origin forgets its statements, the gateway prepares them
+// there again itself: clients never see UNPREPARED for it.
+func TestMigrateProxyPreparedIDs(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migids WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS migids.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	dst := startMigrateTarget(t)
+	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migids", "--origin", e.addr, "--shard", dst.shard); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+	o := startIDOrigin(t, e.addr)
+	for i, readFrom := range []string{"origin", "target"} {
+		p := startServeWith(t, bin, "--shard", dst.shard, "--origin", o.addr(), "--read-from", readFrom)
+		s := proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), true)
+		base := i * 100
+		for round := range 2 {
+			for k := base + round*10; k < base+round*10+10; k++ {
+				if err := s.Query("INSERT INTO migids.t (k, c, v) VALUES (?, ?, ?)", k, 0, "one").Exec(); err != nil {
+					t.Fatalf("read from %s, insert %d: %v", readFrom, k, err)
+				}
+				b := s.NewBatch(gocql.LoggedBatch)
+				b.Query("INSERT INTO migids.t (k, c, v) VALUES (?, ?, ?)", k, 1, "batched")
+				b.Query("UPDATE migids.t SET v = ? WHERE k = ? AND c = ?", "updated", k, 2)
+				if err := s.ExecuteBatch(b); err != nil {
+					t.Fatalf("read from %s, batch %d: %v", readFrom, k, err)
+				}
+				var n int
+				if err := s.Query("SELECT count(*) FROM migids.t WHERE k = ?", k).Scan(&n); err != nil || n != 3 {
+					t.Fatalf("read from %s, row count of %d: %d, %v", readFrom, k, n, err)
+				}
+			}
+			if round == 0 {
+				o.forget()
+			}
+		}
+		o.mu.Lock()
+		unknown, ids := o.unknown, len(o.real)
+		o.mu.Unlock()
+		if unknown == 0 || ids == 0 {
+			t.Errorf("read from %s: the origin gave %d ids of its own and answered UNPREPARED %d times", readFrom, ids, unknown)
+		}
+		if n := metric(t, p.httpPort, `cqlpg_dual_write_failures_total{side="origin"}`) +
+			metric(t, p.httpPort, `cqlpg_dual_write_failures_total{side="target"}`); n != 0 {
+			t.Errorf("read from %s: %v writes failed on one side\n%s", readFrom, n, p.output.String())
+		}
+		s.Close()
+		p.stop(t)
+		for name, addr := range map[string]string{"origin": e.addr, "target": dst.addr} {
+			d := proxySession(t, addr, true)
+			var n int
+			if err := d.Query("SELECT count(*) FROM migids.t WHERE k IN ? ", []int{base, base + 5, base + 15, base + 19}).Scan(&n); err != nil || n != 12 {
+				t.Errorf("read from %s: the %s holds %d of 12 rows (%v)", readFrom, name, n, err)
+			}
+		}
 	}
 }
