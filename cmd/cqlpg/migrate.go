@@ -20,7 +20,7 @@ import (
 
 const migrateUsage = `Usage: cqlpg migrate schema --origin HOST:PORT [flags]
        cqlpg migrate copy --origin HOST:PORT [flags] KEYSPACE[.TABLE]
-       cqlpg migrate diff --origin HOST:PORT [--fix] [flags] KEYSPACE[.TABLE]
+       cqlpg migrate diff --origin HOST:PORT [--fix] [--fix-origin] [flags] KEYSPACE[.TABLE]
 
 Moves a live CQL cluster (Cassandra 3.11 to 5.0, ScyllaDB, or another
 cqlpg) onto the cqlpg cluster of the shards given with --shard (the
@@ -37,6 +37,11 @@ managed local shards without it).
   diff     compares the origin's rows with the target's, range by range,
            and reports each missing, extra or differing row by its key;
            --fix writes the origin's cells of missing and differing rows
+           to the target, --fix-origin the target's newer cells to the
+           origin
+
+Dual writes, which keep both clusters written while the application
+moves, are cqlpg serve --origin HOST:PORT.
 
 Everything that stops an import (an origin it cannot reach or log in
 to, a datacenter the target lacks, a table that exists on both sides
@@ -345,7 +350,7 @@ func withTables(command string, origin originFlags, shards *shardFlags, spec, re
 	})
 }
 
-const diffUsage = `Usage: cqlpg migrate diff --origin HOST:PORT [--fix] [flags] KEYSPACE[.TABLE]
+const diffUsage = `Usage: cqlpg migrate diff --origin HOST:PORT [--fix] [--fix-origin] [flags] KEYSPACE[.TABLE]
 
 Compares the rows of a table, or of every table of a keyspace, on the
 origin and on the cqlpg cluster, token range by token range: a digest of
@@ -359,6 +364,13 @@ per table follows.
 the target at their write times, as migrate copy does: a cell the
 target holds with a newer write time stays. Rows only the target holds
 are reported and left alone.
+
+--fix-origin writes the target's cells that are newer than the
+origin's, of every extra or differing row, to the origin at their write
+times and with the TTLs they have left: the writes the origin missed
+while dual writes ran (cqlpg serve logs each), so that it can be gone
+back to. Collections, user types and rows of keys alone, whose write
+times CQL does not give, are reported and not written back.
 
 Exit status: 0 when both sides hold the same rows, 3 when differences
 were found (fixed or not), 1 on an error, 2 on bad usage.
@@ -375,6 +387,7 @@ func migrateDiff(args []string) int {
 	splits := fs.Int("splits", 256, "token `ranges` the ring is cut into; more bound the rows held where digests differ")
 	pageSize := fs.Int("page-size", 1000, "`rows` per page read from either side")
 	fixFlag := fs.Bool("fix", false, "write the origin's cells of missing and differing rows to the target")
+	fixOrigin := fs.Bool("fix-origin", false, "write the target's newer cells of extra and differing rows to the origin")
 	shards := addShardFlags(fs)
 	positional, err := parseInterleaved(fs, args)
 	if err != nil || len(positional) != 1 || *origin.addr == "" || *parallel < 1 || *splits < 1 || *pageSize < 1 {
@@ -389,6 +402,7 @@ func migrateDiff(args []string) int {
 			p := newRateLine(os.Stderr)
 			res, err := migrate.Diff(ctx, src, tg.sess, dst, ks, t, migrate.DiffOptions{
 				RangeOptions: migrate.RangeOptions{Parallel: *parallel, Splits: *splits, PageSize: *pageSize}, Fix: *fixFlag,
+				FixOrigin: *fixOrigin,
 				Found: func(d migrate.Difference) {
 					mu.Lock()
 					fmt.Printf("%-7s %s %s\n", d.Kind, d.Table, d.Key)
@@ -406,6 +420,9 @@ func migrateDiff(args []string) int {
 			fmt.Printf("%s.%s: %d rows compared, %d missing, %d extra, %d differ", ks.Name, t.Name, res.Rows, res.Missing, res.Extra, res.Differing)
 			if *fixFlag {
 				fmt.Printf("; %d fixed", res.Fixed)
+			}
+			if *fixOrigin {
+				fmt.Printf("; %d written back to the origin", res.FixedOrigin)
 			}
 			fmt.Println()
 			if res.Missing+res.Extra+res.Differing > 0 {

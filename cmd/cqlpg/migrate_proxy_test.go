@@ -19,7 +19,7 @@ import (
 
 // proxySession connects to a cqlpg serve alone, with or without client
 // timestamps (without, the gateway gives each write its own).
-func proxySession(t *testing.T, addr string, clientTimestamps bool) *gocql.Session {
+func proxySession(t testing.TB, addr string, clientTimestamps bool) *gocql.Session {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(addr)
 	cc := gocql.NewCluster(host)
@@ -561,6 +561,17 @@ func TestMigrateProxyOriginDown(t *testing.T) {
 	s = proxySession(t, "127.0.0.1:"+strconv.Itoa(p.cqlPort), true)
 	if err := s.Query("INSERT INTO migdown.t (k, v) VALUES (200, 'v4')").Exec(); err != nil {
 		t.Errorf("a v4 client of a gateway whose origin speaks v4: %v", err)
+	}
+
+	// The writes the origin missed while reading from the target (10 to
+	// 19), back on it.
+	base := []string{"migrate", "diff", "migdown.t", "--origin", e.addr, "--shard", dst.shard, "--splits", "8"}
+	out, errOut, code := runCqlpg(bin, append(base, "--fix-origin")...)
+	if code != 3 || !strings.HasSuffix(out, "migdown.t: 21 rows compared, 0 missing, 10 extra, 0 differ; 10 written back to the origin\n") {
+		t.Errorf("diff --fix-origin: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if out, errOut, code := runCqlpg(bin, base...); code != 0 {
+		t.Errorf("diff after --fix-origin: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

@@ -275,6 +275,10 @@ func TestMigrateCopy(t *testing.T) {
 			}
 		}
 	}
+	out, errOut, code = runCqlpg(bin, append([]string{"migrate", "diff", "migcopy.hits", "--splits", "8"}, base...)...)
+	if code != 0 || out != "migcopy.hits: 2 rows compared, 0 missing, 0 extra, 0 differ\n" {
+		t.Errorf("diff of a counter table: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 
 	// Writes the application made on both sides meanwhile: the newer
 	// cell wins, whichever lands first. Row (0, 1) has v written at

@@ -95,7 +95,7 @@ func startServe(t *testing.T, bin, dataDir string) *serveProcess {
 // and waits until it is ready. The listeners take ports the system
 // chooses, which the gateway logs: a port found free and handed over
 // could be taken by one of the PostgreSQL servers starting first.
-func startServeWith(t *testing.T, bin string, args ...string) *serveProcess {
+func startServeWith(t testing.TB, bin string, args ...string) *serveProcess {
 	t.Helper()
 	p := &serveProcess{done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
@@ -140,7 +140,7 @@ func startServeWith(t *testing.T, bin string, args ...string) *serveProcess {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (p *serveProcess) stop(t *testing.T) {
+func (p *serveProcess) stop(t testing.TB) {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -160,9 +160,11 @@ func CheckCopyable(ks *Keyspace, tables []*Table, dualWriters []string) error {
 // rangeQuery reads one table's rows by token range, each regular and
 // static cell with its write time and TTL where CQL gives them.
 type rangeQuery struct {
+	table   string   // quoted, with its keyspace
 	columns []string // the copier's columns
 	kinds   []cellKind
 	nkeys   int
+	npk     int // partition key columns, the first keys
 	sql     string // the first range's (>=), then the others' (>)
 	sqlNext string
 }
@@ -172,11 +174,11 @@ type cellKind uint8
 const (
 	keyCell   cellKind = iota // a key column: no write time
 	timedCell                 // value, WRITETIME, TTL
-	plainCell                 // value only: a non-frozen collection or user type, whose write time CQL does not give
+	plainCell                 // value only: a non-frozen collection or user type, whose write time CQL does not give, or a counter
 )
 
 func newRangeQuery(ks *Keyspace, t *Table) *rangeQuery {
-	q := &rangeQuery{}
+	q := &rangeQuery{table: pgschema.QuoteIdentifier(ks.Name) + "." + pgschema.QuoteIdentifier(t.Name)}
 	var sel, pk []string
 	for _, c := range t.Columns {
 		n := pgschema.QuoteIdentifier(c.Name)
@@ -188,8 +190,9 @@ func newRangeQuery(ks *Keyspace, t *Table) *rangeQuery {
 			sel = append(sel, n)
 			if c.Kind == "partition_key" {
 				pk = append(pk, n)
+				q.npk++
 			}
-		case multiCell(ks, c.Type):
+		case multiCell(ks, c.Type) || c.Type == "counter":
 			q.kinds = append(q.kinds, plainCell)
 			sel = append(sel, n)
 		default:

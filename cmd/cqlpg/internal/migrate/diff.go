@@ -24,6 +24,10 @@ type DiffOptions struct {
 	// Fix writes the origin's cells of each missing or differing row to
 	// the target, at their write times.
 	Fix bool
+	// FixOrigin writes the target's cells that are newer than the
+	// origin's, of each extra or differing row, to the origin at their
+	// write times: the writes the origin missed while dual writes ran.
+	FixOrigin bool
 	// Found, when set, is called for each difference, from the workers.
 	Found func(Difference)
 	// Progress, when set, is called as ranges complete.
@@ -53,6 +57,9 @@ type DiffResult struct {
 	Rows                      int64 // origin rows compared
 	Missing, Extra, Differing int64
 	Fixed                     int64
+	// FixedOrigin counts the rows whose newer cells were written to the
+	// origin.
+	FixedOrigin int64
 }
 
 // Diff compares table t of the origin (read through src) with the same
@@ -75,7 +82,7 @@ func Diff(ctx context.Context, src, dst *gocql.Session, fix *bulk.Cluster, ks *K
 	err := forRanges(ctx, opts.RangeOptions, name, nil, func() (func(context.Context, int) error, func(), error) {
 		var cp *bulk.Copier
 		closeCopier := func() {}
-		if opts.Fix {
+		if opts.Fix && !isCounterTable(t) { // counters are not fixed: migrate copy carries them
 			var err error
 			if cp, err = fix.NewCopier(ks.Name, t.Name, q.columns); err != nil {
 				return nil, nil, err
@@ -83,7 +90,7 @@ func Diff(ctx context.Context, src, dst *gocql.Session, fix *bulk.Cluster, ks *K
 			closeCopier = cp.Close
 		}
 		work := func(ctx context.Context, i int) error {
-			r, diffs, err := q.diffRange(ctx, src, dst, cp, i, opts.Splits, opts.PageSize)
+			r, diffs, err := q.diffRange(ctx, src, dst, cp, opts.FixOrigin && !isCounterTable(t), i, opts.Splits, opts.PageSize)
 			if err != nil {
 				return err
 			}
@@ -93,6 +100,7 @@ func Diff(ctx context.Context, src, dst *gocql.Session, fix *bulk.Cluster, ks *K
 			res.Extra += r.Extra
 			res.Differing += r.Differing
 			res.Fixed += r.Fixed
+			res.FixedOrigin += r.FixedOrigin
 			prog.RangesDone++
 			prog.Rows = res.Rows
 			prog.Differences = res.Missing + res.Extra + res.Differing
@@ -119,8 +127,11 @@ type found struct {
 	key  [][]byte
 }
 
-// diffRange compares range i of n.
-func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp *bulk.Copier, i, n, pageSize int) (DiffResult, []found, error) {
+// diffRange compares range i of n. With cp, it writes the origin's rows
+// that are missing or differ to the target; with fixOrigin, the target's
+// newer cells of rows that are extra or differ to the origin.
+func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp *bulk.Copier, fixOrigin bool,
+	i, n, pageSize int) (DiffResult, []found, error) {
 	var res DiffResult
 	a, na, err := q.digest(ctx, src, i, n, pageSize)
 	if err != nil {
@@ -143,6 +154,9 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 		if cp != nil {
 			r.copy = q.row(raw, now) // kept only to fix the target
 		}
+		if fixOrigin {
+			r.times = q.writeTimes(raw) // kept only to fix the origin
+		}
 		origin[key] = r
 		order = append(order, key)
 	}); err != nil {
@@ -152,6 +166,7 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 	var diffs []found
 	seen := map[string]bool{}
 	var fixes []bulk.CopyRow
+	var back []originWrite
 	if err := q.scan(ctx, dst, i, n, pageSize, func(key, sig string, raw []rawValue, _ time.Time) {
 		seen[key] = true
 		o, ok := origin[key]
@@ -163,6 +178,14 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 			res.Differing++
 			diffs = append(diffs, found{"differs", o.keys})
 			fixes = append(fixes, o.copy)
+		default:
+			return
+		}
+		if fixOrigin {
+			if w := q.newerCells(raw, o.times); len(w) > 0 {
+				back = append(back, w...)
+				res.FixedOrigin++
+			}
 		}
 	}); err != nil {
 		return res, nil, fmt.Errorf("target: %w", err)
@@ -183,7 +206,110 @@ func (q *rangeQuery) diffRange(ctx context.Context, src, dst *gocql.Session, cp 
 		}
 		res.Fixed = int64(len(fixes))
 	}
+	for _, w := range back {
+		if err := src.Query(w.cql, w.args...).WithContext(ctx).Exec(); err != nil {
+			return res, diffs, fmt.Errorf("fixing the origin: %w", err)
+		}
+	}
 	return res, diffs, nil
+}
+
+// writeTimes returns each timed cell's write time of a raw row, in the
+// query's order of timed cells; -1 for a cell that is not there.
+func (q *rangeQuery) writeTimes(raw []rawValue) []int64 {
+	var times []int64
+	j := 0
+	for _, k := range q.kinds {
+		j++
+		if k != timedCell {
+			continue
+		}
+		wt := int64(-1)
+		if !raw[j].null && len(raw[j].b) == 8 {
+			wt = int64(binary.BigEndian.Uint64(raw[j].b))
+		}
+		times = append(times, wt)
+		j += 2
+	}
+	return times
+}
+
+// originWrite is one UPDATE of the origin.
+type originWrite struct {
+	cql  string
+	args []any
+}
+
+// newerCells returns the UPDATEs that give the origin a target row's
+// cells that are newer than the origin's (originTimes, nil when the
+// origin lacks the row), one per write time and TTL, each at that write
+// time and with the TTL left. A cell the target lacks, a collection or
+// user type (CQL gives no write time for them) and a row of keys alone
+// are not written back.
+func (q *rangeQuery) newerCells(raw []rawValue, originTimes []int64) []originWrite {
+	type group struct {
+		wt   int64
+		ttl  int32
+		sets []string
+		vals []any
+	}
+	var groups []*group
+	var where []string
+	var keys []any
+	j, timed := 0, 0
+	for c, k := range q.kinds {
+		v := raw[j]
+		j++
+		name := pgschema.QuoteIdentifier(q.columns[c])
+		if k == keyCell {
+			if !v.null { // a partition of static cells alone has no clustering values
+				where = append(where, name+" = ?")
+				keys = append(keys, gocqlRaw(v.bytes()))
+			}
+			continue
+		}
+		if k != timedCell {
+			continue
+		}
+		wtRaw, ttlRaw := raw[j], raw[j+1]
+		j += 2
+		ot := int64(-1)
+		if originTimes != nil {
+			ot = originTimes[timed]
+		}
+		timed++
+		if v.null || wtRaw.null || len(wtRaw.b) != 8 {
+			continue
+		}
+		wt := int64(binary.BigEndian.Uint64(wtRaw.b))
+		if wt <= ot {
+			continue
+		}
+		var ttl int32
+		if !ttlRaw.null && len(ttlRaw.b) == 4 {
+			ttl = int32(binary.BigEndian.Uint32(ttlRaw.b))
+		}
+		var g *group
+		for _, x := range groups {
+			if x.wt == wt && x.ttl == ttl {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{wt: wt, ttl: ttl}
+			groups = append(groups, g)
+		}
+		g.sets = append(g.sets, name+" = ?")
+		g.vals = append(g.vals, gocqlRaw(v.bytes()))
+	}
+	out := make([]originWrite, 0, len(groups))
+	for _, g := range groups {
+		cql := fmt.Sprintf("UPDATE %s USING TIMESTAMP ? AND TTL ? SET %s WHERE %s", q.table,
+			strings.Join(g.sets, ", "), strings.Join(where, " AND "))
+		args := append(append([]any{g.wt, int(g.ttl)}, g.vals...), keys...)
+		out = append(out, originWrite{cql: cql, args: args})
+	}
+	return out
 }
 
 // rangeRow is an origin row kept where a range's digests differ: what
@@ -193,6 +319,7 @@ type rangeRow struct {
 	keys      [][]byte
 	signature string
 	copy      bulk.CopyRow
+	times     []int64 // when fixing the origin: its timed cells' write times
 }
 
 // digest hashes a side's rows of range i, in the order they come.
