@@ -641,7 +641,9 @@ func shortBytes(b []byte, at int) ([]byte, int) {
 	return b[at+2 : at+2+n], at + 2 + n
 }
 
-func appendShortBytes(b, v []byte) []byte { return append(append(b, byte(len(v)>>8), byte(len(v))), v...) }
+func appendShortBytes(b, v []byte) []byte {
+	return append(append(b, byte(len(v)>>8), byte(len(v))), v...)
+}
 
 func (o *idOrigin) serve(c net.Conn) {
 	defer c.Close()

@@ -164,7 +164,7 @@ type rangeQuery struct {
 	columns []string // the copier's columns
 	kinds   []cellKind
 	nkeys   int
-	npk     int // partition key columns, the first keys
+	npk     int    // partition key columns, the first keys
 	sql     string // the first range's (>=), then the others' (>)
 	sqlNext string
 }
