@@ -181,17 +181,15 @@ func (c *conn) originLink(ctx context.Context) (*origin.Link, error) {
 	o := &c.origin
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.link != nil && o.link.Err() == nil {
-		return o.link, nil
+	if o.link != nil {
+		if err := o.link.Err(); err == nil {
+			return o.link, nil
+		} else {
+			o.link, o.lastErr = nil, err
+		}
 	}
-	if o.link != nil || time.Since(o.tried) < redialEvery {
-		if o.link != nil {
-			o.lastErr = o.link.Err()
-			o.link = nil
-		}
-		if time.Since(o.tried) < redialEvery && o.lastErr != nil {
-			return nil, &originError{o.lastErr}
-		}
+	if o.lastErr != nil && time.Since(o.tried) < redialEvery {
+		return nil, &originError{o.lastErr}
 	}
 	o.tried = time.Now()
 	l, err := origin.Dial(ctx, c.srv.dual.cfg.Config, c.version)
@@ -268,7 +266,12 @@ func (c *conn) dualRoute(ctx context.Context, h cqlwire.Header, body []byte, res
 		if d.Err != nil {
 			return c.local(ctx, h, body, resp)
 		}
-		r, _ = c.classify(exec.KeyspaceFor(c, q.Keyspace), query)
+		keyspace := exec.KeyspaceFor(c, q.Keyspace)
+		var planned *exec.Statement
+		r, planned = c.classify(keyspace, query)
+		if err := c.authorizeDual(r, planned, keyspace, query); err != nil {
+			return err
+		}
 	case cqlwire.OpExecute:
 		d := cqlwire.Decoder{B: body}
 		id := d.ShortBytes()
@@ -281,6 +284,13 @@ func (c *conn) dualRoute(ctx context.Context, h cqlwire.Header, body []byte, res
 		}
 		st = v.(*dualStmt)
 		r = st.route
+		if err := c.authorizeDual(r, nil, st.keyspace, []byte(st.query)); err != nil {
+			return err
+		}
+	case cqlwire.OpBatch:
+		if err := c.authorizeBatch(body); err != nil {
+			return err
+		}
 	}
 	switch r {
 	case routeLocal:
@@ -309,14 +319,53 @@ func (c *conn) classify(keyspace string, query []byte) (route, *exec.Statement) 
 			return routeLocal, st
 		}
 		return routeRead, st
-	case *translate.Describe:
+	case *translate.Describe, *translate.Auth:
+		// Roles and permissions are cqlpg's: clients log in to it, and
+		// the gateway to the origin with credentials of its own.
 		return routeLocal, st
-	case *translate.Auth:
-		if len(p.Result) > 0 {
-			return routeLocal, st
-		}
 	}
 	return routeWrite, st
+}
+
+// authorizeDual checks, when authentication is on, that the session's
+// role may run a statement before it goes to the origin, which the
+// gateway reaches with credentials of its own: a statement cqlpg cannot
+// plan cannot be checked, and is refused with the reason.
+func (c *conn) authorizeDual(r route, planned *exec.Statement, keyspace string, query []byte) error {
+	if c.srv.auth == nil || r == routeLocal {
+		return nil // answered locally, which checks for itself
+	}
+	if planned == nil {
+		var err error
+		if planned, err = c.srv.env.Prepare(keyspace, query); err != nil {
+			return err
+		}
+	}
+	return c.srv.auth.Authorize(c, planned.Plan, time.Now())
+}
+
+// authorizeBatch checks each statement of a BATCH as authorizeDual does.
+func (c *conn) authorizeBatch(body []byte) error {
+	if c.srv.auth == nil {
+		return nil
+	}
+	var b cqlwire.BatchParams
+	d := cqlwire.Decoder{B: body}
+	d.Batch(&b, c.version)
+	keyspace := exec.KeyspaceFor(c, b.Keyspace)
+	for _, it := range b.Items {
+		var err error
+		if it.Id == nil {
+			err = c.authorizeDual(routeWrite, nil, keyspace, it.Query)
+		} else if v, ok := c.srv.dual.prepared.Load(string(it.Id)); ok {
+			st := v.(*dualStmt)
+			err = c.authorizeDual(routeWrite, nil, st.keyspace, []byte(st.query))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tableOf names the table a statement writes, for the log of a write

@@ -126,7 +126,10 @@ type ack struct{ k, c, v int }
 // down, and after a restart, hints and repair the three shards hold the
 // same data, with every acknowledged write.
 func TestFailureShardKilledUnderQuorum(t *testing.T) {
-	fc := startFailureCluster(t)
+	// Replicas get 2 s rather than 1: the test is of what the levels
+	// guarantee, and under a full test run's load the replica a read
+	// turns to after the killed one once took longer than a second.
+	fc := startFailureClusterWith(t, func(c *gateway.Config) { c.ReadTimeout, c.WriteTimeout = 2*time.Second, 2*time.Second })
 	sess := sessionOn(t, fc.gw, "")
 	exec(t, sess, "CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
 		"CREATE TABLE fk.t (k int, c int, v int, PRIMARY KEY (k, c))")

@@ -811,3 +811,70 @@ func TestMigrateProxyPreparedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateProxyAuth runs dual writes with authentication on: the
+// gateway logs in to the origin with credentials of its own, so each
+// statement is checked against the client's role before it goes there.
+// A role that may only read gets Unauthorized for a write, which reaches
+// neither side; role statements are cqlpg's alone.
+func TestMigrateProxyAuth(t *testing.T) {
+	e := sharedBulkEnv(t)
+	bin := buildCqlpg(t)
+	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migauth WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS migauth.t (k int PRIMARY KEY, v text)")
+	dst := startMigrateTarget(t)
+	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migauth", "--origin", e.addr, "--shard", dst.shard); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+	p := startServeWith(t, bin, "--shard", dst.shard, "--origin", e.addr, "--auth", "--superuser-password", "s3cret")
+	login := func(user, password string) *gocql.Session {
+		cc := gocql.NewCluster("127.0.0.1")
+		cc.Port = p.cqlPort
+		cc.DisableInitialHostLookup = true
+		cc.Events.DisableTopologyEvents, cc.Events.DisableNodeStatusEvents = true, true
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: user, Password: password}
+		s, err := cc.CreateSession()
+		if err != nil {
+			t.Fatalf("log in as %s: %v", user, err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	admin := login("cassandra", "s3cret")
+	for _, q := range []string{
+		"CREATE ROLE IF NOT EXISTS reader WITH PASSWORD = 'r3ad' AND LOGIN = true",
+		"GRANT SELECT ON KEYSPACE migauth TO reader",
+		"INSERT INTO migauth.t (k, v) VALUES (1, 'admin')",
+	} {
+		if err := admin.Query(q).Exec(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	reader := login("reader", "r3ad")
+	var v string
+	if err := reader.Query("SELECT v FROM migauth.t WHERE k = 1").Scan(&v); err != nil || v != "admin" {
+		t.Errorf("reader's read: %q, %v", v, err)
+	}
+	for _, q := range []string{
+		"INSERT INTO migauth.t (k, v) VALUES (2, 'reader')",
+		"BEGIN BATCH INSERT INTO migauth.t (k, v) VALUES (3, 'reader') APPLY BATCH",
+	} {
+		err := reader.Query(q).Exec()
+		if err == nil || !strings.Contains(err.Error(), "has no MODIFY permission") {
+			t.Errorf("reader's %s: %v, want Unauthorized", q, err)
+		}
+	}
+	direct := proxySession(t, e.addr, true)
+	var n int
+	if err := direct.Query("SELECT count(*) FROM migauth.t").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the origin holds %d rows (%v), want the admin's one", n, err)
+	}
+	// The role is cqlpg's alone.
+	for name, s := range map[string]*gocql.Session{"origin": direct, "target": admin} {
+		roles, err := s.Query("SELECT role FROM system_auth.roles").Iter().SliceMap()
+		found := slices.ContainsFunc(roles, func(r map[string]any) bool { return r["role"] == "reader" })
+		if err != nil || found != (name == "target") {
+			t.Errorf("the %s's roles: %v (%v)", name, roles, err)
+		}
+	}
+}
