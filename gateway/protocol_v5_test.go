@@ -34,7 +34,12 @@ type segConn struct {
 // asking for compression (none when empty), and switches to segments.
 func startupV5(t *testing.T, compression string) *segConn {
 	t.Helper()
-	c := dialRaw(t)
+	return startupV5On(t, dialRaw(t), compression)
+}
+
+// startupV5On is startupV5 on a connection of the caller's.
+func startupV5On(t *testing.T, c *rawConn, compression string) *segConn {
+	t.Helper()
 	c.sendMessage(5, 1, &message.Options{})
 	if _, ok := c.receive().Body.Message.(*message.Supported); !ok {
 		t.Fatal("OPTIONS not answered by SUPPORTED")
