@@ -425,3 +425,22 @@ func TestConfigEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeLeft checks the estimate copy and diff print with their
+// progress: the ranges left at the pace of those done this run.
+func TestTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		elapsed    time.Duration
+		done, left int
+		want       string
+	}{
+		{10 * time.Second, 0, 32, ""},
+		{10 * time.Second, 8, 24, ", about 30s left"},
+		{90 * time.Second, 60, 40, ", about 1m0s left"},
+		{10 * time.Second, 32, 0, ""},
+	} {
+		if got := timeLeft(c.elapsed, c.done, c.left); got != c.want {
+			t.Errorf("timeLeft(%v, %d, %d) = %q, want %q", c.elapsed, c.done, c.left, got, c.want)
+		}
+	}
+}

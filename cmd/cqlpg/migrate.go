@@ -243,6 +243,7 @@ func migrateCopy(args []string) int {
 		}
 		for _, t := range tables {
 			p := newRateLine(os.Stderr)
+			startDone := -1
 			rows, err := migrate.Copy(ctx, src, dst, ks, t, migrate.CopyOptions{
 				RangeOptions: migrate.RangeOptions{Parallel: *parallel, Splits: *splits, PageSize: *pageSize}, Rate: *rate, State: *resume,
 				Target: tg.sess,
@@ -251,7 +252,11 @@ func migrateCopy(args []string) int {
 						fmt.Fprintf(os.Stderr, "%s: %s: resuming with %d of %d token ranges (%d rows) copied; ranges not "+
 							"recorded as done are copied again, which changes nothing\n", command, cp.Table, cp.RangesDone, cp.Ranges, cp.Rows)
 					}
-					p.set(cp.Rows-cp.StartRows, cp.Rows, fmt.Sprintf("%s: %d of %d token ranges", cp.Table, cp.RangesDone, cp.Ranges))
+					if startDone < 0 {
+						startDone = cp.RangesDone
+					}
+					p.set(cp.Rows-cp.StartRows, cp.Rows, fmt.Sprintf("%s: %d of %d token ranges%s", cp.Table, cp.RangesDone, cp.Ranges,
+						timeLeft(p.elapsed(), cp.RangesDone-startDone, cp.Ranges-cp.RangesDone)))
 				},
 			})
 			p.stop()
@@ -269,6 +274,17 @@ func migrateCopy(args []string) int {
 		}
 		return 0
 	})
+}
+
+// timeLeft estimates the time the ranges left take from the time the
+// ranges done this run took: ", about 1m20s left", or "" until one is
+// done or once all are.
+func timeLeft(elapsed time.Duration, done, left int) string {
+	if done <= 0 || left <= 0 {
+		return ""
+	}
+	d := elapsed * time.Duration(left) / time.Duration(done)
+	return fmt.Sprintf(", about %v left", d.Round(time.Second))
 }
 
 // gatewayHeard is how recent a gateway's heartbeat must be for it to
@@ -409,7 +425,8 @@ func migrateDiff(args []string) int {
 					mu.Unlock()
 				},
 				Progress: func(dp migrate.DiffProgress) {
-					p.set(dp.Rows, dp.Rows, fmt.Sprintf("%s: %d of %d token ranges, %d differences", dp.Table, dp.RangesDone, dp.Ranges, dp.Differences))
+					p.set(dp.Rows, dp.Rows, fmt.Sprintf("%s: %d of %d token ranges, %d differences%s", dp.Table, dp.RangesDone, dp.Ranges,
+						dp.Differences, timeLeft(p.elapsed(), dp.RangesDone, dp.Ranges-dp.RangesDone)))
 				},
 			})
 			p.stop()
