@@ -869,6 +869,23 @@ func TestMigrateProxyAuth(t *testing.T) {
 	if err := direct.Query("SELECT count(*) FROM migauth.t").Scan(&n); err != nil || n != 1 {
 		t.Errorf("the origin holds %d rows (%v), want the admin's one", n, err)
 	}
+	// A gateway whose origin refuses its credentials (this one, which
+	// asks for a login) does not start.
+	for _, auth := range []string{"cassandra:wrong", ""} {
+		args := []string{"serve", "--listen", "127.0.0.1:0", "--http", "", "--shard", dst.shard,
+			"--origin", "127.0.0.1:" + strconv.Itoa(p.cqlPort)}
+		if auth != "" {
+			args = append(args, "--origin-auth", auth)
+		}
+		out, errOut, code := runCqlpg(bin, args...)
+		want := "Provided username cassandra and/or password are incorrect"
+		if auth == "" {
+			want = "asks for a login: give the origin's credentials (--origin-auth USER:PASSWORD)"
+		}
+		if code != 1 || !strings.Contains(out+errOut, want) {
+			t.Errorf("serve with --origin-auth %q: exit %d, output %q %q", auth, code, out, errOut)
+		}
+	}
 	// The role is cqlpg's alone.
 	for name, s := range map[string]*gocql.Session{"origin": direct, "target": admin} {
 		roles, err := s.Query("SELECT role FROM system_auth.roles").Iter().SliceMap()
