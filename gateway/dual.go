@@ -398,20 +398,6 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// local runs a request on cqlpg alone, appending its answer to resp.
-func (c *conn) local(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
-	d := cqlwire.Decoder{B: body}
-	switch h.Opcode {
-	case cqlwire.OpQuery:
-		return c.srv.env.QueryMessage(ctx, c, &d, resp)
-	case cqlwire.OpPrepare:
-		return c.srv.env.PrepareMessage(c, &d, resp)
-	case cqlwire.OpExecute:
-		return c.srv.env.ExecuteMessage(ctx, c, &d, resp)
-	}
-	return c.srv.env.BatchMessage(ctx, c, &d, resp)
-}
-
 // answer is one side's answer: a frame, or the error it failed with
 // before answering (unreachable, timed out).
 type answer struct {

@@ -31,14 +31,9 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 	if err := c.srv.auth.Admit(c, h.Opcode); err != nil { // logged in? (package auth)
 		return err
 	}
-	if c.srv.dual != nil {
-		switch h.Opcode {
-		case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
-			return c.dualRoute(ctx, h, d.B, resp)
-		case cqlwire.OpStartup:
-			if refused, err := c.startOrigin(ctx, resp); refused || err != nil {
-				return err
-			}
+	if c.srv.dual != nil && h.Opcode == cqlwire.OpStartup {
+		if refused, err := c.startOrigin(ctx, resp); refused || err != nil {
+			return err
 		}
 	}
 	switch h.Opcode {
@@ -48,14 +43,11 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 		return c.handleStartup(&d, resp)
 	case cqlwire.OpRegister:
 		return c.handleRegister(&d, resp)
-	case cqlwire.OpQuery:
-		return c.srv.env.QueryMessage(ctx, c, &d, resp)
-	case cqlwire.OpPrepare:
-		return c.srv.env.PrepareMessage(c, &d, resp)
-	case cqlwire.OpExecute:
-		return c.srv.env.ExecuteMessage(ctx, c, &d, resp)
-	case cqlwire.OpBatch:
-		return c.srv.env.BatchMessage(ctx, c, &d, resp)
+	case cqlwire.OpQuery, cqlwire.OpPrepare, cqlwire.OpExecute, cqlwire.OpBatch:
+		if c.srv.dual != nil {
+			return c.dualRoute(ctx, h, d.B, resp) // and the origin (dual.go)
+		}
+		return c.local(ctx, h, d.B, resp)
 	case cqlwire.OpAuthResponse:
 		if c.srv.auth != nil {
 			return c.srv.auth.Respond(ctx, c, c.nc.RemoteAddr(), &d, resp)
@@ -63,6 +55,21 @@ func (c *conn) route(ctx context.Context, h cqlwire.Header, body []byte, resp *[
 		return &cqlwire.ProtocolError{Msg: "Unexpected message AUTH_RESPONSE: authentication is not enabled"}
 	}
 	return &cqlwire.ProtocolError{Msg: fmt.Sprintf("Unknown opcode %d", h.Opcode)}
+}
+
+// local runs a QUERY, PREPARE, EXECUTE or BATCH on the shards,
+// appending its answer to resp: the executor's ways in (package exec).
+func (c *conn) local(ctx context.Context, h cqlwire.Header, body []byte, resp *[]byte) error {
+	d := cqlwire.Decoder{B: body}
+	switch h.Opcode {
+	case cqlwire.OpQuery:
+		return c.srv.env.QueryMessage(ctx, c, &d, resp)
+	case cqlwire.OpPrepare:
+		return c.srv.env.PrepareMessage(c, &d, resp)
+	case cqlwire.OpExecute:
+		return c.srv.env.ExecuteMessage(ctx, c, &d, resp)
+	}
+	return c.srv.env.BatchMessage(ctx, c, &d, resp)
 }
 
 // runBound runs an EXECUTE the reader bound (job.e), then gives back its

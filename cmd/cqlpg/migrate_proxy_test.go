@@ -352,22 +352,30 @@ type originLink struct {
 }
 
 func startOriginLink(t *testing.T, to string) *originLink {
+	o := &originLink{to: to}
+	o.ln = serveConns(t, o.serve)
+	t.Cleanup(o.cut)
+	return o
+}
+
+// serveConns listens on a port of the loopback address and serves each
+// connection with serve, until the test ends.
+func serveConns(t *testing.T, serve func(net.Conn)) net.Listener {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &originLink{ln: ln, to: to}
-	t.Cleanup(func() { ln.Close(); o.cut() })
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go o.serve(c)
+			go serve(c)
 		}
 	}()
-	return o
+	return ln
 }
 
 func (o *originLink) addr() string { return o.ln.Addr().String() }
@@ -590,21 +598,7 @@ type idOrigin struct {
 
 func startIDOrigin(t *testing.T, to string) *idOrigin {
 	o := &idOrigin{real: map[string][]byte{}, forgotten: map[string]bool{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.originLink = &originLink{ln: ln, to: to}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go o.serve(c)
-		}
-	}()
+	o.originLink = &originLink{to: to, ln: serveConns(t, o.serve)}
 	return o
 }
 
