@@ -609,8 +609,11 @@ func TestGatewaysPythonDriver(t *testing.T) {
 	}
 	b := startGatewayWith(t, func(c *gateway.Config) { c.Listen = "127.0.0.2:0" })
 	t.Cleanup(func() { b.Shutdown(context.Background()) })
-	eventually(t, "the new gateway in the first one's peers", func() bool {
-		return len(nodeRows(t, sessionOn(t, gw, ""), "SELECT * FROM system.peers_v2")) > 0
+	// The new gateway, and it alone: one an earlier test killed may be
+	// listed a moment longer, and the driver would find it refusing.
+	eventually(t, "the new gateway alone in the first one's peers", func() bool {
+		rows := nodeRows(t, sessionOn(t, gw, ""), "SELECT * FROM system.peers_v2")
+		return len(rows) == 1 && rows[0].str("native_port") == strconv.Itoa(portOf(b))
 	})
 	host, port, _ := net.SplitHostPort(gw.Addr().String())
 	var r pythonReport
