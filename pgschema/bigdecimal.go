@@ -253,3 +253,98 @@ func decimalText(v []byte) (string, error) {
 	digits, neg := varintDigits(unscaled)
 	return bigDecimalString(digits, neg && digits != "0", int64(scale)), nil
 }
+
+// TruncInt is BigDecimal.toBigInteger: the integer part, rounded toward
+// zero.
+func (d BigDecimal) TruncInt() *big.Int { return d.truncInt() }
+
+// Precision is BigDecimal.precision: the digits of the unscaled value, 1
+// for zero.
+func (d BigDecimal) Precision() int {
+	return len(new(big.Int).Abs(d.Unscaled).String())
+}
+
+// IsOne reports whether d equals 1, whatever its scale.
+func (d BigDecimal) IsOne() bool {
+	return d.Scale >= 0 && d.Unscaled.Cmp(pow10(int64(d.Scale))) == 0
+}
+
+// RoundHalfUp is BigDecimal.setScale(scale, HALF_UP): ties away from
+// zero. A scale at or above d's only pads.
+func (d BigDecimal) RoundHalfUp(scale int32) BigDecimal {
+	if scale >= d.Scale {
+		return BigDecimal{d.rescale(scale), scale}
+	}
+	div := pow10(int64(d.Scale) - int64(scale))
+	q, r := new(big.Int).QuoRem(d.Unscaled, div, new(big.Int))
+	if twice := new(big.Int).Lsh(new(big.Int).Abs(r), 1); twice.Cmp(div) >= 0 {
+		if d.Unscaled.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return BigDecimal{q, scale}
+}
+
+// BigFloat is d as a binary float of prec bits.
+func (d BigDecimal) BigFloat(prec uint) *big.Float {
+	f := new(big.Float).SetPrec(prec).SetInt(d.Unscaled)
+	switch {
+	case d.Scale > 0:
+		f.Quo(f, new(big.Float).SetPrec(prec).SetInt(pow10(int64(d.Scale))))
+	case d.Scale < 0:
+		f.Mul(f, new(big.Float).SetPrec(prec).SetInt(pow10(-int64(d.Scale))))
+	}
+	return f
+}
+
+// BigDecimalOfBigFloat rounds a binary float to a decimal of the given
+// significant digits, half to even, as new BigDecimal(x).round(new
+// MathContext(digits, HALF_EVEN)) does: once, from its exact value. It
+// should carry enough bits that the digits kept are settled.
+func BigDecimalOfBigFloat(f *big.Float, digits int) BigDecimal {
+	if f.Sign() == 0 {
+		return BigDecimal{Unscaled: new(big.Int)}
+	}
+	r, _ := f.Rat(nil)
+	num, den := new(big.Int).Abs(r.Num()), r.Denom()
+	// The scale at which the integer part has exactly digits digits.
+	scale := int64(digits) - 1 - int64(math.Floor(float64(f.MantExp(nil))*math.Log10(2)))
+	for {
+		q := scaledQuo(num, den, scale)
+		n := int64(len(q.String()))
+		if q.Sign() == 0 {
+			n = 0
+		}
+		switch {
+		case n > int64(digits):
+			scale--
+			continue
+		case n < int64(digits):
+			scale++
+			continue
+		}
+		break
+	}
+	signed := r.Num()
+	var n *big.Int
+	if scale >= 0 {
+		n = divRoundHalfEven(new(big.Int).Mul(signed, pow10(scale)), den)
+	} else {
+		n = divRoundHalfEven(signed, new(big.Int).Mul(den, pow10(-scale)))
+	}
+	if len(new(big.Int).Abs(n).String()) > digits { // rounded up to 10^digits
+		n.Quo(n, big.NewInt(10))
+		scale--
+	}
+	return BigDecimal{n, int32(scale)}
+}
+
+// scaledQuo is floor(num × 10^scale / den), for num, den > 0.
+func scaledQuo(num, den *big.Int, scale int64) *big.Int {
+	if scale >= 0 {
+		return new(big.Int).Quo(new(big.Int).Mul(num, pow10(scale)), den)
+	}
+	return new(big.Int).Quo(num, new(big.Int).Mul(den, pow10(-scale)))
+}

@@ -121,7 +121,7 @@ var natives = buildNatives()
 
 func buildNatives() map[string][]*Function {
 	m := map[string][]*Function{}
-	for _, group := range [][]*Function{uuidFunctions(), timeFunctions(), blobFunctions(), castFunctions()} {
+	for _, group := range [][]*Function{uuidFunctions(), timeFunctions(), blobFunctions(), castFunctions(), mathFunctions()} {
 		for _, f := range group {
 			m[f.Name] = append(m[f.Name], f)
 		}
