@@ -76,3 +76,57 @@ func TestMathFunctions(t *testing.T) {
 		t.Errorf("abs of a text marker: no error")
 	}
 }
+
+// TestCollectionFunctions runs Cassandra 5.0's map_keys, map_values,
+// collection_count, collection_min, collection_max, collection_sum and
+// collection_avg on frozen and non-frozen collections, and format_bytes
+// and format_time, with Cassandra's refusals.
+func TestCollectionFunctions(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS fn5 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS fn5.colls (k int PRIMARY KEY, m map<text, int>, s set<int>, l frozen<list<double>>, "+
+			"e set<int>, t text, b bigint)",
+		"INSERT INTO fn5.colls (k, m, s, l, t, b) VALUES (1, {'b': 2, 'a': 1, 'c': 30}, {5, -1, 7}, [1.5, 2.5, 0.5], "+
+			"'3600000', 1073741825)")
+	var (
+		keys                    []string
+		values                  []int
+		count, smin, smax, ssum int
+		lavg                    float64
+		empty                   *int
+	)
+	err := sess.Query("SELECT map_keys(m), map_values(m), collection_count(m), collection_min(s), collection_max(s), " +
+		"collection_sum(s), collection_avg(l), collection_count(e) FROM fn5.colls WHERE k = 1").
+		Scan(&keys, &values, &count, &smin, &smax, &ssum, &lavg, &empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(keys, ",") != "a,b,c" || len(values) != 3 || values[0] != 1 || values[2] != 30 || count != 3 ||
+		smin != -1 || smax != 7 || ssum != 11 || lavg != 1.5 || empty != nil {
+		t.Errorf("got keys %v, values %v, count %d, min %d, max %d, sum %d, avg %v, count of null %v",
+			keys, values, count, smin, smax, ssum, lavg, empty)
+	}
+	var b1, b2, b3, t1, t2, t3 string
+	err = sess.Query("SELECT format_bytes(b), format_bytes(b, 'MiB'), format_bytes(k, 'GiB', 'KiB'), format_time(t), "+
+		"format_time(b, 's'), format_time(k, 'd', 'h') FROM fn5.colls WHERE k = 1").Scan(&b1, &b2, &b3, &t1, &t2, &t3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{b1, b2, b3, t1, t2, t3}; strings.Join(got, "|") != "1 GiB|1024 MiB|1048576 KiB|1 h|1073741 s|24 h" {
+		t.Errorf("format functions: %q", got)
+	}
+	for q, want := range map[string]string{
+		"SELECT map_keys(s) FROM fn5.colls":               "Function system.map_keys requires a map argument, but found argument s of type set<int>",
+		"SELECT collection_sum(m) FROM fn5.colls":         "Function system.collection_sum requires a numeric set/list argument, but found argument m of type map<text, int>",
+		"SELECT collection_count(t) FROM fn5.colls":       "Function system.collection_count requires a collection argument, but found argument t of type text",
+		"SELECT map_keys(?) FROM fn5.colls":               "Cannot infer type of argument ? in call to function system.map_keys(map): use type casts to disambiguate",
+		"SELECT map_keys(m, m) FROM fn5.colls":            "Invalid number of arguments for function system.map_keys(map)",
+		"SELECT format_bytes(b, 'XB') FROM fn5.colls":     "Unsupported data storage unit: XB. Supported units are: B, KiB, MiB, GiB",
+		"SELECT format_time(b, 'ms', 'y') FROM fn5.colls": "Unsupported time unit: y. Supported units are: ns, us, ms, s, m, h, d",
+		"SELECT format_bytes(l) FROM fn5.colls":           "Function system.format_bytes requires an argument of type [int|tinyint|smallint|bigint|varint|ascii|text], but found argument l of type frozen<list<double>>",
+	} {
+		if err := sess.Query(q).Exec(); err == nil || err.Error() != want {
+			t.Errorf("%s: %v\nwant %s", q, err, want)
+		}
+	}
+}

@@ -76,6 +76,9 @@ func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*cql
 	case "token":
 		return nil, fmt.Errorf("token() is planned by the planner, not the function library")
 	}
+	if fac := cqlfunc.Factories(base); base != "" && fac != nil {
+		return resolveFactory(fac, args)
+	}
 	if aggs := cqlfunc.Aggregates(base); base != "" && len(aggs) > 0 {
 		if _, err := resolveOverload(name, overloads(aggs), args, receiver); err != nil {
 			return nil, err
@@ -94,6 +97,39 @@ func ResolveFunction(name string, args []FuncArg, receiver *pgschema.Type) (*cql
 		return nil, err
 	}
 	return fns[i], nil
+}
+
+// resolveFactory builds a factory's function for a call's arguments, as
+// Cassandra's FunctionFactory does: each argument's type is its own, or,
+// for a constant or marker given where a list of types is declared, the
+// first of those it may take; a type the parameter does not take is
+// refused.
+func resolveFactory(fac *cqlfunc.Factory, args []FuncArg) (*cqlfunc.Function, error) {
+	if len(args) < fac.Required() || len(args) > len(fac.Params) {
+		return nil, invalidf("Invalid number of arguments for function %s", fac)
+	}
+	types := make([]*pgschema.Type, len(args))
+	for i, a := range args {
+		p := fac.Params[i]
+		t := a.Type
+		if t == nil {
+			for _, f := range p.Fixed {
+				if a.Marker || a.testAssignment(f) != notAssignable {
+					t = f
+					break
+				}
+			}
+		}
+		if t == nil {
+			return nil, invalidf("Cannot infer type of argument %s in call to function %s: use type casts to disambiguate",
+				a.text(), fac)
+		}
+		if !p.Accepts(t) {
+			return nil, p.Refusal(fac, a.text(), t)
+		}
+		types[i] = t
+	}
+	return fac.Build(types), nil
 }
 
 // unknownFunction is Cassandra's error for a name with no function: a term

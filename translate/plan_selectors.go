@@ -180,7 +180,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 			return nil, "", err
 		}
 		args, terms = append(args, ae), append(terms, nil)
-		fargs = append(fargs, FuncArg{Type: ae.Type()})
+		fargs = append(fargs, FuncArg{Type: ae.Type(), Text: an})
 		names = append(names, an)
 	}
 	if e.Star {
