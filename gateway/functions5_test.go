@@ -95,7 +95,7 @@ func TestCollectionFunctions(t *testing.T) {
 		lavg                    float64
 		empty                   *int
 	)
-	err := sess.Query("SELECT map_keys(m), map_values(m), collection_count(m), collection_min(s), collection_max(s), " +
+	err := sess.Query("SELECT map_keys(m), map_values(m), collection_count(m), collection_min(s), collection_max(s), "+
 		"collection_sum(s), collection_avg(l), collection_count(e) FROM fn5.colls WHERE k = 1").
 		Scan(&keys, &values, &count, &smin, &smax, &ssum, &lavg, &empty)
 	if err != nil {
