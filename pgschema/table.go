@@ -179,6 +179,14 @@ type Index struct {
 // Target returns what the index covers, as its "target" option says.
 func (i *Index) Target() string { return i.Options["target"] }
 
+// SAIClass is the class Cassandra 5.0 records for a storage-attached
+// index, whichever of its names created it.
+const SAIClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
+
+// IsSAI reports whether the index is a storage-attached index, which
+// answers ranges and combines with others without filtering.
+func (i *Index) IsSAI() bool { return i.Kind == "CUSTOM" && i.Options["class_name"] == SAIClass }
+
 // PGName names the Postgres index.
 func (i *Index) PGName() string { return i.Name }
 

@@ -3,6 +3,7 @@ package translate
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
 )
@@ -61,7 +62,7 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	idx := &pgschema.Index{Name: s.Name, Kind: "COMPOSITES", Options: map[string]string{"target": target}}
 	if s.Class != "" {
 		idx.Kind = "CUSTOM"
-		idx.Options["class_name"] = s.Class
+		idx.Options["class_name"] = indexClass(s.Class)
 		// OPTIONS is a map literal; the parser takes any term there, and a
 		// set such as {'a'} has keys and no values.
 		if m, ok := s.Options.(*Collection); ok && m.Kind == MapLiteral {
@@ -87,6 +88,17 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	}
 	return &SchemaChange{Statement: s, Change: "UPDATED", Target: "TABLE", Keyspace: ks, Name: t.Name,
 		OldTable: t, Index: idx, IndexColumn: c}, nil
+}
+
+// indexClass is the class an index's USING names: Cassandra 5.0's aliases
+// of its storage-attached index ('sai', 'StorageAttachedIndex', in any
+// case) name its class; any other name is kept as it is.
+func indexClass(name string) string {
+	switch strings.ToLower(name) {
+	case "sai", "storageattachedindex":
+		return pgschema.SAIClass
+	}
+	return name
 }
 
 // checkIndexTarget applies Cassandra's rules on what an index may cover.

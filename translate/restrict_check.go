@@ -57,7 +57,7 @@ func indexFor(t *pgschema.Table, res Restriction) *pgschema.Index {
 		return nil
 	}
 	name := pgschema.QuoteIdentifier(res.Column.Name)
-	want := ""
+	want, sliced := "", false
 	switch {
 	case res.Kind == OnElement:
 		want = "entries(" + name + ")"
@@ -69,15 +69,46 @@ func indexFor(t *pgschema.Table, res Restriction) *pgschema.Index {
 		want = "full(" + name + ")"
 	case res.Op == OpEQ:
 		want = name
+	case res.Op.IsSlice() && !res.Column.Type.IsCollection():
+		want, sliced = name, true
 	default:
 		return nil
 	}
 	for _, idx := range t.Indexes {
-		if idx.Target() == want {
+		// A storage-attached index answers ranges too, on types it orders.
+		if idx.Target() == want && (!sliced || idx.IsSAI() && saiRanges(res.Column.Type)) {
 			return idx
 		}
 	}
 	return nil
+}
+
+// saiRanges reports whether a storage-attached index answers ranges on a
+// type: numbers, dates and times, and addresses. Text, booleans and the
+// others it answers by equality only.
+func saiRanges(t *pgschema.Type) bool {
+	switch t.Kind {
+	case pgschema.Tinyint, pgschema.Smallint, pgschema.Int, pgschema.Bigint, pgschema.Varint, pgschema.Decimal,
+		pgschema.Float, pgschema.Double, pgschema.Date, pgschema.Time, pgschema.Timestamp, pgschema.Inet:
+		return true
+	}
+	return false
+}
+
+// allSAI reports whether storage-attached indexes answer every
+// restriction on non-key columns, which then need no filtering: such
+// indexes combine, where a legacy index answers one restriction alone.
+func (r *restrictions) allSAI() bool {
+	if len(r.others) == 0 {
+		return false
+	}
+	for _, o := range r.others {
+		idx := indexFor(r.table, o)
+		if idx == nil || !idx.IsSAI() {
+			return false
+		}
+	}
+	return true
 }
 
 // selectShape is what the restrictions of a SELECT decide: how it finds its
@@ -140,6 +171,9 @@ func (r *restrictions) checkSelect(allowFiltering, onlyStatic bool) (*selectShap
 	}
 	if !allowFiltering && (!complete || indexed) {
 		shape.filtering = r.needFiltering(indexed && (!r.hasPartition() || partial), partial)
+		if shape.filtering && r.allSAI() && !partial && !r.clusteringFilters() {
+			shape.filtering = false
+		}
 	}
 	if complete {
 		shape.route = RoutePartitions
