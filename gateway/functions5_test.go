@@ -130,3 +130,35 @@ func TestCollectionFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarityFunctions runs Cassandra 5.0's similarity_cosine,
+// similarity_euclidean and similarity_dot_product on float vectors, a
+// column against a literal and a column against itself, and its refusals.
+func TestSimilarityFunctions(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS fn5 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS fn5.vecs (k int PRIMARY KEY, v vector<float, 3>, w vector<float, 2>, n int)",
+		"INSERT INTO fn5.vecs (k, v, w, n) VALUES (1, [0.6, 0.8, 0], [1, 0], 3)")
+	var cos, euc, dotSelf, dotUnit float32
+	err := sess.Query("SELECT similarity_cosine(v, [1, 0, 0]), similarity_euclidean(v, [0, 0, 0]), "+
+		"similarity_dot_product(v, v), similarity_dot_product(v, [0, 1, 0]) FROM fn5.vecs WHERE k = 1").
+		Scan(&cos, &euc, &dotSelf, &dotUnit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float32) bool { return math.Abs(float64(a-b)) < 1e-6 }
+	// cosine 0.6 -> (1 + 0.6) / 2; squared distance 1 -> 1 / 2; dot 1 -> 1; dot 0.8 -> 0.9.
+	if !near(cos, 0.8) || !near(euc, 0.5) || !near(dotSelf, 1) || !near(dotUnit, 0.9) {
+		t.Errorf("similarities: cosine %v, euclidean %v, dot with itself %v, dot %v", cos, euc, dotSelf, dotUnit)
+	}
+	for q, want := range map[string]string{
+		"SELECT similarity_cosine(n, n) FROM fn5.vecs":           "Only float vectors are supported by system.similarity_cosine",
+		"SELECT similarity_cosine(v, w) FROM fn5.vecs":           "All arguments must have the same vector dimensions",
+		"SELECT similarity_cosine([1, 2], [1, 2]) FROM fn5.vecs": "Cannot infer type of argument [1, 2] in call to function system.similarity_cosine(any, same): use type casts to disambiguate",
+		"SELECT similarity_euclidean(v) FROM fn5.vecs":           "Invalid number of arguments for function system.similarity_euclidean(any, same)",
+	} {
+		if err := sess.Query(q).Exec(); err == nil || err.Error() != want {
+			t.Errorf("%s: %v\nwant %s", q, err, want)
+		}
+	}
+}

@@ -112,6 +112,9 @@ func resolveFactory(fac *cqlfunc.Factory, args []FuncArg) (*cqlfunc.Function, er
 	for i, a := range args {
 		p := fac.Params[i]
 		t := a.Type
+		if p.SameAsFirst && i > 0 {
+			t = types[0]
+		}
 		if t == nil {
 			for _, f := range p.Fixed {
 				if a.Marker || a.testAssignment(f) != notAssignable {
@@ -124,12 +127,12 @@ func resolveFactory(fac *cqlfunc.Factory, args []FuncArg) (*cqlfunc.Function, er
 			return nil, invalidf("Cannot infer type of argument %s in call to function %s: use type casts to disambiguate",
 				a.text(), fac)
 		}
-		if !p.Accepts(t) {
+		if p.Accepts != nil && !p.Accepts(t) {
 			return nil, p.Refusal(fac, a.text(), t)
 		}
 		types[i] = t
 	}
-	return fac.Build(types), nil
+	return fac.Build(types)
 }
 
 // unknownFunction is Cassandra's error for a name with no function: a term

@@ -173,6 +173,13 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 				fargs = append(fargs, FuncArg{Marker: true})
 				names = append(names, termString(term))
 				continue
+			case *Collection:
+				// A collection or vector literal: its type is the
+				// parameter's, when the function can tell it.
+				args, terms = append(args, nil), append(terms, term)
+				fargs = append(fargs, FuncArg{Text: termString(term)})
+				names = append(names, termString(term))
+				continue
 			}
 		}
 		ae, an, err := p.selector(plan, a)

@@ -19,8 +19,8 @@ type Factory struct {
 	Name   string
 	Params []Param
 	// Build returns the function for the arguments' types, which the
-	// params have checked.
-	Build func(args []*pgschema.Type) *Function
+	// params have checked, or Cassandra's refusal of them.
+	Build func(args []*pgschema.Type) (*Function, error)
 }
 
 // Param is a parameter of a factory's functions: the types it takes.
@@ -37,6 +37,8 @@ type Param struct {
 	// Fixed are the types a parameter declared with a type list takes;
 	// a constant or marker gets the first one it may be assigned to.
 	Fixed []*pgschema.Type
+	// SameAsFirst parameters take the first argument's type.
+	SameAsFirst bool
 }
 
 // Required is how many parameters are not optional.
@@ -76,7 +78,7 @@ var factories = buildFactories()
 
 func buildFactories() map[string]*Factory {
 	m := map[string]*Factory{}
-	for _, f := range append(collectionFactories(), formatFactories()...) {
+	for _, f := range append(append(collectionFactories(), formatFactories()...), vectorFactories()...) {
 		m[f.Name] = f
 	}
 	return m
@@ -108,7 +110,7 @@ var (
 
 func collectionFactories() []*Factory {
 	elementwise := func(name string, p Param, agg func(elem *pgschema.Type) (*pgschema.Type, func() AggregateState)) *Factory {
-		return &Factory{Name: name, Params: []Param{p}, Build: func(args []*pgschema.Type) *Function {
+		return &Factory{Name: name, Params: []Param{p}, Build: func(args []*pgschema.Type) (*Function, error) {
 			ret, newState := agg(args[0].Elem[0])
 			return collectionFunction(name, args[0], ret, func(elems [][]byte) ([]byte, error) {
 				s := newState()
@@ -118,7 +120,7 @@ func collectionFactories() []*Factory {
 					}
 				}
 				return s.Result()
-			})
+			}), nil
 		}}
 	}
 	extreme := func(max bool) func(elem *pgschema.Type) (*pgschema.Type, func() AggregateState) {
@@ -127,7 +129,7 @@ func collectionFactories() []*Factory {
 		}
 	}
 	return []*Factory{
-		{Name: "map_keys", Params: []Param{anyMap}, Build: func(args []*pgschema.Type) *Function {
+		{Name: "map_keys", Params: []Param{anyMap}, Build: func(args []*pgschema.Type) (*Function, error) {
 			m := args[0]
 			return collectionFunction("map_keys", m, pgschema.NewSet(m.Elem[0], false), func(kv [][]byte) ([]byte, error) {
 				keys := make([][]byte, 0, len(kv)/2)
@@ -135,9 +137,9 @@ func collectionFactories() []*Factory {
 					keys = append(keys, kv[i])
 				}
 				return pgschema.SerializeCollection(keys), nil
-			})
+			}), nil
 		}},
-		{Name: "map_values", Params: []Param{anyMap}, Build: func(args []*pgschema.Type) *Function {
+		{Name: "map_values", Params: []Param{anyMap}, Build: func(args []*pgschema.Type) (*Function, error) {
 			m := args[0]
 			return collectionFunction("map_values", m, pgschema.NewList(m.Elem[1], false), func(kv [][]byte) ([]byte, error) {
 				values := make([][]byte, 0, len(kv)/2)
@@ -145,9 +147,9 @@ func collectionFactories() []*Factory {
 					values = append(values, kv[i])
 				}
 				return pgschema.SerializeCollection(values), nil
-			})
+			}), nil
 		}},
-		{Name: "collection_count", Params: []Param{anyCollection}, Build: func(args []*pgschema.Type) *Function {
+		{Name: "collection_count", Params: []Param{anyCollection}, Build: func(args []*pgschema.Type) (*Function, error) {
 			c := args[0]
 			return collectionFunction("collection_count", c, scalar(pgschema.Int), func(elems [][]byte) ([]byte, error) {
 				n := len(elems)
@@ -155,7 +157,7 @@ func collectionFactories() []*Factory {
 					n /= 2
 				}
 				return binary.BigEndian.AppendUint32(nil, uint32(n)), nil
-			})
+			}), nil
 		}},
 		elementwise("collection_min", setOrList, extreme(false)),
 		elementwise("collection_max", setOrList, extreme(true)),

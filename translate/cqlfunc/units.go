@@ -47,11 +47,11 @@ func formatFactories() []*Factory {
 	unit := fixedParam(true, pgschema.Ascii)
 	params := []Param{formatValue, unit, unit}
 	return []*Factory{
-		{Name: "format_bytes", Params: params, Build: func(args []*pgschema.Type) *Function {
-			return formatFunction("format_bytes", args, formatBytes)
+		{Name: "format_bytes", Params: params, Build: func(args []*pgschema.Type) (*Function, error) {
+			return formatFunction("format_bytes", args, formatBytes), nil
 		}},
-		{Name: "format_time", Params: params, Build: func(args []*pgschema.Type) *Function {
-			return formatFunction("format_time", args, formatTime)
+		{Name: "format_time", Params: params, Build: func(args []*pgschema.Type) (*Function, error) {
+			return formatFunction("format_time", args, formatTime), nil
 		}},
 	}
 }
