@@ -147,6 +147,24 @@ func (c arrayCodec) fromPG(dst, src []byte) ([]byte, error) {
 	if c.t.Kind == Vector && a.n != c.t.Dim {
 		return dst, fmt.Errorf("%s expects %d elements, the stored array has %d", c.t, c.t.Dim, a.n)
 	}
+	if size := vectorElemSize(c.elem); c.t.Kind == Vector && c.est.FromPG == nil && size > 0 {
+		// Fixed-size elements Postgres sends as CQL does (a vector of
+		// floats, the common one): back to back, straight into dst, with
+		// nothing allocated per element.
+		for i := 0; i < a.n; i++ {
+			e, ok, err := a.next()
+			switch {
+			case err != nil:
+				return dst, err
+			case !ok:
+				return dst, errNullElement
+			case len(e) != size:
+				return dst, fmt.Errorf("%s element of %d bytes, want %d", c.t, len(e), size)
+			}
+			dst = append(dst, e...)
+		}
+		return dst, nil
+	}
 	// Convert the elements into one buffer, then lay them out.
 	var buf []byte
 	// The count is the array's word: each element takes at least its

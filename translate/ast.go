@@ -234,10 +234,12 @@ type Relation struct {
 	Pos     Pos
 }
 
-// Ordering is one ORDER BY item.
+// Ordering is one ORDER BY item: a column, ascending or descending, or
+// ordered by its similarity to a vector (ANN OF).
 type Ordering struct {
 	Column string
 	Desc   bool
+	ANN    Term
 	Pos    Pos
 }
 

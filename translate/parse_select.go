@@ -69,7 +69,14 @@ func (p *parser) selectStatement() (Statement, error) {
 			if o.Column, err = p.ident(); err != nil {
 				return nil, err
 			}
-			if !p.acceptKeyword("asc") {
+			if p.acceptKeyword("ann") {
+				if err := p.expectKeyword("of"); err != nil {
+					return nil, err
+				}
+				if o.ANN, err = p.term(); err != nil {
+					return nil, err
+				}
+			} else if !p.acceptKeyword("asc") {
 				o.Desc = p.acceptKeyword("desc")
 			}
 			s.OrderBy = append(s.OrderBy, o)

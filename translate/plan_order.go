@@ -2,6 +2,7 @@ package translate
 
 import (
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 // planOrdering applies ORDER BY: the checks of Cassandra's SelectStatement
@@ -10,6 +11,11 @@ import (
 func (p *planner) planOrdering(plan *Select, s *SelectStmt, r *restrictions, shape *selectShape) error {
 	if len(s.OrderBy) == 0 {
 		return nil
+	}
+	for _, o := range s.OrderBy {
+		if o.ANN != nil {
+			return p.planANN(plan, s, r)
+		}
 	}
 	t := plan.Table
 	cols := make([]*pgschema.Column, len(s.OrderBy))
@@ -126,5 +132,70 @@ func (p *planner) planGroupBy(plan *Select, s *SelectStmt, r *restrictions) erro
 		plan.GroupSlots = append(plan.GroupSlots, plan.slot(SlotValue, k))
 	}
 	plan.Aggregate = true
+	return nil
+}
+
+// ANNOrder orders a query's rows by the similarity of their vector to a
+// query vector, most similar first, as the column's storage-attached index
+// scores it; the LIMIT best are kept.
+type ANNOrder struct {
+	Slot       int // the vector column's
+	Query      Value
+	Similarity cqlfunc.Similarity
+}
+
+// MaxANNLimit is the largest LIMIT an ANN query may have.
+const MaxANNLimit = 1000
+
+// ANNLimitError is Cassandra's refusal of an ANN query's LIMIT, printed as
+// limit says.
+func ANNLimitError(limit string) error {
+	return invalidf("Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than %d. LIMIT was %s",
+		MaxANNLimit, limit)
+}
+
+// planANN plans ORDER BY v ANN OF [...], with Cassandra 5.0's rules: one
+// ordering, on a float vector with a storage-attached index, every other
+// restricted column indexed too.
+func (p *planner) planANN(plan *Select, s *SelectStmt, r *restrictions) error {
+	if len(s.OrderBy) > 1 {
+		return invalidf("ANN ordering does not support any other ordering")
+	}
+	o := s.OrderBy[0]
+	t := plan.Table
+	c, err := column(t, o.Column)
+	if err != nil {
+		return err
+	}
+	if c.Type.Kind != pgschema.Vector || c.Type.Elem[0].Kind != pgschema.Float {
+		return invalidf("ANN ordering is only supported on float vector indexes")
+	}
+	var idx *pgschema.Index
+	for _, i := range t.Indexes {
+		if i.IsSAI() && i.Target() == pgschema.QuoteIdentifier(c.Name) {
+			idx = i
+		}
+	}
+	if idx == nil {
+		return invalidf("ANN ordering by vector requires the column to be indexed")
+	}
+	// Key columns restricted outside a whole partition key filter, and no
+	// index answers them.
+	complete := r.hasPartition() && r.partitionKeyComplete()
+	if len(r.others) > 0 && !r.allSAI() || !complete && (r.hasPartition() || r.hasClustering()) {
+		return invalidf("ANN ordering by vector requires all restricted column(s) to be indexed")
+	}
+	if plan.Aggregate {
+		return invalidf("ANN ordering cannot be used with aggregation")
+	}
+	sim := cqlfunc.Cosine
+	if name, ok := idx.Options["similarity_function"]; ok {
+		sim, _ = cqlfunc.SimilarityOf(name)
+	}
+	q, err := p.value(o.ANN, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: c.Name, Type: c.Type})
+	if err != nil {
+		return err
+	}
+	plan.ANN = &ANNOrder{Slot: plan.slot(SlotValue, c), Query: q, Similarity: sim}
 	return nil
 }

@@ -65,6 +65,9 @@ type Select struct {
 	TokenStart, TokenEnd *TokenBound
 	// Reversed reads partitions in reverse clustering order (ORDER BY).
 	Reversed bool
+	// ANN orders the rows by their vector's similarity to a query vector
+	// and keeps the LIMIT best (ORDER BY v ANN OF [...]).
+	ANN *ANNOrder
 	// SortSlots and SortDesc order the rows of several partitions after
 	// reading them (IN with ORDER BY), which cannot be paged.
 	SortSlots []int
@@ -171,6 +174,12 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	}
 	if err := p.planOrdering(plan, s, r, shape); err != nil {
 		return nil, err
+	}
+	if plan.ANN != nil {
+		if s.Limit == nil {
+			return nil, ANNLimitError("NO LIMIT")
+		}
+		shape.filtering = false // the vector index answers it with the other SAI indexes
 	}
 	if shape.filtering {
 		return nil, invalidf(requiresFiltering)
@@ -301,7 +310,7 @@ func (p *planner) planLimits(plan *Select, s *SelectStmt) error {
 // rows of several partitions after reading them is never paged.
 func (s *Select) planPosition() {
 	s.TokenSlot = -1
-	if s.Table.Virtual || len(s.SortSlots) > 0 || s.Aggregate && len(s.GroupSlots) == 0 {
+	if s.Table.Virtual || len(s.SortSlots) > 0 || s.ANN != nil || s.Aggregate && len(s.GroupSlots) == 0 {
 		return
 	}
 	s.Pageable = true

@@ -245,7 +245,9 @@ func (s *Select) oneRow() bool {
 
 // limited reports whether the SQL takes a row limit.
 func (s *Select) limited() bool {
-	return !s.Aggregate && (s.Limit != nil || s.PerPartitionLimit != nil)
+	// An ANN query reads every row its restrictions allow: the best are
+	// anywhere.
+	return !s.Aggregate && s.ANN == nil && (s.Limit != nil || s.PerPartitionLimit != nil)
 }
 
 // usesStatic reports whether the query reads the static table: when it

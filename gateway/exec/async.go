@@ -131,7 +131,7 @@ func (e *Execution) begin(kind asyncKind, stream int16, body, resp *[]byte) uint
 // StartRead starts a SELECT of one partition that one replica answers.
 func (e *Execution) StartRead(st *Statement, p *translate.Select, stream int16, body *[]byte) bool {
 	level := sharding.Consistency(e.params.Consistency)
-	if p.Table.Virtual || p.Route != translate.RoutePartitions || p.Aggregate || len(p.SortSlots) > 0 || isSerial(level) ||
+	if p.Table.Virtual || p.Route != translate.RoutePartitions || p.Aggregate || len(p.SortSlots) > 0 || p.ANN != nil || isSerial(level) ||
 		e.params.PageSize > 0 && e.params.PagingState != nil {
 		return false
 	}

@@ -41,6 +41,8 @@ type rowWriter struct {
 	// sorted collects rows to sort before writing (IN with ORDER BY).
 	sorted [][][]byte
 	outs   [][]byte
+	// best keeps an ANN query's LIMIT most similar rows so far.
+	best *annBest
 
 	// page is the page size, -1 when the query is not paged. Once the page
 	// is full, last is the position of its last row or group; next is set
@@ -75,6 +77,7 @@ func (w *rowWriter) clear() {
 	clear(w.vals)
 	clear(w.outs)
 	w.e, w.st, w.plan, w.out, w.partition, w.group, w.groupKey, w.sorted, w.next = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	w.best = nil
 	w.last = position{}
 }
 
@@ -93,7 +96,7 @@ func (w *rowWriter) full() bool { return w.limit >= 0 && w.rows >= w.limit }
 // done reports whether the writer wants no more rows: LIMIT is reached, or
 // the page is and a row beyond it has been seen.
 func (w *rowWriter) done() bool {
-	return w.next != nil || w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate
+	return w.next != nil || w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate && w.plan.ANN == nil
 }
 
 // pageFull reports whether the page holds all the rows (or groups) it can.
@@ -152,6 +155,9 @@ func (w *rowWriter) process(vals [][]byte) error {
 	p := w.plan
 	if p.Aggregate {
 		return w.fold(vals)
+	}
+	if p.ANN != nil {
+		return w.keepBest(vals)
 	}
 	if w.partitionFull(vals) {
 		return nil
@@ -305,6 +311,15 @@ func (w *rowWriter) finish() error {
 		}
 		if w.group != nil {
 			return w.flushGroup()
+		}
+		return nil
+	}
+	if w.best != nil {
+		w.rows = 0 // counted the rows seen; now those written
+		for _, row := range w.best.sorted() {
+			if err := w.emit(row); err != nil {
+				return err
+			}
 		}
 		return nil
 	}

@@ -72,6 +72,9 @@ func (e *Execution) selectQuery(st *Statement, p *translate.Select) (selectQuery
 	if q.perPartition, err = e.limit(p.PerPartitionLimit); err != nil {
 		return q, err
 	}
+	if err := checkANNLimit(p, q.limit); err != nil {
+		return q, err
+	}
 	if err := e.checkClusteringValues(p); err != nil {
 		return q, err
 	}
