@@ -24,8 +24,10 @@ func TestVectorSearch(t *testing.T) {
 		"CREATE TABLE IF NOT EXISTS vec.t (k int, c int, v vector<float, 4>, tag text, plain vector<float, 4>, PRIMARY KEY (k, c))",
 		"CREATE INDEX IF NOT EXISTS t_v ON vec.t (v) USING 'sai'",
 		"CREATE INDEX IF NOT EXISTS t_tag ON vec.t (tag) USING 'sai'",
-		"CREATE TABLE IF NOT EXISTS vec.e (k int PRIMARY KEY, v vector<float, 4>)",
-		"CREATE CUSTOM INDEX IF NOT EXISTS e_v ON vec.e (v) USING 'StorageAttachedIndex' WITH OPTIONS = {'similarity_function': 'euclidean'}")
+		"CREATE TABLE IF NOT EXISTS vec.e (k int PRIMARY KEY, v vector<float, 4>, big vector<float, 1536>)",
+		"CREATE CUSTOM INDEX IF NOT EXISTS e_v ON vec.e (v) USING 'StorageAttachedIndex' WITH OPTIONS = {'similarity_function': 'euclidean'}",
+		// Embeddings' usual size, past what a B-tree entry holds.
+		"CREATE INDEX IF NOT EXISTS e_big ON vec.e (big) USING 'sai'")
 	rng := rand.New(rand.NewPCG(1, 2))
 	type row struct {
 		k, c int

@@ -92,6 +92,12 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 		VALUES ($1, $2, $3, $4, $5)`, t.Keyspace, t.Name, idx.Name, idx.Kind, idx.Options); err != nil {
 		return false, err
 	}
+	if c.Type.Kind == Vector {
+		// A vector index answers ANN queries, which score every row the
+		// other restrictions leave: no Postgres index serves them, and a
+		// B-tree entry could not hold a vector of 700 floats or more.
+		return true, nil
+	}
 	ident, key := t.Ident(), t.KeyColumns()
 	if c.Kind == Static {
 		ident, key = t.StaticIdent(), t.PartitionKey
