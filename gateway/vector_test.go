@@ -57,6 +57,15 @@ func TestVectorSearch(t *testing.T) {
 	}
 	query := []float32{0.5, -0.25, 0.75, 0.1}
 	ql := vectorLiteral(query)
+	big := make([]float32, 1536)
+	for i := range big {
+		big[i] = rng.Float32()
+	}
+	exec(t, sess, "INSERT INTO vec.e (k, big) VALUES (1000, "+vectorLiteral(big)+")")
+	var bigK int
+	if err := sess.Query("SELECT k FROM vec.e ORDER BY big ANN OF " + vectorLiteral(big) + " LIMIT 1").Scan(&bigK); err != nil || bigK != 1000 {
+		t.Errorf("ANN over 1536 dimensions: %d, %v", bigK, err)
+	}
 	cosine := func(a []float32) float64 {
 		var d, n1, n2 float64
 		for i := range a {
