@@ -70,3 +70,53 @@ func TestSAIQueries(t *testing.T) {
 		t.Errorf("system_schema.indexes: %s %v, %v", kind, options, err)
 	}
 }
+
+// TestSAITextOptions matches text through storage-attached indexes that
+// are not case-sensitive, or normalize Unicode, as Cassandra 5.0's do,
+// and refuses options SAI does not know.
+func TestSAITextOptions(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS sai WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS sai.words (k int PRIMARY KEY, word text, name text, exact text)",
+		"CREATE INDEX IF NOT EXISTS words_word ON sai.words (word) USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}",
+		"CREATE INDEX IF NOT EXISTS words_name ON sai.words (name) USING 'sai' WITH OPTIONS = {'normalize': 'true', 'case_sensitive': 'false'}",
+		"CREATE INDEX IF NOT EXISTS words_exact ON sai.words (exact) USING 'sai'",
+		"INSERT INTO sai.words (k, word, name, exact) VALUES (1, 'Apple', 'Caf\u00e9', 'Apple')",
+		"INSERT INTO sai.words (k, word, name, exact) VALUES (2, 'APPLE', 'CAFE\u0301', 'APPLE')",
+		"INSERT INTO sai.words (k, word, name, exact) VALUES (3, 'pear', 'tea', 'pear')")
+	keys := func(q string, args ...any) string {
+		t.Helper()
+		iter := sess.Query(q, args...).Iter()
+		var out []string
+		var k int
+		for iter.Scan(&k) {
+			out = append(out, string(rune('0'+k)))
+		}
+		if err := iter.Close(); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		q    string
+		args []any
+		want string
+	}{
+		{"SELECT k FROM sai.words WHERE word = 'apple'", nil, "1 2"},
+		{"SELECT k FROM sai.words WHERE word = ?", []any{"aPPle"}, "1 2"},
+		{"SELECT k FROM sai.words WHERE exact = 'apple'", nil, ""},
+		{"SELECT k FROM sai.words WHERE exact = 'Apple'", nil, "1"},
+		// é written as one code point and as e with a combining accent.
+		{"SELECT k FROM sai.words WHERE name = 'caf\u00e9'", nil, "1 2"},
+		{"SELECT k FROM sai.words WHERE name = 'CAFE\u0301' AND word = 'APPLE'", nil, "1 2"},
+	} {
+		if got := keys(c.q, c.args...); got != c.want {
+			t.Errorf("%s %v: %q, want %q", c.q, c.args, got, c.want)
+		}
+	}
+	err := sess.Query("CREATE INDEX ON sai.words (name) USING 'sai' WITH OPTIONS = {'source_model': 'x', 'bogus': 'y'}").Exec()
+	if err == nil || err.Error() != "Properties specified [bogus, source_model] are not understood by StorageAttachedIndex" {
+		t.Errorf("unknown SAI options: %v", err)
+	}
+}

@@ -103,6 +103,9 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 		ident, key = t.StaticIdent(), t.PartitionKey
 	}
 	method, cols := "btree", []string{Quote(c.PGName)}
+	if fold := idx.Fold(); fold != "" {
+		cols[0] = "(" + fmt.Sprintf(fold, Quote(c.PGName)) + ")"
+	}
 	if c.Type.IsCollection() && !strings.HasPrefix(idx.Target(), "full(") {
 		method = "gin"
 	} else {

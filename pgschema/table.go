@@ -1,6 +1,7 @@
 package pgschema
 
 import (
+	"strings"
 	"slices"
 	"sort"
 
@@ -186,6 +187,26 @@ const SAIClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
 // IsSAI reports whether the index is a storage-attached index, which
 // answers ranges and combines with others without filtering.
 func (i *Index) IsSAI() bool { return i.Kind == "CUSTOM" && i.Options["class_name"] == SAIClass }
+
+// Fold is how a storage-attached index on text matches values, as a SQL
+// template of one %s: lower case when it is not case_sensitive, Unicode
+// NFC when it normalizes; "" when it matches values as they are.
+func (i *Index) Fold() string {
+	if !i.IsSAI() {
+		return ""
+	}
+	fold := "%s"
+	if strings.EqualFold(i.Options["normalize"], "true") {
+		fold = "normalize(" + fold + ", NFC)"
+	}
+	if strings.EqualFold(i.Options["case_sensitive"], "false") {
+		fold = "lower(" + fold + ` COLLATE "und-x-icu")`
+	}
+	if fold == "%s" {
+		return ""
+	}
+	return fold
+}
 
 // PGName names the Postgres index.
 func (i *Index) PGName() string { return i.Name }

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,18 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 			}
 		}
 	}
+	if idx.IsSAI() {
+		var unknown []string
+		for k := range idx.Options {
+			if !saiOptions[k] {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			return nil, &ConfigError{Msg: "Properties specified [" + strings.Join(unknown, ", ") + "] are not understood by StorageAttachedIndex"}
+		}
+	}
 	for _, other := range t.Indexes {
 		if other.Target() == target && other.Kind == idx.Kind && other.Options["class_name"] == idx.Options["class_name"] {
 			if s.IfNotExists {
@@ -89,6 +102,11 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	return &SchemaChange{Statement: s, Change: "UPDATED", Target: "TABLE", Keyspace: ks, Name: t.Name,
 		OldTable: t, Index: idx, IndexColumn: c}, nil
 }
+
+// saiOptions are the options a storage-attached index takes, besides the
+// target and class every index records.
+var saiOptions = map[string]bool{"target": true, "class_name": true, "case_sensitive": true, "normalize": true,
+	"ascii": true, "similarity_function": true, "index_analyzer": true, "query_analyzer": true}
 
 // indexClass is the class an index's USING names: Cassandra 5.0's aliases
 // of its storage-attached index ('sai', 'StorageAttachedIndex', in any

@@ -159,6 +159,13 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	for _, rs := range r.cluster {
 		plan.Filters = append(plan.Filters, rs...)
 	}
+	for i, o := range r.others {
+		if o.Kind == OnColumn && o.Op == OpEQ && isText(o.Column.Type) {
+			if idx := indexFor(t, o); idx != nil {
+				r.others[i].Fold = idx.Fold()
+			}
+		}
+	}
 	plan.Filters = append(append(plan.Filters, r.tuples...), r.others...)
 	for _, tr := range r.token {
 		bound := &TokenBound{Value: tr.Values[0], Inclusive: tr.Op != OpGT && tr.Op != OpLT}
@@ -348,3 +355,7 @@ func (s *Select) output(name string, e Expr) {
 	s.Outputs = append(s.Outputs, e)
 	s.Result = append(s.Result, ColumnSpec{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: name, Type: e.Type()})
 }
+
+// isText reports whether a type is text or ascii, which a storage-attached
+// index may match case-insensitively or normalized.
+func isText(t *pgschema.Type) bool { return t.Kind == pgschema.Text || t.Kind == pgschema.Ascii }

@@ -42,6 +42,10 @@ type Restriction struct {
 	TupleMarker bool
 	// Key is the map key of an OnElement restriction.
 	Key Value
+	// Fold, a SQL template of one %s, is applied to both sides of an = on
+	// text that a storage-attached index matches case-insensitively or
+	// normalized (pgschema.Index.Fold).
+	Fold string
 }
 
 // requiresFiltering is Cassandra's ALLOW FILTERING refusal, word for word.

@@ -46,6 +46,10 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	switch res.Op {
 	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
 		param.Value = res.Values[0]
+		if res.Fold != "" && res.Op == OpEQ {
+			cond = expr(fmt.Sprintf(res.Fold, qcol(a, column))+" = "+fmt.Sprintf(res.Fold, "?::text"), param)
+			break
+		}
 		if fn := orderFunction(c); fn != "" && res.Op.IsSlice() {
 			// Compare as Cassandra orders the type, not as Postgres does.
 			cond = expr(fn+"("+qcol(a, column)+") "+res.Op.String()+" "+fn+"(?)", param)
