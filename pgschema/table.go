@@ -1,9 +1,9 @@
 package pgschema
 
 import (
-	"strings"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cqlpg/cqlpg/sharding"
 )
