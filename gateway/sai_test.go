@@ -15,15 +15,19 @@ import (
 func TestSAIQueries(t *testing.T) {
 	sess := session(t, "")
 	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS sai WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE IF NOT EXISTS sai.t (k int, c int, n int, d date, s text, legacy int, PRIMARY KEY (k, c))",
+		"CREATE TABLE IF NOT EXISTS sai.t (k int, c int, n int, d date, s text, legacy int, tags set<text>, attrs map<text, int>, "+
+			"PRIMARY KEY (k, c))",
+		"CREATE INDEX IF NOT EXISTS t_tags ON sai.t (tags) USING 'sai'",
+		"CREATE INDEX IF NOT EXISTS t_attrs ON sai.t (KEYS(attrs)) USING 'sai'",
 		"CREATE INDEX IF NOT EXISTS t_n ON sai.t (n) USING 'sai'",
 		"CREATE CUSTOM INDEX IF NOT EXISTS t_d ON sai.t (d) USING 'StorageAttachedIndex'",
 		"CREATE CUSTOM INDEX IF NOT EXISTS t_s ON sai.t (s) USING 'org.apache.cassandra.index.sai.StorageAttachedIndex'",
 		"CREATE INDEX IF NOT EXISTS t_legacy ON sai.t (legacy)")
 	for k := range 4 {
 		for c := range 5 {
-			if err := sess.Query("INSERT INTO sai.t (k, c, n, d, s, legacy) VALUES (?, ?, ?, ?, ?, ?)",
-				k, c, k*10+c, "2026-01-0"+string(rune('1'+c)), []string{"red", "green"}[c%2], c).Exec(); err != nil {
+			if err := sess.Query("INSERT INTO sai.t (k, c, n, d, s, legacy, tags, attrs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				k, c, k*10+c, "2026-01-0"+string(rune('1'+c)), []string{"red", "green"}[c%2], c,
+				[]string{"t" + string(rune('0'+k))}, map[string]int{"a" + string(rune('0'+c)): c}).Exec(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -49,6 +53,8 @@ func TestSAIQueries(t *testing.T) {
 		"SELECT k, c FROM sai.t WHERE s = 'green' AND n < 10":                    "01 03",
 		"SELECT k, c FROM sai.t WHERE k = 2 AND s = 'red' AND d <= '2026-01-02'": "20",
 		"SELECT k, c FROM sai.t WHERE legacy = 4":                                "04 14 24 34",
+		"SELECT k, c FROM sai.t WHERE tags CONTAINS 't3' AND n > 32":             "33 34",
+		"SELECT k, c FROM sai.t WHERE attrs CONTAINS KEY 'a1' AND s = 'green'":   "01 11 21 31",
 	} {
 		if got := strings.Join(rows(q), " "); got != want {
 			t.Errorf("%s: %q, want %q", q, got, want)
