@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,7 +38,13 @@ type OriginConfig struct {
 	// StrictWrites answers a client with the other side's error when only
 	// that side failed its write, rather than counting and logging it.
 	StrictWrites bool
+	// MaxPrepared bounds the statements prepared on both sides the gateway
+	// keeps (DefaultMaxPrepared when 0).
+	MaxPrepared int
 }
+
+// DefaultMaxPrepared is OriginConfig.MaxPrepared's default.
+const DefaultMaxPrepared = 65536
 
 // ReadFrom is where reads go while dual writes run.
 type ReadFrom uint8
@@ -99,7 +106,8 @@ type dual struct {
 	log     *slog.Logger
 	// prepared holds each statement clients prepared, by the id they
 	// execute it by: the primary side's.
-	prepared sync.Map // string → *dualStmt
+	prepared  sync.Map // string → *dualStmt
+	preparedN atomic.Int64
 	// byOrigin holds them by the origin's id, to prepare again one the
 	// origin answers UNPREPARED for.
 	byOrigin sync.Map // string → *dualStmt
@@ -121,7 +129,12 @@ func newDual(cfg OriginConfig, log *slog.Logger, r *prometheus.Registry) *dual {
 	if cfg.ReadFrom == ReadFromTarget {
 		x.primary = sideTarget
 	}
-	r.MustRegister(x.failures, x.reads)
+	if x.cfg.MaxPrepared <= 0 {
+		x.cfg.MaxPrepared = DefaultMaxPrepared
+	}
+	r.MustRegister(x.failures, x.reads, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_dual_prepared_statements",
+		Help: "Statements prepared on both sides that the gateway keeps, up to MaxPrepared."},
+		func() float64 { return float64(x.preparedN.Load()) }))
 	for _, s := range sideNames {
 		x.failures.WithLabelValues(s)
 	}

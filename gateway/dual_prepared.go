@@ -39,6 +39,25 @@ func (s *dualStmt) setID(sd side, id, meta []byte) {
 	s.mu.Unlock()
 }
 
+// remember keeps a statement under the id clients execute it by. Past
+// MaxPrepared statements, the gateway forgets them all and starts again:
+// a client executing one forgotten gets UNPREPARED and prepares it again,
+// as with a Cassandra node's evicted statements.
+func (x *dual) remember(id []byte, st *dualStmt) {
+	if _, loaded := x.prepared.Swap(string(id), st); loaded {
+		return
+	}
+	if x.preparedN.Add(1) > int64(x.cfg.MaxPrepared) {
+		x.prepared.Clear()
+		x.byOrigin.Clear()
+		x.preparedN.Store(1)
+		x.prepared.Store(string(id), st)
+		if oid, _ := st.id(sideOrigin); oid != nil {
+			x.byOrigin.Store(string(oid), st)
+		}
+	}
+}
+
 // record sets a statement's id on one side.
 func (x *dual) record(st *dualStmt, sd side, id, meta []byte) {
 	st.setID(sd, id, meta)
@@ -99,7 +118,7 @@ func (c *conn) dualPrepare(ctx context.Context, h cqlwire.Header, body []byte, r
 		if id, meta, ok := preparedIDs(*a.frame, c.version); ok {
 			st := &dualStmt{query: string(query), keyspace: keyspace, route: r}
 			x.record(st, sideTarget, id, meta)
-			x.prepared.Store(string(id), st)
+			x.remember(id, st)
 		}
 		return relay(h, a, resp)
 	}
@@ -121,7 +140,7 @@ func (c *conn) dualPrepare(ctx context.Context, h cqlwire.Header, body []byte, r
 	p := answers[x.primary]
 	if !p.failed() {
 		if id, _ := st.id(x.primary); id != nil {
-			x.prepared.Store(string(id), st)
+			x.remember(id, st)
 		}
 	}
 	if other := answers[1-x.primary]; other.failed() && !p.failed() {

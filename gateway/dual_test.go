@@ -17,17 +17,13 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
-	"github.com/cqlpg/cqlpg/gateway/origin"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
-// TestDualWritesV5 runs dual writes for a client speaking protocol v5
-// with LZ4: the gateway's link to the origin (another cqlpg, on a shard
-// of its own) speaks v5 in segments, uncompressed. DDL, prepared writes
-// with their result metadata ids, a batch, a value larger than a segment
-// and paged reads from the origin all pass; both clusters end with the
-// same cells at the same write times, given by the gateway.
-func TestDualWritesV5(t *testing.T) {
+// startDualPair starts an origin (a gateway on a shard of its own) and a
+// gateway in front of it and of another shard (o says how), with a plain
+// gateway on that shard too, to read the target directly.
+func startDualPair(t *testing.T, o gateway.OriginConfig) (originGW, target, proxy *gateway.Server) {
 	ctx := context.Background()
 	clusters, stop, err := localpg.TempClusters(ctx, 2, localpg.Options{})
 	if err != nil {
@@ -35,7 +31,7 @@ func TestDualWritesV5(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	serve := func(shard string, o *gateway.OriginConfig) *gateway.Server {
-		s, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(),
+		s, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger(),
 			Shards: []cluster.ShardConfig{{URL: shard}}, Origin: o})
 		if err != nil {
 			t.Fatal(err)
@@ -44,9 +40,54 @@ func TestDualWritesV5(t *testing.T) {
 		t.Cleanup(func() { s.Shutdown(context.Background()) })
 		return s
 	}
-	originGW := serve(clusters[0].URL(), nil)
-	target := serve(clusters[1].URL(), nil) // the target's shard, read directly
-	proxy := serve(clusters[1].URL(), &gateway.OriginConfig{Config: origin.Config{Addr: originGW.Addr().String()}})
+	originGW = serve(clusters[0].URL(), nil)
+	target = serve(clusters[1].URL(), nil)
+	o.Addr = originGW.Addr().String()
+	proxy = serve(clusters[1].URL(), &o)
+	return originGW, target, proxy
+}
+
+// TestDualWritesForgetPrepared bounds the statements a gateway with an
+// origin keeps prepared on both sides: past the bound it forgets them,
+// and drivers, answered UNPREPARED, prepare them again without their
+// applications seeing it.
+func TestDualWritesForgetPrepared(t *testing.T) {
+	_, _, proxy := startDualPair(t, gateway.OriginConfig{MaxPrepared: 3})
+	sess := sessionOn(t, proxy, "")
+	exec(t, sess, "CREATE KEYSPACE dp WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE dp.t (k int PRIMARY KEY, v int)")
+	for round := range 3 {
+		for i := range 8 {
+			// Eight statements, each its own text.
+			q := fmt.Sprintf("INSERT INTO dp.t (k, v) VALUES (?, ?) USING TTL %d", 1000+i)
+			if err := sess.Query(q, i, round).Exec(); err != nil {
+				t.Fatalf("round %d, statement %d: %v", round, i, err)
+			}
+		}
+	}
+	var n int
+	if err := sess.Query("SELECT count(*) FROM dp.t").Scan(&n); err != nil || n != 8 {
+		t.Errorf("%d rows, %v", n, err)
+	}
+	m := scrape(t, proxy)
+	if kept := m["cqlpg_dual_prepared_statements"]; kept < 1 || kept > 3 {
+		t.Errorf("the gateway keeps %v statements, past its bound of 3", kept)
+	}
+	for _, side := range []string{"origin", "target"} {
+		if f := m[`cqlpg_dual_write_failures_total{side="`+side+`"}`]; f != 0 {
+			t.Errorf("%v writes failed on the %s", f, side)
+		}
+	}
+}
+
+// TestDualWritesV5 runs dual writes for a client speaking protocol v5
+// with LZ4: the gateway's link to the origin (another cqlpg, on a shard
+// of its own) speaks v5 in segments, uncompressed. DDL, prepared writes
+// with their result metadata ids, a batch, a value larger than a segment
+// and paged reads from the origin all pass; both clusters end with the
+// same cells at the same write times, given by the gateway.
+func TestDualWritesV5(t *testing.T) {
+	originGW, target, proxy := startDualPair(t, gateway.OriginConfig{})
 
 	s := startupV5On(t, dialRawTo(t, proxy, 30*time.Second), "lz4")
 	s.query(1, "CREATE KEYSPACE dv5 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", nil)
