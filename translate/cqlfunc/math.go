@@ -143,32 +143,9 @@ func javaNarrow(k pgschema.Kind, n int64) int64 {
 // tinyint and smallint then keep the int's low bits.
 func narrowDouble(k pgschema.Kind, d float64) int64 {
 	if k == pgschema.Bigint || k == pgschema.Counter {
-		return javaLong(d)
+		return javaF2L(d)
 	}
-	var i int64
-	switch {
-	case math.IsNaN(d):
-	case d >= math.MaxInt32:
-		i = math.MaxInt32
-	case d <= math.MinInt32:
-		i = math.MinInt32
-	default:
-		i = int64(d)
-	}
-	return javaNarrow(k, i)
-}
-
-// javaLong is Java's (long) cast of a double.
-func javaLong(d float64) int64 {
-	switch {
-	case math.IsNaN(d):
-		return 0
-	case d >= math.MaxInt64:
-		return math.MaxInt64
-	case d <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(d)
+	return javaNarrow(k, int64(javaF2I(d)))
 }
 
 // doubleOf is exp, log or log10 of a double, as Java's Math has them.
@@ -192,7 +169,7 @@ func javaRound(d float64) int64 {
 	if d-r >= 0.5 {
 		r++
 	}
-	return javaLong(r)
+	return javaF2L(r)
 }
 
 // javaRoundFloat is Java's Math.round of a float: the closest int, ties
