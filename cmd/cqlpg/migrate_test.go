@@ -83,6 +83,11 @@ func TestMigrateSchema(t *testing.T) {
 		"CREATE TABLE IF NOT EXISTS migsrc.users (id uuid PRIMARY KEY, email text, age int)",
 		"CREATE INDEX IF NOT EXISTS users_email ON migsrc.users (email)",
 		"CREATE INDEX IF NOT EXISTS ON migsrc.events (keys(attrs))",
+		// Cassandra 5.0's: a vector with its storage-attached index, and one
+		// on text with options.
+		"CREATE TABLE IF NOT EXISTS migsrc.docs (id int PRIMARY KEY, title text, embedding vector<float, 3>)",
+		"CREATE INDEX IF NOT EXISTS docs_embedding ON migsrc.docs (embedding) USING 'sai' WITH OPTIONS = {'similarity_function': 'euclidean'}",
+		"CREATE CUSTOM INDEX IF NOT EXISTS docs_title ON migsrc.docs (title) USING 'StorageAttachedIndex' WITH OPTIONS = {'case_sensitive': 'false'}",
 		"CREATE KEYSPACE IF NOT EXISTS migsrc2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE IF NOT EXISTS migsrc2.t (k int PRIMARY KEY, v int)",
 		"CREATE TABLE IF NOT EXISTS migsrc2.u (k int PRIMARY KEY, v int)",
