@@ -121,8 +121,15 @@ func TestSAITextOptions(t *testing.T) {
 			t.Errorf("%s %v: %q, want %q", c.q, c.args, got, c.want)
 		}
 	}
-	err := sess.Query("CREATE INDEX ON sai.words (name) USING 'sai' WITH OPTIONS = {'source_model': 'x', 'bogus': 'y'}").Exec()
-	if err == nil || err.Error() != "Properties specified [bogus, source_model] are not understood by StorageAttachedIndex" {
-		t.Errorf("unknown SAI options: %v", err)
+	exec(t, sess, "CREATE TABLE IF NOT EXISTS sai.vecs (k int PRIMARY KEY, v vector<float, 2>)")
+	for q, want := range map[string]string{
+		"CREATE INDEX ON sai.words (name) USING 'sai' WITH OPTIONS = {'source_model': 'x', 'bogus': 'y'}": "Properties specified [bogus, source_model] are not understood by StorageAttachedIndex",
+		"CREATE INDEX ON sai.words (name) USING 'sai' WITH OPTIONS = {'similarity_function': 'cosine'}":   "CQL type text cannot have vector options",
+		"CREATE INDEX vi ON sai.vecs (v) USING 'sai' WITH OPTIONS = {'similarity_function': 'manhattan'}": "Similarity function MANHATTAN was not recognized for index vi. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE",
+		"CREATE INDEX vi ON sai.vecs (v) USING 'sai' WITH OPTIONS = {'optimize_for': 'speed'}":            "optimize_for 'SPEED' was not recognized for index vi. Valid values are: LATENCY, RECALL",
+	} {
+		if err := sess.Query(q).Exec(); err == nil || err.Error() != want {
+			t.Errorf("%s: %v\nwant %s", q, err, want)
+		}
 	}
 }

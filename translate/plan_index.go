@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate/cqlfunc"
 )
 
 var nonWord = regexp.MustCompile(`\W`)
@@ -87,6 +88,9 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 			slices.Sort(unknown)
 			return nil, &ConfigError{Msg: "Properties specified [" + strings.Join(unknown, ", ") + "] are not understood by StorageAttachedIndex"}
 		}
+		if err := checkVectorOptions(or(s.Name, defaultIndexName(k, t, c)), c.Type, idx.Options); err != nil {
+			return nil, err
+		}
 	}
 	for _, other := range t.Indexes {
 		if other.Target() == target && other.Kind == idx.Kind && other.Options["class_name"] == idx.Options["class_name"] {
@@ -106,7 +110,41 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 // saiOptions are the options a storage-attached index takes, besides the
 // target and class every index records.
 var saiOptions = map[string]bool{"target": true, "class_name": true, "case_sensitive": true, "normalize": true,
-	"ascii": true, "similarity_function": true, "index_analyzer": true, "query_analyzer": true}
+	"ascii": true, "similarity_function": true, "index_analyzer": true, "query_analyzer": true,
+	"optimize_for": true, "maximum_node_connections": true, "construction_beam_width": true}
+
+// checkVectorOptions applies Cassandra 5.0's checks of a vector index's
+// options: only vectors take them, the similarity function and the
+// optimization are among those known, and the graph's shape may not be
+// set (Cassandra needs a system property for it; cqlpg builds no graph).
+func checkVectorOptions(name string, t *pgschema.Type, opts map[string]string) error {
+	_, sim := opts["similarity_function"]
+	_, opt := opts["optimize_for"]
+	_, conns := opts["maximum_node_connections"]
+	_, beam := opts["construction_beam_width"]
+	if !sim && !opt && !conns && !beam {
+		return nil
+	}
+	if t.Kind != pgschema.Vector {
+		return invalidf("CQL type %s cannot have vector options", t)
+	}
+	switch {
+	case conns:
+		return invalidf("Maximum node connections cannot be set without enabling SAI_VECTOR_ALLOW_CUSTOM_PARAMETERS")
+	case beam:
+		return invalidf("Construction beam width cannot be set without enabling SAI_VECTOR_ALLOW_CUSTOM_PARAMETERS")
+	}
+	if v, ok := opts["similarity_function"]; ok {
+		if _, known := cqlfunc.SimilarityOf(v); !known {
+			return invalidf("Similarity function %s was not recognized for index %s. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE",
+				strings.ToUpper(v), name)
+		}
+	}
+	if v, ok := opts["optimize_for"]; ok && !strings.EqualFold(v, "latency") && !strings.EqualFold(v, "recall") {
+		return invalidf("optimize_for '%s' was not recognized for index %s. Valid values are: LATENCY, RECALL", strings.ToUpper(v), name)
+	}
+	return nil
+}
 
 // indexClass is the class an index's USING names: Cassandra 5.0's aliases
 // of its storage-attached index ('sai', 'StorageAttachedIndex', in any
