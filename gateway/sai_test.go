@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -130,6 +131,50 @@ func TestSAITextOptions(t *testing.T) {
 	} {
 		if err := sess.Query(q).Exec(); err == nil || err.Error() != want {
 			t.Errorf("%s: %v\nwant %s", q, err, want)
+		}
+	}
+}
+
+// TestIndexedLongValues indexes text and blob values longer than a
+// Postgres B-tree entry holds (2704 bytes), with a legacy index and a
+// storage-attached one: Cassandra indexes values up to 64 KiB, and so
+// does cqlpg, whose Postgres index holds their prefixes. Values sharing
+// a long prefix stay apart.
+func TestIndexedLongValues(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS sai WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS sai.docs (k int PRIMARY KEY, body text, raw blob, note text)",
+		"CREATE INDEX IF NOT EXISTS docs_body ON sai.docs (body)",
+		"CREATE INDEX IF NOT EXISTS docs_raw ON sai.docs (raw)",
+		"CREATE INDEX IF NOT EXISTS docs_note ON sai.docs (note) USING 'sai' WITH OPTIONS = {'case_sensitive': 'false'}")
+	long := func(i int) string {
+		var b strings.Builder
+		for b.Len() < 20000 {
+			fmt.Fprintf(&b, "%08x", b.Len()*2654435761) // incompressible enough
+		}
+		return b.String() + fmt.Sprint(i) // a shared 20,000-character prefix
+	}
+	for i := range 3 {
+		if err := sess.Query("INSERT INTO sai.docs (k, body, raw, note) VALUES (?, ?, ?, ?)", i, long(i), []byte(long(i)),
+			strings.ToUpper(long(i))).Exec(); err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+	}
+	for _, c := range []struct {
+		q   string
+		arg any
+	}{
+		{"SELECT k FROM sai.docs WHERE body = ?", long(1)},
+		{"SELECT k FROM sai.docs WHERE raw = ?", []byte(long(1))},
+		{"SELECT k FROM sai.docs WHERE note = ?", long(1)},
+	} {
+		var ks []int
+		iter := sess.Query(c.q, c.arg).Iter()
+		for k := 0; iter.Scan(&k); {
+			ks = append(ks, k)
+		}
+		if err := iter.Close(); err != nil || len(ks) != 1 || ks[0] != 1 {
+			t.Errorf("%s: %v, %v", c.q, ks, err)
 		}
 	}
 }

@@ -106,6 +106,9 @@ func CreateIndex(ctx context.Context, tx Querier, t *Table, idx *Index, c *Colum
 	if fold := idx.Fold(); fold != "" {
 		cols[0] = "(" + fmt.Sprintf(fold, Quote(c.PGName)) + ")"
 	}
+	if p := PrefixExpr(c.Type, cols[0]); p != "" && !c.IsKey() {
+		cols[0] = "(" + p + ")"
+	}
 	if c.Type.IsCollection() && !strings.HasPrefix(idx.Target(), "full(") {
 		method = "gin"
 	} else {

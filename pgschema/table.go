@@ -1,6 +1,7 @@
 package pgschema
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -187,6 +188,24 @@ const SAIClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
 // IsSAI reports whether the index is a storage-attached index, which
 // answers ranges and combines with others without filtering.
 func (i *Index) IsSAI() bool { return i.Kind == "CUSTOM" && i.Options["class_name"] == SAIClass }
+
+// IndexPrefix is how much of a text or blob value a Postgres index on it
+// holds: its first 512 characters or bytes. A B-tree entry holds at most
+// 2704 bytes, where Cassandra indexes values up to 64 KiB; a lookup
+// compares the prefixes through the index, then the whole values.
+const IndexPrefix = 512
+
+// PrefixExpr cuts a text or blob SQL expression of a column of type t to
+// IndexPrefix, or returns "" for other types, which need no cut.
+func PrefixExpr(t *Type, expr string) string {
+	switch t.Kind {
+	case Text, Ascii:
+		return fmt.Sprintf("left(%s, %d)", expr, IndexPrefix)
+	case Blob:
+		return fmt.Sprintf("substring(%s from 1 for %d)", expr, IndexPrefix)
+	}
+	return ""
+}
 
 // Fold is how a storage-attached index on text matches values, as a SQL
 // template of one %s: lower case when it is not case_sensitive, Unicode

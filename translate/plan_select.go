@@ -160,9 +160,9 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 		plan.Filters = append(plan.Filters, rs...)
 	}
 	for i, o := range r.others {
-		if o.Kind == OnColumn && o.Op == OpEQ && isText(o.Column.Type) {
+		if o.Kind == OnColumn && o.Op == OpEQ && pgschema.PrefixExpr(o.Column.Type, "") != "" && !o.Column.IsKey() {
 			if idx := indexFor(t, o); idx != nil {
-				r.others[i].Fold = idx.Fold()
+				r.others[i].Fold, r.others[i].Prefixed = idx.Fold(), true
 			}
 		}
 	}
@@ -355,7 +355,3 @@ func (s *Select) output(name string, e Expr) {
 	s.Outputs = append(s.Outputs, e)
 	s.Result = append(s.Result, ColumnSpec{Keyspace: s.Table.Keyspace, Table: s.Table.Name, Name: name, Type: e.Type()})
 }
-
-// isText reports whether a type is text or ascii, which a storage-attached
-// index may match case-insensitively or normalized.
-func isText(t *pgschema.Type) bool { return t.Kind == pgschema.Text || t.Kind == pgschema.Ascii }

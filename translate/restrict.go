@@ -46,6 +46,9 @@ type Restriction struct {
 	// text that a storage-attached index matches case-insensitively or
 	// normalized (pgschema.Index.Fold).
 	Fold string
+	// Prefixed is an = on an indexed text or blob column, whose Postgres
+	// index holds the values' prefixes (pgschema.IndexPrefix).
+	Prefixed bool
 }
 
 // requiresFiltering is Cassandra's ALLOW FILTERING refusal, word for word.

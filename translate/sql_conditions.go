@@ -46,8 +46,8 @@ func conditionSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 	switch res.Op {
 	case OpEQ, OpLT, OpLTE, OpGT, OpGTE:
 		param.Value = res.Values[0]
-		if res.Fold != "" && res.Op == OpEQ {
-			cond = expr(fmt.Sprintf(res.Fold, qcol(a, column))+" = "+fmt.Sprintf(res.Fold, "?::text"), param)
+		if (res.Fold != "" || res.Prefixed) && res.Op == OpEQ {
+			cond = indexedEqualSQL(res, qcol(a, column), param)
 			break
 		}
 		if fn := orderFunction(c); fn != "" && res.Op.IsSlice() {
@@ -220,4 +220,25 @@ func tupleSQL(res Restriction, alias string) (sq.Sqlizer, error) {
 		return expr(row+" IN ("+strings.Join(tuples, ", ")+")", params...), nil
 	}
 	return nil, invalidf("%s is not supported on multi-column relations", res.Op)
+}
+
+// indexedEqualSQL is an = on an indexed text or blob column, written so
+// that Postgres finds it through the index: on the folded value when the
+// index folds it, and on the value's prefix, which is what the index
+// holds, before the whole value.
+func indexedEqualSQL(res Restriction, col string, param Param) sq.Sqlizer {
+	c := res.Column
+	rhs := "?::text"
+	if c.Type.Kind == pgschema.Blob {
+		rhs = "?::bytea"
+	}
+	lhs := col
+	if res.Fold != "" {
+		lhs, rhs = fmt.Sprintf(res.Fold, lhs), fmt.Sprintf(res.Fold, rhs)
+	}
+	eq := expr(lhs+" = "+rhs, param)
+	if !res.Prefixed {
+		return eq
+	}
+	return sq.And{expr(pgschema.PrefixExpr(c.Type, lhs)+" = "+pgschema.PrefixExpr(c.Type, rhs), param), eq}
 }
