@@ -66,6 +66,7 @@ func TestCqlsh(t *testing.T) {
 		"CREATE TABLE "+ks+`.readings (sensor text, at timestamp, value double, note text, home frozen<address>, tags set<text>,
 			PRIMARY KEY (sensor, at)) WITH CLUSTERING ORDER BY (at DESC) AND comment = 'by sensor'`,
 		"CREATE INDEX readings_note_idx ON "+ks+".readings (note)",
+		"CREATE INDEX readings_value_sai ON "+ks+".readings (value) USING 'sai'",
 		"CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
 
 	keyspace := "CREATE KEYSPACE cqlsh_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'}  AND durable_writes = true;"
@@ -81,6 +82,7 @@ func TestCqlsh(t *testing.T) {
 ) WITH CLUSTERING ORDER BY (at DESC)
     AND ` + describeDefaults("by sensor")
 	index := "CREATE INDEX readings_note_idx ON cqlsh_ks.readings (note);"
+	sai := "CREATE CUSTOM INDEX readings_value_sai ON cqlsh_ks.readings (value) USING 'org.apache.cassandra.index.sai.StorageAttachedIndex';"
 	kv := "CREATE TABLE cqlsh_ks.kv (\n    k int PRIMARY KEY,\n    v text\n) WITH " + describeDefaults("")
 
 	type row = map[string]string
@@ -89,15 +91,18 @@ func TestCqlsh(t *testing.T) {
 	}
 	want := map[string][]row{
 		"DESCRIBE KEYSPACE cqlsh_ks": {element("keyspace", ks, keyspace), element("type", "address", address),
-			element("table", "kv", kv), element("table", "readings", readings), element("index", "readings_note_idx", index)},
-		"DESCRIBE TABLE cqlsh_ks.readings":          {element("table", "readings", readings), element("index", "readings_note_idx", index)},
+			element("table", "kv", kv), element("table", "readings", readings), element("index", "readings_note_idx", index),
+			element("index", "readings_value_sai", sai)},
+		"DESCRIBE TABLE cqlsh_ks.readings": {element("table", "readings", readings), element("index", "readings_note_idx", index),
+			element("index", "readings_value_sai", sai)},
 		"DESCRIBE TYPE cqlsh_ks.address":            {element("type", "address", address)},
 		"DESCRIBE INDEX cqlsh_ks.readings_note_idx": {element("index", "readings_note_idx", index)},
 		"DESC ONLY KEYSPACE cqlsh_ks":               {element("keyspace", ks, keyspace)},
 		"USE DESCRIBE TABLES":                       {{"keyspace_name": ks, "type": "table", "name": "kv"}, {"keyspace_name": ks, "type": "table", "name": "readings"}},
 		"USE DESCRIBE FUNCTIONS":                    nil,
 		"USE DESCRIBE TYPES":                        {{"keyspace_name": ks, "type": "type", "name": "address"}},
-		"USE DESCRIBE readings":                     {element("table", "readings", readings), element("index", "readings_note_idx", index)},
+		"USE DESCRIBE readings": {element("table", "readings", readings), element("index", "readings_note_idx", index),
+			element("index", "readings_value_sai", sai)},
 	}
 
 	for _, protocol := range []string{"", "4"} {
@@ -124,7 +129,7 @@ func TestCqlsh(t *testing.T) {
 				}
 			}
 			if !slices.Equal(r.Tables, []string{"kv", "readings"}) || !slices.Equal(r.UserTypes, []string{"address"}) ||
-				!slices.Equal(r.Indexes, []string{"readings_note_idx"}) {
+				!slices.Equal(r.Indexes, []string{"readings_note_idx", "readings_value_sai"}) {
 				t.Errorf("metadata: tables %q, types %q, indexes %q", r.Tables, r.UserTypes, r.Indexes)
 			}
 			if got := strings.Join(r.Columns["readings"], " "); got != "sensor at home note tags value" {
@@ -148,7 +153,7 @@ func TestCqlsh(t *testing.T) {
 				t.Errorf("DESCRIBE TABLE of a missing table: %q", r.DescribeError)
 			}
 
-			checkCqlshExport(t, r, keyspace, address, index)
+			checkCqlshExport(t, r, keyspace, address, index+"\n"+sai)
 		})
 	}
 }
