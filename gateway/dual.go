@@ -183,47 +183,106 @@ type originConn struct {
 	link    *origin.Link
 	lastErr error
 	tried   time.Time
+	dialing bool
 }
 
 // redialEvery spaces a connection's attempts to reach a lost origin.
 const redialEvery = time.Second
 
 // originLink returns the connection's live link to the origin, dialing
-// it again when it died; the new link is given the session's keyspace.
+// it again when it died, at most once a second; the new link is given the
+// session's keyspace. While the origin is not the read side, a request
+// waits dialWait at most for a dial, which goes on in the background; until
+// it succeeds the writes the origin misses are counted and logged, so that
+// an origin that accepts connections and never answers holds up no client
+// for long.
 func (c *conn) originLink(ctx context.Context) (*origin.Link, error) {
+	return c.originLinkWaiting(ctx, c.srv.dual.primary == sideOrigin)
+}
+
+// originLinkWaiting is originLink; with wait, the request waits for the
+// dial it starts.
+func (c *conn) originLinkWaiting(ctx context.Context, wait bool) (*origin.Link, error) {
 	o := &c.origin
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.link != nil {
 		if err := o.link.Err(); err == nil {
-			return o.link, nil
+			l := o.link
+			o.mu.Unlock()
+			return l, nil
 		} else {
 			o.link, o.lastErr = nil, err
 		}
 	}
-	if o.lastErr != nil && time.Since(o.tried) < redialEvery {
-		return nil, &originError{o.lastErr}
+	if o.dialing || o.lastErr != nil && time.Since(o.tried) < redialEvery {
+		err := o.lastErr
+		o.mu.Unlock()
+		if err == nil {
+			err = fmt.Errorf("the connection to the origin %s is being made", c.srv.dual.cfg.Addr)
+		}
+		return nil, &originError{err}
 	}
-	o.tried = time.Now()
+	o.tried, o.dialing = time.Now(), true
+	o.mu.Unlock()
+	if wait {
+		return c.dialOrigin(ctx)
+	}
+	type dialed struct {
+		l   *origin.Link
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		l, err := c.dialOrigin(context.Background())
+		done <- dialed{l, err}
+	}()
+	select {
+	case d := <-done:
+		return d.l, d.err
+	case <-time.After(dialWait):
+		return nil, &originError{fmt.Errorf("the connection to the origin %s is being made again", c.srv.dual.cfg.Addr)}
+	}
+}
+
+// dialWait is how long a request waits for a dial to an origin that is
+// not the read side before going on without it.
+const dialWait = 200 * time.Millisecond
+
+// dialOrigin dials the connection's link to the origin and records the
+// outcome.
+func (c *conn) dialOrigin(ctx context.Context) (*origin.Link, error) {
+	o := &c.origin
 	l, err := origin.Dial(ctx, c.srv.dual.cfg.Config, c.version)
+	if err == nil {
+		if ks := c.Keyspace(); ks != "" {
+			use := append(appendLongString(nil, "USE "+pgschema.QuoteIdentifier(ks)), queryParamsOne(c.version)...)
+			f, uerr := l.Do(ctx, 0, cqlwire.OpQuery, use)
+			if uerr == nil && (*f)[4] == cqlwire.OpError {
+				uerr = fmt.Errorf("the origin refused USE %s: %s", ks, errorText(*f))
+			}
+			if f != nil {
+				cqlwire.PutBuffer(f)
+			}
+			if uerr != nil {
+				l.Close()
+				l, err = nil, uerr
+			}
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dialing = false
+	select {
+	case <-c.closed: // the client left meanwhile
+		if l != nil {
+			l.Close()
+		}
+		return nil, &originError{errors.New("the client's connection closed")}
+	default:
+	}
 	if err != nil {
 		o.lastErr = err
 		return nil, &originError{err}
-	}
-	if ks := c.Keyspace(); ks != "" {
-		use := append(appendLongString(nil, "USE "+pgschema.QuoteIdentifier(ks)), queryParamsOne(c.version)...)
-		f, err := l.Do(ctx, 0, cqlwire.OpQuery, use)
-		if err == nil && (*f)[4] == cqlwire.OpError {
-			err = fmt.Errorf("the origin refused USE %s: %s", ks, errorText(*f))
-		}
-		if f != nil {
-			cqlwire.PutBuffer(f)
-		}
-		if err != nil {
-			l.Close()
-			o.lastErr = err
-			return nil, &originError{err}
-		}
 	}
 	o.link, o.lastErr = l, nil
 	return l, nil
@@ -244,7 +303,7 @@ func (c *conn) closeOrigin() {
 // gave it, and so is an unreachable origin when the origin is primary;
 // otherwise the link is dialed again when a write needs it.
 func (c *conn) startOrigin(ctx context.Context, resp *[]byte) (refused bool, err error) {
-	_, err = c.originLink(ctx)
+	_, err = c.originLinkWaiting(ctx, true)
 	var r *origin.Refusal
 	switch {
 	case err == nil:

@@ -348,7 +348,9 @@ type originLink struct {
 	mu     sync.Mutex
 	down   bool
 	v4Only bool
-	open   []net.Conn
+	// stall accepts connections and never answers them.
+	stall bool
+	open  []net.Conn
 }
 
 func startOriginLink(t *testing.T, to string) *originLink {
@@ -382,10 +384,17 @@ func (o *originLink) addr() string { return o.ln.Addr().String() }
 
 func (o *originLink) serve(c net.Conn) {
 	o.mu.Lock()
-	down, v4Only := o.down, o.v4Only
+	down, v4Only, stall := o.down, o.v4Only, o.stall
+	if stall {
+		o.open = append(o.open, c)
+	}
 	o.mu.Unlock()
 	if down {
 		c.Close()
+		return
+	}
+	if stall {
+		io.Copy(io.Discard, c)
 		return
 	}
 	var head [9]byte
@@ -434,7 +443,16 @@ func (o *originLink) cut() {
 
 func (o *originLink) restore() {
 	o.mu.Lock()
-	o.down = false
+	o.down, o.stall = false, false
+	o.mu.Unlock()
+}
+
+// stallNow makes the origin one that accepts connections and never
+// answers: open connections end, new ones hang.
+func (o *originLink) stallNow() {
+	o.cut()
+	o.mu.Lock()
+	o.down, o.stall = false, true
 	o.mu.Unlock()
 }
 
@@ -525,6 +543,19 @@ func TestMigrateProxyOriginDown(t *testing.T) {
 			t.Errorf("%s holds %d rows, want %d: %v", name, len(got), want, got)
 		}
 	}
+	// An origin that takes connections and never answers holds up no
+	// client of the target: a request waits a moment for the dial, which
+	// goes on in the background, and the writes the origin misses are
+	// counted.
+	link.stallNow()
+	time.Sleep(1100 * time.Millisecond) // past the last dial's second: the next write dials
+	began := time.Now()
+	write(40, 50)
+	t.Logf("10 writes with the origin stalled: %v", time.Since(began))
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("10 writes with the origin stalled took %v", took)
+	}
+	link.restore()
 	s.Close()
 	p.stop(t)
 
@@ -572,10 +603,10 @@ func TestMigrateProxyOriginDown(t *testing.T) {
 	}
 
 	// The writes the origin missed while reading from the target (10 to
-	// 19), back on it.
+	// 19, down, and 40 to 49, stalled), back on it.
 	base := []string{"migrate", "diff", "migdown.t", "--origin", e.addr, "--shard", dst.shard, "--splits", "8"}
 	out, errOut, code := runCqlpg(bin, append(base, "--fix-origin")...)
-	if code != 3 || !strings.HasSuffix(out, "migdown.t: 21 rows compared, 0 missing, 10 extra, 0 differ; 10 written back to the origin\n") {
+	if code != 3 || !strings.HasSuffix(out, "migdown.t: 21 rows compared, 0 missing, 20 extra, 0 differ; 20 written back to the origin\n") {
 		t.Errorf("diff --fix-origin: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if out, errOut, code := runCqlpg(bin, base...); code != 0 {
