@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -452,22 +453,13 @@ func tableOf(st *exec.Statement) string {
 	case *translate.Batch:
 		names := make([]string, 0, len(p.Writes))
 		for _, w := range p.Writes {
-			if n := w.Table.Keyspace + "." + w.Table.Name; !containsString(names, n) {
+			if n := w.Table.Keyspace + "." + w.Table.Name; !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
 		return strings.Join(names, ",")
 	}
 	return ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // answer is one side's answer: a frame, or the error it failed with
@@ -681,7 +673,7 @@ func (c *conn) writeFailed(h cqlwire.Header, body []byte, st *dualStmt, answers 
 func (c *conn) batchTables(body []byte) string {
 	var names []string
 	add := func(n string) {
-		if n != "" && !containsString(names, n) {
+		if n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -22,6 +22,7 @@ type annBest struct {
 	slot   int
 	rows   []annRow
 	floats []float32
+	seen   int // rows scored, which orders rows of equal scores
 }
 
 type annRow struct {
@@ -63,8 +64,8 @@ func (w *rowWriter) keepBest(vals [][]byte) error {
 		return nil
 	}
 	score := b.sim.Score(b.floats, b.query)
-	seq := w.rows
-	w.rows++ // rows seen, for the order of equal scores; reset before writing
+	seq := b.seen
+	b.seen++
 	if len(b.rows) == b.k {
 		if score <= b.rows[0].score {
 			return nil

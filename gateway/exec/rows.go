@@ -96,7 +96,7 @@ func (w *rowWriter) full() bool { return w.limit >= 0 && w.rows >= w.limit }
 // done reports whether the writer wants no more rows: LIMIT is reached, or
 // the page is and a row beyond it has been seen.
 func (w *rowWriter) done() bool {
-	return w.next != nil || w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate && w.plan.ANN == nil
+	return w.next != nil || w.full() && len(w.plan.SortSlots) == 0 && !w.plan.Aggregate
 }
 
 // pageFull reports whether the page holds all the rows (or groups) it can.
@@ -315,7 +315,6 @@ func (w *rowWriter) finish() error {
 		return nil
 	}
 	if w.best != nil {
-		w.rows = 0 // counted the rows seen; now those written
 		for _, row := range w.best.sorted() {
 			if err := w.emit(row); err != nil {
 				return err

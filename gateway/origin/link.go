@@ -158,26 +158,15 @@ func refusal(op byte, body []byte) error {
 
 // readOne reads one frame during the handshake.
 func (l *Link) readOne(br *bufio.Reader, segmented bool) (op byte, body []byte, err error) {
-	var frame []byte
+	next := func() (*[]byte, error) { return readFrame(br) }
 	if segmented {
-		f := frameReader{r: cqlwire.SegmentReader{Br: br}}
-		fp, err := f.next()
-		if err != nil {
-			return 0, nil, fmt.Errorf("the origin's handshake: %w", err)
-		}
-		frame = *fp
-	} else {
-		frame = make([]byte, cqlwire.HeaderSize)
-		if _, err := io.ReadFull(br, frame); err != nil {
-			return 0, nil, fmt.Errorf("the origin's handshake: %w", err)
-		}
-		h := cqlwire.ParseHeader(frame)
-		body, err := cqlwire.ReadBody(br, int(h.Length))
-		if err != nil {
-			return 0, nil, fmt.Errorf("the origin's handshake: %w", err)
-		}
-		frame = append(frame, *body...)
+		next = (&frameReader{r: cqlwire.SegmentReader{Br: br}}).next
 	}
+	fp, err := next()
+	if err != nil {
+		return 0, nil, fmt.Errorf("the origin's handshake: %w", err)
+	}
+	frame := *fp
 	h := cqlwire.ParseHeader(frame)
 	if h.Flags&cqlwire.FlagCompression != 0 {
 		return 0, nil, errors.New("the origin compressed a frame though none was negotiated")
@@ -322,12 +311,9 @@ func (l *Link) fail(err error) {
 // readLoop hands each response to the request waiting on its stream,
 // until the connection ends.
 func (l *Link) readLoop(br *bufio.Reader) {
-	var next func() (*[]byte, error)
+	next := func() (*[]byte, error) { return readFrame(br) }
 	if l.segs != nil {
-		f := &frameReader{r: cqlwire.SegmentReader{Br: br}}
-		next = f.next
-	} else {
-		next = func() (*[]byte, error) { return readFrame(br) }
+		next = (&frameReader{r: cqlwire.SegmentReader{Br: br}}).next
 	}
 	for {
 		frame, err := next()

@@ -3,6 +3,7 @@ package cqlfunc
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cqlpg/cqlpg/pgschema"
@@ -90,22 +91,13 @@ func isCollection(t *pgschema.Type) bool {
 
 func isSetOrList(t *pgschema.Type) bool { return t.Kind == pgschema.List || t.Kind == pgschema.Set }
 
-func isNumericKind(k pgschema.Kind) bool {
-	for _, n := range numericKinds {
-		if n == k {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	anyMap = Param{Text: "map", wants: "a map argument",
 		Accepts: func(t *pgschema.Type) bool { return t.Kind == pgschema.Map || t.Kind == pgschema.UDT }}
 	anyCollection = Param{Text: "collection", wants: "a collection argument", Accepts: isCollection}
 	setOrList     = Param{Text: "numeric_set_or_list", wants: "a set or list argument", Accepts: isSetOrList}
 	numericList   = Param{Text: "numeric_set_or_list", wants: "a numeric set/list argument",
-		Accepts: func(t *pgschema.Type) bool { return isSetOrList(t) && isNumericKind(t.Elem[0].Kind) }}
+		Accepts: func(t *pgschema.Type) bool { return isSetOrList(t) && slices.Contains(numericKinds, t.Elem[0].Kind) }}
 )
 
 func collectionFactories() []*Factory {
