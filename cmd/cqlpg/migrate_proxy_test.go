@@ -403,10 +403,7 @@ func (o *originLink) serve(c net.Conn) {
 		return
 	}
 	if v4Only && head[0] == 5 {
-		msg := "Invalid or unsupported protocol version (5); supported versions are (3/v3, 4/v4, 5/v5-beta)"
-		body := append([]byte{0, 0, 0, 0x0a, byte(len(msg) >> 8), byte(len(msg))}, msg...)
-		frame := append([]byte{0x84, 0, head[2], head[3], 0, 0, 0, 0, byte(len(body))}, body...)
-		c.Write(frame)
+		refuseV5(c, head[:])
 		c.Close()
 		return
 	}
@@ -428,6 +425,14 @@ func (o *originLink) serve(c net.Conn) {
 	go func() { io.Copy(up, c); up.Close() }()
 	io.Copy(c, up)
 	c.Close()
+}
+
+// refuseV5 answers a v5 request, whose header is head, as Cassandra
+// 3.11 does: a protocol error, at v4.
+func refuseV5(c net.Conn, head []byte) {
+	msg := "Invalid or unsupported protocol version (5); supported versions are (3/v3, 4/v4, 5/v5-beta)"
+	body := append([]byte{0, 0, 0, 0x0a, byte(len(msg) >> 8), byte(len(msg))}, msg...)
+	c.Write(frameOf([]byte{0x84, 0, head[2], head[3], 0, 0, 0, 0, 0}, body))
 }
 
 // cut takes the origin down: open connections end, new ones are refused.
@@ -456,6 +461,19 @@ func (o *originLink) stallNow() {
 	o.mu.Unlock()
 }
 
+// migrateKeyspace creates keyspace ks (RF 1) with tables on the origin e
+// and the same schema on a fresh target, through migrate schema.
+func migrateKeyspace(t *testing.T, e *bulkEnv, bin, ks string, tables ...string) *migrateTarget {
+	t.Helper()
+	e.exec(t, append([]string{"CREATE KEYSPACE IF NOT EXISTS " + ks +
+		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"}, tables...)...)
+	dst := startMigrateTarget(t)
+	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", ks, "--origin", e.addr, "--shard", dst.shard); code != 0 {
+		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
+	}
+	return dst
+}
+
 // TestMigrateProxyOriginDown takes the origin away from cqlpg serve
 // --origin. Reading from the target, clients go on being served, and the
 // writes the origin missed are counted and logged with their table;
@@ -467,12 +485,7 @@ func (o *originLink) stallNow() {
 func TestMigrateProxyOriginDown(t *testing.T) {
 	e := sharedBulkEnv(t)
 	bin := buildCqlpg(t)
-	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migdown WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE IF NOT EXISTS migdown.t (k int PRIMARY KEY, v text)")
-	dst := startMigrateTarget(t)
-	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migdown", "--origin", e.addr, "--shard", dst.shard); code != 0 {
-		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
-	}
+	dst := migrateKeyspace(t, e, bin, "migdown", "CREATE TABLE IF NOT EXISTS migdown.t (k int PRIMARY KEY, v text)")
 	link := startOriginLink(t, e.addr)
 
 	// Refused at start: an origin nobody listens on, credentials the
@@ -707,9 +720,7 @@ func (o *idOrigin) serve(c net.Conn) {
 			return
 		}
 		if f[0] == 5 {
-			msg := "Invalid or unsupported protocol version (5); supported versions are (3/v3, 4/v4, 5/v5-beta)"
-			body := append([]byte{0, 0, 0, 0x0a, byte(len(msg) >> 8), byte(len(msg))}, msg...)
-			c.Write(frameOf([]byte{0x85, 0, f[2], f[3], 0, 0, 0, 0, 0}, body))
+			refuseV5(c, f)
 			return
 		}
 		body := f[9:]
@@ -784,12 +795,7 @@ func (o *idOrigin) serve(c net.Conn) {
 func TestMigrateProxyPreparedIDs(t *testing.T) {
 	e := sharedBulkEnv(t)
 	bin := buildCqlpg(t)
-	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migids WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE IF NOT EXISTS migids.t (k int, c int, v text, PRIMARY KEY (k, c))")
-	dst := startMigrateTarget(t)
-	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migids", "--origin", e.addr, "--shard", dst.shard); code != 0 {
-		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
-	}
+	dst := migrateKeyspace(t, e, bin, "migids", "CREATE TABLE IF NOT EXISTS migids.t (k int, c int, v text, PRIMARY KEY (k, c))")
 	o := startIDOrigin(t, e.addr)
 	for i, readFrom := range []string{"origin", "target"} {
 		p := startServeWith(t, bin, "--shard", dst.shard, "--origin", o.addr(), "--read-from", readFrom)
@@ -845,12 +851,7 @@ func TestMigrateProxyPreparedIDs(t *testing.T) {
 func TestMigrateProxyAuth(t *testing.T) {
 	e := sharedBulkEnv(t)
 	bin := buildCqlpg(t)
-	e.exec(t, "CREATE KEYSPACE IF NOT EXISTS migauth WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE IF NOT EXISTS migauth.t (k int PRIMARY KEY, v text)")
-	dst := startMigrateTarget(t)
-	if out, errOut, code := runCqlpg(bin, "migrate", "schema", "--keyspaces", "migauth", "--origin", e.addr, "--shard", dst.shard); code != 0 {
-		t.Fatalf("schema: exit %d, %q %q", code, out, errOut)
-	}
+	dst := migrateKeyspace(t, e, bin, "migauth", "CREATE TABLE IF NOT EXISTS migauth.t (k int PRIMARY KEY, v text)")
 	p := startServeWith(t, bin, "--shard", dst.shard, "--origin", e.addr, "--auth", "--superuser-password", "s3cret")
 	login := func(user, password string) *gocql.Session {
 		cc := gocql.NewCluster("127.0.0.1")
