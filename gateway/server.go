@@ -285,6 +285,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.stopBackground, s.backgroundDone = stop, make(chan struct{})
 	var background sync.WaitGroup
 	background.Go(func() { s.env.ReplayBatchlog(bgCtx) })
+	background.Go(func() { s.env.RunViews(bgCtx) })
 	background.Go(func() { s.env.ReplayHints(bgCtx) })
 	// Membership changes reach this gateway as the members record them
 	// (RingChannel), and at the latest within RingCheck.

@@ -203,6 +203,9 @@ func (t *Table) createSQL() []string {
 			b.WriteString(",\n    " + strings.Join(cellDDL(c), ",\n    "))
 		}
 	}
+	if t.HasBaseCells() {
+		b.WriteString(",\n    " + Quote(BaseCellsColumn) + " jsonb")
+	}
 	b.WriteString("\n)")
 
 	key := keyIndexColumns(t.KeyColumns())

@@ -24,6 +24,7 @@ const (
 	ElemType     = "type"
 	ElemTable    = "table"
 	ElemIndex    = "index"
+	ElemView     = "materialized_view"
 )
 
 // isVirtualKeyspace reports whether Cassandra itself serves the keyspace
@@ -64,20 +65,34 @@ func KeyspaceElements(k *Keyspace, only, internals bool) []SchemaElement {
 		out = append(out, TypeElement(t))
 	}
 	for _, t := range k.SortedTables() {
-		out = append(out, TableElements(t, internals)...)
+		if !t.IsView() {
+			out = append(out, TableElements(k, t, internals)...)
+		}
 	}
 	return out
 }
 
-// TableElements returns what DESCRIBE TABLE shows: the table and its
-// indexes by name.
-func TableElements(t *Table, internals bool) []SchemaElement {
+// TableElements returns what DESCRIBE TABLE shows: the table, its
+// indexes by name, and its materialized views by name.
+func TableElements(k *Keyspace, t *Table, internals bool) []SchemaElement {
 	out := []SchemaElement{{Keyspace: QuoteIdentifier(t.Keyspace), Type: ElemTable, Name: QuoteIdentifier(t.Name),
 		Create: t.Describe(internals)}}
 	for _, idx := range t.SortedIndexes() {
 		out = append(out, IndexElement(t, idx))
 	}
+	views := k.ViewsOf(t.Name)
+	slices.SortFunc(views, func(a, b *Table) int { return CompareNames(a.Name, b.Name) })
+	for _, v := range views {
+		out = append(out, ViewElement(v, internals))
+	}
 	return out
+}
+
+// ViewElement returns a materialized view as DESCRIBE MATERIALIZED VIEW
+// shows it.
+func ViewElement(v *Table, internals bool) SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(v.Keyspace), Type: ElemView, Name: QuoteIdentifier(v.Name),
+		Create: v.Describe(internals)}
 }
 
 // IndexElement returns an index as DESCRIBE INDEX shows it.
@@ -252,6 +267,9 @@ func (t *Table) CreateStatement() string { return t.Describe(false) }
 // dropped columns, with the ALTER statements that drop them. Tables of
 // Cassandra's virtual keyspaces get a commented-out VIRTUAL TABLE.
 func (t *Table) Describe(internals bool) string {
+	if t.View != nil {
+		return t.describeView(internals)
+	}
 	var b strings.Builder
 	virtual := isVirtualKeyspace(t.Keyspace)
 	create := "CREATE"
@@ -308,13 +326,7 @@ func (t *Table) Describe(internals bool) string {
 	if internals {
 		with = append(with, "ID = "+UUIDText(t.ID[:]))
 	}
-	if len(t.Clustering) > 0 {
-		order := make([]string, len(t.Clustering))
-		for i, c := range t.Clustering {
-			order[i] = QuoteIdentifier(c.Name) + " " + strings.ToUpper(c.ClusteringOrder())
-		}
-		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(order, ", ")+")")
-	}
+	with = append(with, t.clusteringOrderOption()...)
 	if virtual {
 		comment := t.Params().Comment
 		if c, ok := virtualComments[t.Keyspace+"."+t.Name]; ok && comment == "" {
@@ -396,4 +408,55 @@ func columnList(cols []*Column) string {
 		names[i] = QuoteIdentifier(c.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// clusteringOrderOption returns t's CLUSTERING ORDER BY option, if it
+// has clustering columns.
+func (t *Table) clusteringOrderOption() []string {
+	if len(t.Clustering) == 0 {
+		return nil
+	}
+	order := make([]string, len(t.Clustering))
+	for i, c := range t.Clustering {
+		order[i] = QuoteIdentifier(c.Name) + " " + strings.ToUpper(c.ClusteringOrder())
+	}
+	return []string{"CLUSTERING ORDER BY (" + strings.Join(order, ", ") + ")"}
+}
+
+// describeView returns the CQL that creates the view t in Cassandra
+// 4.1's layout (ViewMetadata's toCqlString): its SELECT, the base's
+// WHERE clause, its primary key, and its options, which have no
+// default_time_to_live.
+func (t *Table) describeView(internals bool) string {
+	var b strings.Builder
+	b.WriteString("CREATE MATERIALIZED VIEW " + t.QualifiedName() + " AS\n    SELECT ")
+	if t.View.IncludeAll {
+		b.WriteString("*")
+	} else {
+		b.WriteString(columnList(t.createOrder()))
+	}
+	fmt.Fprintf(&b, "\n    FROM %s.%s\n    WHERE %s\n    PRIMARY KEY (", QuoteIdentifier(t.Keyspace), QuoteIdentifier(t.View.Base), t.View.Where)
+	if len(t.PartitionKey) > 1 {
+		b.WriteString("(" + columnList(t.PartitionKey) + ")")
+	} else {
+		b.WriteString(columnList(t.PartitionKey))
+	}
+	if len(t.Clustering) > 0 {
+		b.WriteString(", " + columnList(t.Clustering))
+	}
+	b.WriteString(")\n WITH ")
+	var with []string
+	if internals {
+		with = append(with, "ID = "+UUIDText(t.ID[:]))
+	}
+	with = append(with, t.clusteringOrderOption()...)
+	p := t.Params()
+	for _, name := range TableOptionNames {
+		if name != OptDefaultTimeToLive {
+			with = append(with, name+" = "+p.Literal(name))
+		}
+	}
+	b.WriteString(strings.Join(with, "\n    AND "))
+	b.WriteByte(';')
+	return b.String()
 }

@@ -236,6 +236,9 @@ func (t *Table) partColumns(p RepairPart) []string {
 	for _, c := range t.cells(Regular) {
 		cols = append(cols, c.names()...)
 	}
+	if t.HasBaseCells() {
+		cols = append(cols, BaseCellsColumn)
+	}
 	return cols
 }
 

@@ -69,7 +69,16 @@ func clearedBy(alias, col, wt, del string) string {
 // mergeItems are the SET items merging the cells (and, on the main
 // table, the marker) of excluded into t, given the merged deletion time.
 func (t *Table) mergeItems(kind ColumnKind, del string) []string {
+	return t.mergeItemsWith(kind, del, del)
+}
+
+// mergeItemsWith is mergeItems with the deletion time that clears the
+// marker (markerDel) apart from the one that clears cells (cellDel): a
+// view row whose deletion shadows its marker only (StrictLiveness) keeps
+// its cells, with cellDel "NULL".
+func (t *Table) mergeItemsWith(kind ColumnKind, markerDel, cellDel string) []string {
 	var set []string
+	del := cellDel
 	pick := func(wins, wt string, cols []string) {
 		for _, col := range cols {
 			set = append(set, fmt.Sprintf("%s = CASE WHEN %s THEN %s ELSE %s END", Quote(col), wins,
@@ -80,7 +89,13 @@ func (t *Table) mergeItems(kind ColumnKind, del string) []string {
 		wins := fmt.Sprintf("cqlpg.cell_wins(%s, %s, false, NULL, %s, %s, false, NULL, NULL)",
 			qual("excluded", RowWritetimeColumn), qual("excluded", RowExpiryColumn),
 			qual("t", RowWritetimeColumn), qual("t", RowExpiryColumn))
+		del = markerDel
 		pick(wins, RowWritetimeColumn, []string{RowExpiryColumn, RowWritetimeColumn})
+		del = cellDel
+		if t.HasBaseCells() {
+			set = append(set, fmt.Sprintf("%s = cqlpg.view_cells_merge(%s, %s, %s)", Quote(BaseCellsColumn),
+				qual("t", BaseCellsColumn), qual("excluded", BaseCellsColumn), del))
+		}
 	}
 	for _, c := range t.cells(kind) {
 		if c.column != nil {
@@ -112,6 +127,9 @@ func (t *Table) arriving(p RepairPart, del string) string {
 		cleared[RowExpiryColumn] = clearedBy("s", RowExpiryColumn, RowWritetimeColumn, del)
 	}
 	for _, c := range t.cells(kind) {
+		if t.StrictLiveness() {
+			break // a view row's deletion shadows its marker, not its cells
+		}
 		for _, col := range c.names() {
 			cleared[col] = clearedBy("s", col, c.wt, del)
 		}
@@ -156,7 +174,11 @@ func (t *Table) mergeRows(deletions bool) string {
 		del = "cv.d"
 	}
 	merged := fmt.Sprintf("GREATEST(%s, excluded.%s)", qual("t", DeletedColumn), Quote(DeletedColumn))
-	set := append([]string{Quote(DeletedColumn) + " = " + merged}, t.mergeItems(Regular, merged)...)
+	cellDel := merged
+	if t.StrictLiveness() {
+		cellDel = "NULL"
+	}
+	set := append([]string{Quote(DeletedColumn) + " = " + merged}, t.mergeItemsWith(Regular, merged, cellDel)...)
 	return fmt.Sprintf("INSERT INTO %s AS t (%s)\n    SELECT %s FROM %s\n    ON CONFLICT (%s) DO UPDATE SET %s",
 		t.Ident(), quoteAll(t.partColumns(RepairRows)), t.arriving(RepairRows, del), from,
 		quoteAll(t.RepairKey(RepairRows)), strings.Join(set, ",\n        "))

@@ -78,7 +78,7 @@ func (t *Table) SweepSQL(part SweepPart) string {
 			}
 		}
 	}
-	sw := sweep{cols: cols, marker: part == SweepRows, deletions: part == SweepDeletions}
+	sw := sweep{cols: cols, marker: part == SweepRows, deletions: part == SweepDeletions, baseCells: part == SweepRows && t.HasBaseCells()}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `WITH g AS MATERIALIZED (
@@ -115,6 +115,7 @@ type sweep struct {
 	cols      []*Column // regular or static columns
 	marker    bool      // the part has row markers
 	deletions bool      // the part is a deletions table
+	baseCells bool      // the part is a view's rows with BaseCellsColumn
 }
 
 // qual qualifies a column with a table alias.
@@ -126,6 +127,9 @@ func (s sweep) live(a string) string {
 	if s.marker {
 		or = append(or, fmt.Sprintf("(%s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > $1))",
 			qual(a, RowWritetimeColumn), qual(a, RowExpiryColumn)))
+	}
+	if s.baseCells {
+		or = append(or, fmt.Sprintf("cqlpg.view_cells_live(%s, $1)", qual(a, BaseCellsColumn)))
 	}
 	for _, c := range s.cols {
 		holds := qual(a, c.PGName) + " IS NOT NULL"

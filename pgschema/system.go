@@ -51,6 +51,12 @@ var virtualTables = []virtualTable{
 		{"preferred_port", "int"}, {"rack", "text"}, {"release_version", "text"},
 		{"schema_version", "uuid"}, {"tokens", "set<text>"},
 	}, []string{"peer"}, []string{"peer_port"}},
+	{"system", "built_views", [][2]string{
+		{"keyspace_name", "text"}, {"view_name", "text"}, {"status_replicated", "boolean"},
+	}, []string{"keyspace_name"}, []string{"view_name"}},
+	{"system_distributed", "view_build_status", [][2]string{
+		{"keyspace_name", "text"}, {"view_name", "text"}, {"host_id", "uuid"}, {"status", "text"},
+	}, []string{"keyspace_name", "view_name"}, []string{"host_id"}},
 	{"system", "IndexInfo", [][2]string{
 		{"table_name", "text"}, {"index_name", "text"}, {"value", "blob"},
 	}, []string{"table_name"}, []string{"index_name"}},

@@ -163,6 +163,8 @@ type Table struct {
 	Indexes []*Index
 	// Dropped lists the columns dropped from the table.
 	Dropped []DroppedColumn
+	// View is set when the table is a materialized view (views.go).
+	View *View
 }
 
 // Index is a secondary index: a Postgres index on the indexed column (or

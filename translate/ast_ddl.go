@@ -46,9 +46,10 @@ const (
 	DropTable
 	DropType
 	DropIndex
+	DropView
 )
 
-// DropStmt is DROP KEYSPACE, TABLE, TYPE or INDEX. Name is empty for a
+// DropStmt is DROP KEYSPACE, TABLE, TYPE, INDEX or MATERIALIZED VIEW. Name is empty for a
 // keyspace; Keyspace may be empty for the others (the session's).
 type DropStmt struct {
 	Kind     DropKind
@@ -145,3 +146,29 @@ func (*AlterTypeStmt) statement()      {}
 func (*CreateIndexStmt) statement()    {}
 func (*TruncateStmt) statement()       {}
 func (*DropStmt) statement()           {}
+
+// CreateViewStmt is CREATE MATERIALIZED VIEW. Columns is nil for SELECT *;
+// WhereText is the WHERE clause as written, which system_schema.views
+// shows.
+type CreateViewStmt struct {
+	View            TableName
+	Base            TableName
+	IfNotExists     bool
+	Columns         []Selector
+	Where           []Relation
+	WhereText       string
+	PartitionKey    []string
+	Clustering      []string
+	ClusteringOrder []Ordering
+	Properties      []Property
+}
+
+// AlterViewStmt is ALTER MATERIALIZED VIEW ... WITH options.
+type AlterViewStmt struct {
+	View       TableName
+	IfExists   bool
+	Properties []Property
+}
+
+func (*CreateViewStmt) statement() {}
+func (*AlterViewStmt) statement()  {}

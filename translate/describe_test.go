@@ -112,7 +112,7 @@ func TestPlanDescribe(t *testing.T) {
 	}{
 		{"", "DESCRIBE KEYSPACES", "keyspaces", "keyspace_name type name", []string{
 			"cycling keyspace cycling", "inventory keyspace inventory", "system keyspace system",
-			"system_auth keyspace system_auth", "system_schema keyspace system_schema",
+			"system_auth keyspace system_auth", "system_distributed keyspace system_distributed", "system_schema keyspace system_schema",
 			"system_traces keyspace system_traces", "system_views keyspace system_views",
 			"system_virtual_schema keyspace system_virtual_schema",
 			"testks keyspace testks"}},
@@ -207,7 +207,7 @@ func TestPlanDescribeFull(t *testing.T) {
 			keyspaces = append(keyspaces, e.Name)
 		}
 	}
-	if got := strings.Join(keyspaces, " "); got != "cycling inventory system system_auth system_schema system_traces system_views system_virtual_schema testks" {
+	if got := strings.Join(keyspaces, " "); got != "cycling inventory system system_auth system_distributed system_schema system_traces system_views system_virtual_schema testks" {
 		t.Errorf("keyspaces %s", got)
 	}
 }

@@ -245,10 +245,16 @@ func cellLive(alias string, c *pgschema.Column) sq.Sqlizer {
 func rowLive(alias string, t *pgschema.Table) sq.Sqlizer {
 	or := sq.Or{expr(fmt.Sprintf("(%[1]s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > ?))",
 		qcol(alias, pgschema.RowWritetimeColumn), qcol(alias, pgschema.RowExpiryColumn)), Param{Kind: ParamNow})}
+	if t.StrictLiveness() {
+		return or // a view row whose key holds a base regular column lives by its marker alone
+	}
 	for _, c := range t.Columns {
 		if c.Kind == pgschema.Regular {
 			or = append(or, cellLive(alias, c))
 		}
+	}
+	if t.HasBaseCells() {
+		or = append(or, expr(fmt.Sprintf("cqlpg.view_cells_live(%s, ?)", qcol(alias, pgschema.BaseCellsColumn)), Param{Kind: ParamNow}))
 	}
 	return or
 }

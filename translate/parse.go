@@ -242,6 +242,11 @@ func (p *parser) schemaStatement() (Statement, error) {
 			return p.createType()
 		}
 		return p.alterType()
+	case word == "materialized":
+		if create {
+			return p.createView()
+		}
+		return p.alterView()
 	case create && (word == "index" || word == "custom"):
 		return p.createIndex()
 	case word == "role" || word == "user":

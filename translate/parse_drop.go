@@ -1,9 +1,10 @@
 package translate
 
-// dropStatement parses DROP KEYSPACE, TABLE, TYPE and INDEX.
+// dropStatement parses DROP KEYSPACE, TABLE, TYPE, INDEX and MATERIALIZED
+// VIEW.
 //
 //	drop := DROP (KEYSPACE | SCHEMA) (IF EXISTS)? ident
-//	      | DROP (TABLE | COLUMNFAMILY | TYPE | INDEX) (IF EXISTS)? (ident '.')? ident
+//	      | DROP (TABLE | COLUMNFAMILY | TYPE | INDEX | MATERIALIZED VIEW) (IF EXISTS)? (ident '.')? ident
 //	      | dropRole
 func (p *parser) dropStatement() (Statement, error) {
 	p.next()
@@ -20,6 +21,11 @@ func (p *parser) dropStatement() (Statement, error) {
 		d.Kind = DropType
 	case p.acceptKeyword("index"):
 		d.Kind = DropIndex
+	case p.acceptKeyword("materialized"):
+		if err := p.expectKeyword("view"); err != nil {
+			return nil, err
+		}
+		d.Kind = DropView
 	default:
 		return nil, p.unexpected("")
 	}

@@ -117,6 +117,12 @@ type SchemaChange struct {
 	// Index and IndexColumn are what CREATE INDEX makes.
 	Index       *pgschema.Index
 	IndexColumn *pgschema.Column
+	// Views are, for CREATE and DROP MATERIALIZED VIEW, the views of the
+	// base table (OldTable) once the change is made; for ALTER TABLE ADD,
+	// the views that gain the added columns, as they become.
+	Views []*pgschema.Table
+	// Warnings go to the client with the answer.
+	Warnings []string
 }
 
 // Noop is a statement that has nothing to do, such as ALTER ... IF EXISTS
@@ -127,6 +133,8 @@ type Noop struct{ Metadata }
 type Truncate struct {
 	Metadata
 	Table *pgschema.Table
+	// Views are the table's materialized views, emptied with it.
+	Views []*pgschema.Table
 }
 
 // Batch is a batch of writes sharing one timestamp.

@@ -27,6 +27,9 @@ func (p *planner) alterTable(n TableName, ifExists bool) (*pgschema.Table, error
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Cannot alter system table " + t.QualifiedName()}
 	}
+	if t.IsView() {
+		return nil, invalidf("Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead")
+	}
 	return t, nil
 }
 
@@ -39,7 +42,7 @@ func rebuild(t *pgschema.Table, cols []*pgschema.Column, options map[string]stri
 		copies[i] = &cc
 	}
 	n := pgschema.NewTable(t.Keyspace, t.Name, t.ID, copies, options)
-	n.PGSchema, n.PGName, n.Indexes, n.Dropped = t.PGSchema, t.PGName, t.Indexes, t.Dropped
+	n.PGSchema, n.PGName, n.Indexes, n.Dropped, n.View = t.PGSchema, t.PGName, t.Indexes, t.Dropped, t.View
 	return n
 }
 
@@ -58,7 +61,8 @@ func (p *planner) planAlterTable(s *AlterTableStmt) (Plan, error) {
 	case AlterAdd:
 		err = p.alterAdd(t, s, change, &cols)
 	case AlterDrop:
-		if err = alterDrop(t, s, change, &cols); err == nil && s.Timestamp != nil {
+		views := p.schema.Keyspace(t.Keyspace).ViewsOf(t.Name)
+		if err = alterDrop(t, s, change, &cols, len(views) > 0); err == nil && s.Timestamp != nil {
 			err = p.dropTime(s.Timestamp, change)
 		}
 	case AlterRename:
@@ -78,6 +82,7 @@ func (p *planner) planAlterTable(s *AlterTableStmt) (Plan, error) {
 		for i, c := range change.Columns {
 			change.Columns[i] = change.NewTable.Column(c.Name)
 		}
+		change.Views = viewsAdding(p.schema.Keyspace(t.Keyspace), t, change.Columns)
 	}
 	for old, c := range change.Renames {
 		change.Renames[old] = change.NewTable.Column(c.Name)
@@ -139,7 +144,7 @@ func (p *planner) dropTime(ts Term, change *SchemaChange) error {
 	return nil
 }
 
-func alterDrop(t *pgschema.Table, s *AlterTableStmt, change *SchemaChange, cols *[]*pgschema.Column) error {
+func alterDrop(t *pgschema.Table, s *AlterTableStmt, change *SchemaChange, cols *[]*pgschema.Column, views bool) error {
 	for _, name := range s.Drop {
 		c := t.Column(name)
 		if c == nil {
@@ -156,6 +161,9 @@ func alterDrop(t *pgschema.Table, s *AlterTableStmt, change *SchemaChange, cols 
 		}
 		if deps := dependentIndexes(t, c); deps != "" {
 			return invalidf("Cannot drop column %s because it has dependent secondary indexes (%s)", name, deps)
+		}
+		if views {
+			return invalidf("Cannot drop column %s on base table %s with materialized views", name, t.Name)
 		}
 		change.Columns = append(change.Columns, c)
 		for i, x := range *cols {
@@ -256,5 +264,28 @@ func (p *planner) planTruncate(s *TruncateStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Cannot TRUNCATE system table " + t.QualifiedName()}
 	}
-	return &Truncate{Table: t}, nil
+	if t.IsView() {
+		return nil, invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
+	}
+	return &Truncate{Table: t, Views: p.schema.Keyspace(t.Keyspace).ViewsOf(t.Name)}, nil
+}
+
+// viewsAdding returns the views of t that select all its columns, each
+// as it becomes with the columns ALTER TABLE ADD adds to t (added, which
+// are static columns or regular ones; views take the regular ones).
+func viewsAdding(k *pgschema.Keyspace, t *pgschema.Table, added []*pgschema.Column) []*pgschema.Table {
+	var out []*pgschema.Table
+	for _, v := range k.ViewsOf(t.Name) {
+		if !v.View.IncludeAll {
+			continue
+		}
+		cols := append([]*pgschema.Column(nil), v.Columns...)
+		for _, c := range added {
+			if c.Kind == pgschema.Regular {
+				cols = append(cols, &pgschema.Column{Name: c.Name, Type: c.Type, Kind: pgschema.Regular, Position: -1, PGName: c.PGName})
+			}
+		}
+		out = append(out, rebuild(v, cols, v.Options))
+	}
+	return out
 }

@@ -254,6 +254,11 @@ func (p *planner) planDrop(s *DropStmt) (Plan, error) {
 		return p.planDropType(s, ks)
 	case DropIndex:
 		return p.planDropIndex(s, ks)
+	case DropView:
+		return p.planDropView(s, ks)
+	}
+	if err := dropTableChecks(p.schema.Keyspace(ks), s.Name); err != nil {
+		return nil, err
 	}
 	return &SchemaChange{Statement: s, Change: "DROPPED", Target: "TABLE", Keyspace: ks, Name: s.Name}, nil
 }

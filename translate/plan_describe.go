@@ -99,11 +99,13 @@ func (p *planner) resolveGeneric(d *Describe) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case k.Tables[d.Name] != nil:
+	switch t := k.Tables[d.Name]; {
+	case t != nil && !t.IsView():
 		d.Kind = DescribeTable
 	case indexNamed(k, d.Name) != nil:
 		d.Kind = DescribeIndex
+	case t != nil:
+		d.Kind = DescribeView
 	default:
 		return invalidf("'%s' not found in keyspace '%s'", d.Name, d.Keyspace)
 	}
@@ -175,10 +177,10 @@ func (d *Describe) Elements(s *pgschema.Schema) ([]pgschema.SchemaElement, error
 		return pgschema.KeyspaceElements(k, d.Only, d.Internals), nil
 	case DescribeTable:
 		t := k.Tables[d.Name]
-		if t == nil {
+		if t == nil || t.IsView() {
 			return nil, invalidf("Table '%s' not found in keyspace '%s'", d.Name, k.Name)
 		}
-		return pgschema.TableElements(t, d.Internals), nil
+		return pgschema.TableElements(k, t, d.Internals), nil
 	case DescribeIndex:
 		t := indexNamed(k, d.Name)
 		if t == nil {
@@ -200,6 +202,9 @@ func (d *Describe) Elements(s *pgschema.Schema) ([]pgschema.SchemaElement, error
 	case DescribeAggregate:
 		return nil, invalidf("User defined aggregate '%s' not found in '%s'", d.Name, k.Name)
 	case DescribeView:
+		if t := k.Tables[d.Name]; t != nil && t.IsView() {
+			return []pgschema.SchemaElement{pgschema.ViewElement(t, d.Internals)}, nil
+		}
 		return nil, invalidf("Materialized view '%s' not found in '%s'", d.Name, k.Name)
 	}
 	return nil, invalidf("'%s' not found in keyspace '%s'", d.Name, k.Name)
@@ -223,8 +228,10 @@ func (d *Describe) listing(s *pgschema.Schema) ([]pgschema.SchemaElement, error)
 		kind := pgschema.ElemTable
 		switch d.Kind {
 		case DescribeTables:
-			for n := range k.Tables {
-				names = append(names, n)
+			for n, t := range k.Tables {
+				if !t.IsView() {
+					names = append(names, n)
+				}
 			}
 		case DescribeTypes:
 			kind = pgschema.ElemType

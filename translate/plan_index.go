@@ -33,6 +33,9 @@ func (p *planner) planCreateIndex(s *CreateIndexStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Cannot create indexes on system table " + t.QualifiedName()}
 	}
+	if t.IsView() {
+		return nil, invalidf("Secondary indexes are not supported on materialized views")
+	}
 	if s.Name != "" {
 		if idx, _ := k.Index(s.Name); idx != nil {
 			if s.IfNotExists {

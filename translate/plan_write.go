@@ -45,6 +45,9 @@ type Write struct {
 	Timestamp, TTL *Value
 	// Counter is set for counter updates.
 	Counter bool
+	// Views is set when the table has materialized views, which the
+	// write's answer waits for (gateway/exec/views.go).
+	Views bool
 	// Conditions is set for conditional (LWT) writes.
 	Conditions *Conditions
 	// Deletion is set for DELETE statements.
@@ -128,10 +131,13 @@ func (p *planner) planInsert(s *InsertStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
+	if t.IsView() {
+		return nil, invalidf("Cannot directly modify a materialized view")
+	}
 	if t.IsCounter() {
 		return nil, invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
-	w := &Write{Table: t, Kind: WriteUpsert, Keys: make([]Restriction, len(t.KeyColumns()))}
+	w := &Write{Table: t, Kind: WriteUpsert, Keys: make([]Restriction, len(t.KeyColumns())), Views: p.hasViews(t)}
 	cols, values, err := p.insertValues(t, s, w)
 	if err != nil {
 		return nil, err
@@ -238,7 +244,10 @@ func (p *planner) planUpdate(s *UpdateStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
-	w := &Write{Table: t, Kind: WriteUpsert, Counter: t.IsCounter()}
+	if t.IsView() {
+		return nil, invalidf("Cannot directly modify a materialized view")
+	}
+	w := &Write{Table: t, Kind: WriteUpsert, Counter: t.IsCounter(), Views: p.hasViews(t)}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
@@ -324,7 +333,10 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	if t.Virtual {
 		return nil, &UnauthorizedError{Msg: "Modification on virtual table " + t.QualifiedName() + " is not supported"}
 	}
-	w := &Write{Table: t, Kind: WriteDeleteRow, Deletion: true}
+	if t.IsView() {
+		return nil, invalidf("Cannot directly modify a materialized view")
+	}
+	w := &Write{Table: t, Kind: WriteDeleteRow, Deletion: true, Views: p.hasViews(t)}
 	if err := p.using(w, s.Using); err != nil {
 		return nil, err
 	}
@@ -388,4 +400,10 @@ func (p *planner) planDelete(s *DeleteStmt) (Plan, error) {
 	}
 	w.PKIndexes = pkIndexes(t, p.vars)
 	return w, p.planConditions(w, "deletions")
+}
+
+// hasViews reports whether t is the base table of materialized views.
+func (p *planner) hasViews(t *pgschema.Table) bool {
+	k := p.schema.Keyspace(t.Keyspace)
+	return k != nil && k.HasViews(t.Name)
 }

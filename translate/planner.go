@@ -58,6 +58,10 @@ func (p *planner) plan(stmt Statement) (Plan, error) {
 		return p.planAlterType(s)
 	case *CreateIndexStmt:
 		return p.planCreateIndex(s)
+	case *CreateViewStmt:
+		return p.planCreateView(s)
+	case *AlterViewStmt:
+		return p.planAlterView(s)
 	case *TruncateStmt:
 		return p.planTruncate(s)
 	case *DropStmt:

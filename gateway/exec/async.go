@@ -226,7 +226,7 @@ func (e *Execution) readDone(op *sharding.Op) {
 // the write as a waiting one does (prepareWrite); what it cannot start
 // goes to the handler, which gives the errors.
 func (e *Execution) StartWrite(st *Statement, p *translate.Write, stream int16, body *[]byte) bool {
-	if p.Conditions != nil || p.Counter || p.InPlace || e.mutations != nil {
+	if p.Conditions != nil || p.Counter || p.InPlace || p.Views || e.mutations != nil {
 		return false
 	}
 	r, err := e.writeTimes(p, nil)

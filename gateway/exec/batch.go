@@ -227,6 +227,7 @@ func (v *Env) applyBatch(ctx context.Context, kind translate.BatchKind, items []
 		if logged {
 			v.forgetBatch(m.topo, entry)
 		}
+		awaitBatchViews(ctx, items, parts)
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
@@ -260,8 +261,22 @@ func (v *Env) applyBatch(ctx context.Context, kind translate.BatchKind, items []
 				err: sharding.FirstError(errs)}
 		}
 	}
+	awaitBatchViews(ctx, items, parts)
 	*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	return nil
+}
+
+// awaitBatchViews waits for the view updates of a batch that wrote to a
+// base table of views, as a single write does.
+func awaitBatchViews(ctx context.Context, items []batchWrite, parts []shardPart) {
+	if !slices.ContainsFunc(items, func(it batchWrite) bool { return it.w.Views }) {
+		return
+	}
+	shards := make([]int, len(parts))
+	for i, p := range parts {
+		shards[i] = p.shard
+	}
+	items[0].e.awaitViews(ctx, shards)
 }
 
 // hintParts stores hints for the parts of an unlogged batch that did not

@@ -43,6 +43,8 @@ type Env struct {
 	// (paxos.go), by stripe.
 	paxosLocks     [paxosStripes]chan struct{}
 	paxosLocksOnce sync.Once
+	// views drains the view logs and builds views (views.go).
+	views views
 }
 
 // Config is what executions need of the gateway's settings.

@@ -49,6 +49,10 @@ func (e *Execution) conditional(ctx context.Context, stmt *sharding.Statement, p
 	if err != nil {
 		return err
 	}
+	if applied && p.Views {
+		replicas, _ := placement.WriteReplicas(sharding.Token(px.token))
+		e.awaitViews(ctx, replicas)
+	}
 	*resp = appendCASResult(*resp, t, c, applied, state.shown)
 	return nil
 }

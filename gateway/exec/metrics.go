@@ -25,6 +25,10 @@ type Metrics struct {
 	// SpeculativeReads counts replicas asked because one asked before had
 	// not answered within the table's speculative_retry.
 	SpeculativeReads prometheus.Counter
+	// ViewUpdates counts view log entries applied to every replica of
+	// their view partition; ViewBuildRows the base rows view builds
+	// logged.
+	ViewUpdates, ViewBuildRows prometheus.Counter
 }
 
 func NewMetrics(r *prometheus.Registry) *Metrics {
@@ -51,9 +55,13 @@ func NewMetrics(r *prometheus.Registry) *Metrics {
 			Name: "cqlpg_paxos_contentions_total", Help: "Paxos rounds of lightweight transactions lost to another round."}),
 		PaxosReplays: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "cqlpg_paxos_replays_total", Help: "Accepted proposals of unfinished Paxos rounds that a later round committed."}),
+		ViewUpdates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_view_updates_total", Help: "Materialized view updates applied to every replica of their view partition."}),
+		ViewBuildRows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "cqlpg_view_build_rows_total", Help: "Base rows that materialized view builds logged as view updates."}),
 	}
 	r.MustRegister(m.BatchlogWrites, m.BatchlogReplays, m.HintsWritten, m.hintsReplayed, m.hintsPending, m.ReadRepairs,
-		m.PaxosContentions, m.PaxosReplays, m.SpeculativeReads)
+		m.PaxosContentions, m.PaxosReplays, m.SpeculativeReads, m.ViewUpdates, m.ViewBuildRows)
 	// Known label values start at zero, so that their rates exist before
 	// the first event.
 	for _, result := range []string{"applied", "dropped"} {

@@ -52,7 +52,10 @@ func (e *Execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 	// gateways to serve the new schema.
 	e.env.Gateways().AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
 	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
-	cqlwire.AddWarnings(resp, e.version, emptyDatacenters(p, e.topo))
+	cqlwire.AddWarnings(resp, e.version, append(emptyDatacenters(p, e.topo), p.Warnings...))
+	if _, ok := p.Statement.(*translate.CreateViewStmt); ok {
+		e.env.StartViewBuilds()
+	}
 	return nil
 }
 
@@ -91,10 +94,30 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 		table := *p.NewTable
 		table.ID = cluster.NewUUID(1)
 		return pgschema.CreateTable(ctx, tx, &table, s.IfNotExists)
+	case *translate.CreateViewStmt:
+		view := *p.NewTable
+		view.ID = cluster.NewUUID(1)
+		return pgschema.CreateView(ctx, tx, &view, p.OldTable, p.Views, s.IfNotExists)
+	case *translate.AlterViewStmt:
+		return true, pgschema.SetOptions(ctx, tx, p.NewTable)
 	case *translate.AlterTableStmt:
 		switch s.Op {
 		case translate.AlterAdd:
-			return true, pgschema.AddColumns(ctx, tx, p.NewTable, p.Columns)
+			if err := pgschema.AddColumns(ctx, tx, p.NewTable, p.Columns); err != nil {
+				return false, err
+			}
+			for _, v := range p.Views {
+				var added []*pgschema.Column
+				for _, c := range p.Columns {
+					if vc := v.Column(c.Name); vc != nil {
+						added = append(added, vc)
+					}
+				}
+				if err := pgschema.AddColumns(ctx, tx, v, added); err != nil {
+					return false, err
+				}
+			}
+			return true, nil
 		case translate.AlterDrop:
 			when := now
 			if p.DropTime != nil {
@@ -119,6 +142,8 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 			return pgschema.DropType(ctx, tx, p.Keyspace, p.Name, s.IfExists)
 		case translate.DropIndex:
 			return pgschema.DropIndex(ctx, tx, p.Keyspace, p.Index.Name, s.IfExists)
+		case translate.DropView:
+			return pgschema.DropView(ctx, tx, p.Keyspace, p.Name, p.OldTable, p.Views, s.IfExists)
 		}
 		return pgschema.DropTable(ctx, tx, p.Keyspace, p.Name, s.IfExists)
 	}
@@ -129,7 +154,12 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 // for it too.
 func (e *Execution) truncate(ctx context.Context, p *translate.Truncate, resp *[]byte) error {
 	err := e.env.Cluster.OnEveryShard(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		return pgschema.Truncate(ctx, tx, p.Table)
+		for _, t := range append([]*pgschema.Table{p.Table}, p.Views...) {
+			if err := pgschema.Truncate(ctx, tx, t); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return schemaError(err)

@@ -39,6 +39,12 @@ func (e *Execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.tableRows()
 	case "system_schema.columns":
 		rows = e.columnRows()
+	case "system_schema.views":
+		rows = e.viewRows()
+	case "system.built_views":
+		rows = e.env.builtViewRows()
+	case "system_distributed.view_build_status":
+		rows = e.env.viewBuildStatusRows()
 	case "system_schema.types":
 		rows = e.typeRows()
 	case "system_schema.indexes":
@@ -236,8 +242,32 @@ func (e *Execution) tableRows() []VirtualRow {
 	for _, k := range e.schemaKeyspaces() {
 		for _, name := range k.TableNames() {
 			t := k.Tables[name]
+			if t.IsView() {
+				continue
+			}
 			row := optionsRow(t.Params())
 			row["keyspace_name"], row["table_name"], row["id"] = TextValue(k.Name), TextValue(name), uuidValue(t.ID)
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// viewRows lists the materialized views, as system_schema.views does:
+// their base, WHERE clause and options.
+func (e *Execution) viewRows() []VirtualRow {
+	var rows []VirtualRow
+	for _, k := range e.schemaKeyspaces() {
+		for _, name := range k.ViewNames() {
+			v := k.Tables[name]
+			row := optionsRow(v.Params())
+			delete(row, "flags")
+			row["keyspace_name"], row["view_name"], row["id"] = TextValue(k.Name), TextValue(name), uuidValue(v.ID)
+			row["base_table_name"], row["where_clause"] = TextValue(v.View.Base), TextValue(v.View.Where)
+			row["include_all_columns"] = BoolValue(v.View.IncludeAll)
+			if base := k.Tables[v.View.Base]; base != nil {
+				row["base_table_id"] = uuidValue(base.ID)
+			}
 			rows = append(rows, row)
 		}
 	}

@@ -65,6 +65,9 @@ func (e *Execution) write(ctx context.Context, stmt *sharding.Statement, p *tran
 	if err := w.wait(ctx, timeout, writeType); err != nil {
 		return err
 	}
+	if p.Views {
+		e.awaitViews(ctx, w.shards())
+	}
 	if resp != nil {
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 	}
