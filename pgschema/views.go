@@ -513,8 +513,14 @@ SELECT (SELECT last FROM n), (SELECT count(*) FROM ins), (SELECT count(*) FROM u
 }
 
 // ViewBuildsSQL lists a shard's view builds: keyspace, view, status, the
-// next token and the rows logged so far.
-const ViewBuildsSQL = `SELECT keyspace_name, view_name, status, coalesce(next_token, -9223372036854775808), rows_done FROM cqlpg.view_builds`
+// whether every base row is logged, the next token and the rows logged
+// so far. A build counts as done (SUCCESS) once its updates have left the
+// log too.
+const ViewBuildsSQL = `SELECT b.keyspace_name, b.view_name,
+    CASE WHEN b.status = 'SUCCESS' AND NOT EXISTS (SELECT FROM cqlpg.view_log AS l
+        WHERE l.keyspace_name = b.keyspace_name AND l.view_name = b.view_name) THEN 'SUCCESS' ELSE 'STARTED' END,
+    b.status = 'SUCCESS', coalesce(b.next_token, -9223372036854775808), b.rows_done
+FROM cqlpg.view_builds AS b`
 
 // ViewBuildLockSQL locks a view build of the shard for the one gateway
 // moving it on, returning where it stands; another gateway gets no row.

@@ -38,9 +38,11 @@ const buildSlice = 2 * time.Second
 type viewBuildStatus struct {
 	keyspace, view string
 	host           [16]byte
-	done           bool
-	rows           int64
-	next           int64
+	// logged is set once every base row is logged, done once their
+	// updates have applied too.
+	logged, done bool
+	rows         int64
+	next         int64
 }
 
 // StartViewBuilds wakes the builder, after a view was made.
@@ -101,7 +103,7 @@ func (v *Env) buildShard(ctx context.Context, host [16]byte, pool *pgxpool.Pool)
 		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (viewBuildStatus, error) {
 			s := viewBuildStatus{host: host}
 			var status string
-			err := row.Scan(&s.keyspace, &s.view, &status, &s.next, &s.rows)
+			err := row.Scan(&s.keyspace, &s.view, &status, &s.logged, &s.next, &s.rows)
 			s.done = status == "SUCCESS"
 			return s, err
 		})
@@ -113,7 +115,7 @@ func (v *Env) buildShard(ctx context.Context, host [16]byte, pool *pgxpool.Pool)
 	deadline := time.Now().Add(buildSlice)
 	moved := false
 	for _, b := range builds {
-		if b.done {
+		if b.done || b.logged {
 			continue
 		}
 		for time.Now().Before(deadline) {
@@ -130,7 +132,10 @@ func (v *Env) buildShard(ctx context.Context, host [16]byte, pool *pgxpool.Pool)
 	if !moved {
 		return builds, nil
 	}
-	v.requestPass(ctx, host, pool)
+	select {
+	case <-v.requestPass(ctx, host, pool).done:
+	case <-ctx.Done():
+	}
 	return list()
 }
 
