@@ -19,7 +19,8 @@ import (
 // joining the cluster takes it: user types nesting types, tables with
 // static and DESC clustering columns, collections, a column dropped (its
 // cells set aside) and one dropped and added back, secondary indexes of
-// every kind, roles and permissions. The new shard then describes the
+// every kind, materialized views (one sorting before its base), roles and
+// permissions. The new shard then describes the
 // same schema, holds the same relations with the same columns and index
 // definitions, and the same roles; a second copy is refused.
 func TestCopyCatalog(t *testing.T) {
@@ -41,6 +42,10 @@ func TestCopyCatalog(t *testing.T) {
 		"ALTER TABLE copyks.t DROP back",
 		"ALTER TABLE copyks.t ADD back text",
 		"CREATE TABLE copyks.plain (k text PRIMARY KEY, v blob)",
+		`CREATE MATERIALIZED VIEW copyks.a_view AS SELECT k, "C", v FROM copyks.t
+			WHERE v IS NOT NULL AND k IS NOT NULL AND "C" IS NOT NULL PRIMARY KEY (v, k, "C")`,
+		`CREATE MATERIALIZED VIEW copyks.b_view AS SELECT k, "C" FROM copyks.t
+			WHERE k IS NOT NULL AND "C" IS NOT NULL PRIMARY KEY ("C", k)`,
 	)
 	// This gateway runs without authentication: the role is written as
 	// CREATE ROLE and GRANT would write it, on every shard.
@@ -55,6 +60,20 @@ func TestCopyCatalog(t *testing.T) {
 		}
 	})
 
+	// The views' builds end (in the background) before the copy, which
+	// records them built.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		if err := sess.Query("SELECT count(*) FROM system.built_views WHERE keyspace_name = 'copyks'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("views not built after 20 s")
+		}
+	}
 	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -74,13 +93,14 @@ func TestCopyCatalog(t *testing.T) {
 	}
 
 	from, to := catalogOf(t, ctx, shardURLs[0]), catalogOf(t, ctx, clusters[0].URL())
-	for _, part := range []string{"schema", "layout", "roles", "version"} {
+	for _, part := range []string{"schema", "layout", "roles", "version", "views"} {
 		if from[part] != to[part] {
 			t.Errorf("the copy's %s differs:\n--- cluster\n%s\n--- copy\n%s", part, from[part], to[part])
 		}
 	}
-	for _, want := range []string{`"C" int`, "points frozen<list<frozen<point>>>", "t_full", "keys(m)", "gone$", "copier"} {
-		if !strings.Contains(from["schema"]+from["layout"]+from["roles"], want) {
+	for _, want := range []string{`"C" int`, "points frozen<list<frozen<point>>>", "t_full", "keys(m)", "gone$", "copier",
+		"CREATE MATERIALIZED VIEW copyks.a_view", "cqlpg_views", "_base_cells", "b_view SUCCESS"} {
+		if !strings.Contains(from["schema"]+from["layout"]+from["roles"]+from["views"], want) {
 			t.Errorf("the catalog compared lacks %q: the test proves less than it says", want)
 		}
 	}
@@ -137,5 +157,9 @@ func catalogOf(t *testing.T, ctx context.Context, url string) map[string]string 
 	query("roles", `SELECT r.role, r.is_superuser, r.can_login, r.salted_hash, r.member_of, p.resource, p.permissions
 		FROM cqlpg.roles r LEFT JOIN cqlpg.role_permissions p USING (role) ORDER BY 1, 6`)
 	query("version", `SELECT version FROM cqlpg.schema_version`)
+	query("views", `SELECT v.view_name, b.status, v.base_table_name, v.where_clause, v.key_column, g.tgname, g.tgfoid::regprocedure
+		FROM cqlpg.views v JOIN cqlpg.view_builds b USING (keyspace_name, view_name)
+		JOIN pg_trigger g ON g.tgrelid = (quote_ident(v.keyspace_name) || '.' || quote_ident(v.base_table_name))::regclass
+		WHERE NOT g.tgisinternal AND g.tgname = 'cqlpg_views' ORDER BY 1`)
 	return out
 }

@@ -29,8 +29,19 @@ func CopySchema(ctx context.Context, tx Querier, s *Schema) error {
 			}
 		}
 		for _, t := range ks.SortedTables() {
+			if t.IsView() {
+				continue // after its base, below
+			}
 			if err := copyTable(ctx, tx, ks, t); err != nil {
 				return fmt.Errorf("table %s.%s: %w", ks.Name, t.Name, err)
+			}
+		}
+		for _, t := range ks.SortedTables() {
+			if !t.IsView() || ks.Tables[t.View.Base] == nil {
+				continue
+			}
+			if err := copyView(ctx, tx, ks, t); err != nil {
+				return fmt.Errorf("materialized view %s.%s: %w", ks.Name, t.Name, err)
 			}
 		}
 	}

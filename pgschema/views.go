@@ -151,6 +151,28 @@ func CreateView(ctx context.Context, tx Querier, v, base *Table, views []*Table,
 	if err != nil || !ok {
 		return ok, err
 	}
+	if err := insertView(ctx, tx, v, "STARTED"); err != nil {
+		return false, err
+	}
+	return true, execAll(ctx, tx, base.viewTriggerSQL(views))
+}
+
+// copyView makes a view on a shard joining the cluster, whose base was
+// copied: built already, since its base holds no row yet and the rows
+// streamed to it will log their own view updates.
+func copyView(ctx context.Context, tx Querier, k *Keyspace, v *Table) error {
+	if _, err := CreateTable(ctx, tx, v, false); err != nil {
+		return err
+	}
+	if err := insertView(ctx, tx, v, "SUCCESS"); err != nil {
+		return err
+	}
+	base := k.Tables[v.View.Base]
+	return execAll(ctx, tx, base.viewTriggerSQL(k.ViewsOf(base.Name)))
+}
+
+// insertView records a view's catalog entries, its build at status.
+func insertView(ctx context.Context, tx Querier, v *Table, status string) error {
 	for i := range v.View.Filters {
 		v.View.Filters[i].Hex = hex.EncodeToString(v.View.Filters[i].Value)
 	}
@@ -165,13 +187,11 @@ func CreateView(ctx context.Context, tx Querier, v, base *Table, views []*Table,
 	if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.views (keyspace_name, view_name, base_table_name,
 		include_all_columns, where_clause, key_column, filters) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		v.Keyspace, v.Name, v.View.Base, v.View.IncludeAll, v.View.Where, key, string(filters)); err != nil {
-		return false, err
+		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.view_builds (keyspace_name, view_name, status) VALUES ($1, $2, 'STARTED')`,
-		v.Keyspace, v.Name); err != nil {
-		return false, err
-	}
-	return true, execAll(ctx, tx, base.viewTriggerSQL(views))
+	_, err := tx.Exec(ctx, `INSERT INTO cqlpg.view_builds (keyspace_name, view_name, status, finished_at)
+		VALUES ($1, $2, $3, CASE WHEN $3 = 'SUCCESS' THEN now() END)`, v.Keyspace, v.Name, status)
+	return err
 }
 
 // DropView drops a view, its pending updates, and its base table's
