@@ -132,6 +132,13 @@ func TestViewSchema(t *testing.T) {
 		"WHERE keyspace_name = 'mvs'"); !slices.Equal(got, []string{"by_v:t:false:v IS NOT NULL AND k IS NOT NULL AND c IS NOT NULL AND c < 20:by v"}) {
 		t.Errorf("system_schema.views = %q", got)
 	}
+	km, err := sess.KeyspaceMetadata("mvs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv := km.MaterializedViews["by_v"]; mv == nil || mv.BaseTable == nil || mv.BaseTable.Name != "t" || mv.IncludeAllColumns || mv.Comment != "by v" {
+		t.Errorf("gocql's view metadata: %+v", mv)
+	}
 	if got := viewRows(t, sess, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'mvs'"); !slices.Equal(got, []string{"t"}) {
 		t.Errorf("system_schema.tables = %q", got)
 	}

@@ -1,0 +1,87 @@
+"""Drives a cqlpg gateway's materialized views with the unmodified
+DataStax Python driver.
+
+Usage: schema5.py HOST PORT KEYSPACE
+
+Creates KEYSPACE with a table and a view keyed by a regular column,
+writes rows and moves one between view keys, and reports what the
+driver's metadata shows of the view (refreshed by the schema events of
+CREATE and DROP MATERIALIZED VIEW) and the rows read through it. It
+prints one JSON report on stdout; on any failure it prints the traceback
+on stderr and exits 1.
+"""
+
+import json
+import logging
+import sys
+import time
+import traceback
+
+from cassandra.cluster import Cluster
+
+
+class Warnings(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def wait_for(what, check):
+    deadline = time.time() + 10
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError("metadata never showed " + what)
+        time.sleep(0.05)
+
+
+def main(host, port, ks):
+    warnings = Warnings()
+    logging.getLogger("cassandra").addHandler(warnings)
+    cluster = Cluster([host], port=int(port))
+    session = cluster.connect()
+    report = {}
+    session.execute("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}" % ks)
+    session.execute("CREATE TABLE %s.scores (user text, game text, score int, at timestamp, PRIMARY KEY (user, game))" % ks)
+    result = session.execute("CREATE MATERIALIZED VIEW %s.by_score AS SELECT user, game, score FROM %s.scores "
+                             "WHERE score IS NOT NULL AND user IS NOT NULL AND game IS NOT NULL "
+                             "PRIMARY KEY (game, score, user) WITH CLUSTERING ORDER BY (score DESC, user ASC)" % (ks, ks))
+    report["create_warnings"] = result.response_future.warnings or []
+    meta = cluster.metadata.keyspaces[ks]
+    wait_for("the view", lambda: "by_score" in meta.views)
+    view = meta.views["by_score"]
+    report["view"] = {
+        "base_table_name": view.base_table_name,
+        "where_clause": view.where_clause,
+        "include_all_columns": view.include_all_columns,
+        "partition_key": [c.name for c in view.partition_key],
+        "clustering_key": [c.name for c in view.clustering_key],
+        "columns": list(view.columns),
+        "cql": view.as_cql_query(),
+        "on_table": sorted(meta.tables["scores"].views),
+        "tables": sorted(meta.tables),
+    }
+    for user, game, score in [("ann", "chess", 10), ("bob", "chess", 30), ("cid", "chess", 20), ("ann", "go", 5)]:
+        session.execute("INSERT INTO %s.scores (user, game, score) VALUES (%%s, %%s, %%s)" % ks, (user, game, score))
+    session.execute("UPDATE %s.scores SET score = 40 WHERE user = 'ann' AND game = 'chess'" % ks)
+    read = session.prepare("SELECT user, score FROM %s.by_score WHERE game = ?" % ks)
+    report["chess"] = [[r.user, r.score] for r in session.execute(read, ["chess"])]
+    report["top"] = [[r.user, r.score] for r in session.execute(
+        "SELECT user, score FROM %s.by_score WHERE game = 'chess' AND score > 15 LIMIT 2" % ks)]
+    session.execute("DROP MATERIALIZED VIEW %s.by_score" % ks)
+    wait_for("the view dropped", lambda: "by_score" not in cluster.metadata.keyspaces[ks].views)
+    report["after_drop"] = sorted(cluster.metadata.keyspaces[ks].views)
+    session.execute("DROP KEYSPACE %s" % ks)
+    report["warnings"] = warnings.messages
+    cluster.shutdown()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    try:
+        main(*sys.argv[1:])
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)
