@@ -67,7 +67,8 @@ func TestCqlsh(t *testing.T) {
 			PRIMARY KEY (sensor, at)) WITH CLUSTERING ORDER BY (at DESC) AND comment = 'by sensor'`,
 		"CREATE INDEX readings_note_idx ON "+ks+".readings (note)",
 		"CREATE INDEX readings_value_sai ON "+ks+".readings (value) USING 'sai'",
-		"CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+		"CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)",
+		"CREATE MATERIALIZED VIEW "+ks+".kv_by_v AS SELECT * FROM "+ks+".kv WHERE v IS NOT NULL AND k IS NOT NULL PRIMARY KEY (v, k)")
 
 	keyspace := "CREATE KEYSPACE cqlsh_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'}  AND durable_writes = true;"
 	address := "CREATE TYPE cqlsh_ks.address (\n    street text,\n    zip int\n);"
@@ -84,6 +85,9 @@ func TestCqlsh(t *testing.T) {
 	index := "CREATE INDEX readings_note_idx ON cqlsh_ks.readings (note);"
 	sai := "CREATE CUSTOM INDEX readings_value_sai ON cqlsh_ks.readings (value) USING 'org.apache.cassandra.index.sai.StorageAttachedIndex';"
 	kv := "CREATE TABLE cqlsh_ks.kv (\n    k int PRIMARY KEY,\n    v text\n) WITH " + describeDefaults("")
+	view := "CREATE MATERIALIZED VIEW cqlsh_ks.kv_by_v AS\n    SELECT *\n    FROM cqlsh_ks.kv\n    WHERE v IS NOT NULL AND k IS NOT NULL\n" +
+		"    PRIMARY KEY (v, k)\n WITH CLUSTERING ORDER BY (k ASC)\n    AND " +
+		strings.Replace(describeDefaults(""), "    AND default_time_to_live = 0\n", "", 1)
 
 	type row = map[string]string
 	element := func(typ, name, create string) row {
@@ -91,8 +95,9 @@ func TestCqlsh(t *testing.T) {
 	}
 	want := map[string][]row{
 		"DESCRIBE KEYSPACE cqlsh_ks": {element("keyspace", ks, keyspace), element("type", "address", address),
-			element("table", "kv", kv), element("table", "readings", readings), element("index", "readings_note_idx", index),
-			element("index", "readings_value_sai", sai)},
+			element("table", "kv", kv), element("materialized_view", "kv_by_v", view), element("table", "readings", readings),
+			element("index", "readings_note_idx", index), element("index", "readings_value_sai", sai)},
+		"DESCRIBE MATERIALIZED VIEW cqlsh_ks.kv_by_v": {element("materialized_view", "kv_by_v", view)},
 		"DESCRIBE TABLE cqlsh_ks.readings": {element("table", "readings", readings), element("index", "readings_note_idx", index),
 			element("index", "readings_value_sai", sai)},
 		"DESCRIBE TYPE cqlsh_ks.address":            {element("type", "address", address)},
@@ -207,7 +212,9 @@ func checkCqlshExport(t *testing.T, r cqlshReport, keyspace, address, index stri
     PRIMARY KEY (sensor, at)
 ) WITH CLUSTERING ORDER BY (at DESC)
     AND ` + driverOptions("by sensor")
-	want := keyspace + "\n\n" + address + "\n\n" + kv + "\n\n" + readings + "\n" + index
+	view := "CREATE MATERIALIZED VIEW cqlsh_ks.kv_by_v AS\n    SELECT *\n    FROM cqlsh_ks.kv\n    WHERE v IS NOT NULL AND k IS NOT NULL\n" +
+		"    PRIMARY KEY (v, k)\n    WITH CLUSTERING ORDER BY (k ASC)\n    AND " + driverOptions("")
+	want := keyspace + "\n\n" + address + "\n\n" + kv + "\n\n" + view + "\n\n" + readings + "\n" + index
 	if r.Export != want {
 		t.Errorf("export_as_string:\n%s\nwant:\n%s", r.Export, want)
 	}

@@ -92,6 +92,7 @@ def run(cluster, session, ks):
         "DESCRIBE TABLE %s.readings" % ks,
         "DESCRIBE TYPE %s.address" % ks,
         "DESCRIBE INDEX %s.readings_note_idx" % ks,
+        "DESCRIBE MATERIALIZED VIEW %s.kv_by_v" % ks,
         "DESC ONLY KEYSPACE %s" % ks,
     ]:
         out[cql] = describe(session, cql)
