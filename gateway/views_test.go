@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,9 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cqlpg/cqlpg/gateway/repair"
 )
 
 // viewRows returns the rows a query gives, each as its columns' values
@@ -91,10 +95,10 @@ func TestViewSchema(t *testing.T) {
 	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS mvs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"DROP MATERIALIZED VIEW IF EXISTS mvs.by_v",
 		"DROP TABLE IF EXISTS mvs.t",
-		"CREATE TABLE mvs.t (k int, c int, v int, s text, PRIMARY KEY (k, c))")
+		"CREATE TABLE mvs.t (k int, c int, v int, b text, PRIMARY KEY (k, c))") // b: the name of an alias in the build's SQL
 	const rows = 3000
 	for i := range rows {
-		if err := sess.Query("INSERT INTO mvs.t (k, c, v, s) VALUES (?, ?, ?, ?)", i%100, i/100, i%7, fmt.Sprint(i)).Exec(); err != nil {
+		if err := sess.Query("INSERT INTO mvs.t (k, c, v, b) VALUES (?, ?, ?, ?)", i%100, i/100, i%7, fmt.Sprint(i)).Exec(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +169,7 @@ func TestViewSchema(t *testing.T) {
 		"DROP TABLE mvs.t":                                                "Cannot drop table when materialized views still depend on it (mvs.{by_v})",
 		"DROP TABLE mvs.by_v":                                             "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.",
 		"ALTER TABLE mvs.by_v ADD x int":                                  "Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead",
-		"ALTER TABLE mvs.t DROP s":                                        "Cannot drop column s on base table t with materialized views",
+		"ALTER TABLE mvs.t DROP b":                                        "Cannot drop column b on base table t with materialized views",
 		"TRUNCATE mvs.by_v":                                               "Cannot TRUNCATE materialized view directly; must truncate base table instead",
 		"CREATE INDEX ON mvs.by_v (k)":                                    "Secondary indexes are not supported on materialized views",
 		"ALTER MATERIALIZED VIEW mvs.by_v WITH default_time_to_live = 10": "Forbidden default_time_to_live detected for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table. default_time_to_live must be set to zero, see CASSANDRA-12868 for more information",
@@ -175,7 +179,7 @@ func TestViewSchema(t *testing.T) {
 		"CREATE MATERIALIZED VIEW mvs.t AS SELECT * FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)":                                           "Cannot create materialized view 't' - a table with the same name already exists",
 		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.nope WHERE k IS NOT NULL PRIMARY KEY (k)":                                                             "Base table 'nope' doesn't exist",
 		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (k)":                                              "Cannot create materialized view 'm' without primary key columns c from base table 't'",
-		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL AND v IS NOT NULL AND s IS NOT NULL PRIMARY KEY (v, s, k, c)": "Cannot include more than one non-primary key column in materialized view primary key (got v, s)",
+		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL AND v IS NOT NULL AND b IS NOT NULL PRIMARY KEY (v, b, k, c)": "Cannot include more than one non-primary key column in materialized view primary key (got v, b)",
 		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.t WHERE k IS NOT NULL PRIMARY KEY (c, k)":                                                             "Primary key columns c must be restricted with 'IS NOT NULL' or otherwise",
 		"CREATE MATERIALIZED VIEW mvs.m AS SELECT * FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL AND v = 1 PRIMARY KEY (c, k)":                                 "Non-primary key columns can only be restricted with 'IS NOT NULL' (got: v restricted illegally)",
 		"CREATE MATERIALIZED VIEW mvs.m AS SELECT k, c AS x FROM mvs.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)":                                   "Cannot use aliases when defining a materialized view (got c AS x)",
@@ -197,4 +201,64 @@ func TestViewSchema(t *testing.T) {
 		t.Errorf("view rows after TRUNCATE of the base = %d (%v)", n, err)
 	}
 	exec(t, sess, "DROP MATERIALIZED VIEW mvs.by_v", "DROP TABLE mvs.t")
+}
+
+// TestViewRepair damages views behind the gateway's back, as plain SQL on
+// the shards can: a view row no base row defines, a view row removed, and
+// a view cell older than its base's. A repair of the view compares it
+// with its base and mends all three.
+func TestViewRepair(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "CREATE KEYSPACE IF NOT EXISTS mvr WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"DROP MATERIALIZED VIEW IF EXISTS mvr.by_v", "DROP MATERIALIZED VIEW IF EXISTS mvr.by_c", "DROP TABLE IF EXISTS mvr.t",
+		"CREATE TABLE mvr.t (k int, c int, v int, w int, PRIMARY KEY (k, c))",
+		"CREATE MATERIALIZED VIEW mvr.by_v AS SELECT * FROM mvr.t WHERE v IS NOT NULL AND k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (v, k, c)",
+		"CREATE MATERIALIZED VIEW mvr.by_c AS SELECT k, c FROM mvr.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)")
+	for k := range 10 {
+		exec(t, sess, fmt.Sprintf("INSERT INTO mvr.t (k, c, v, w) VALUES (%d, 1, %d, %d)", k, k%3, k*10))
+	}
+	wantV := viewRows(t, sess, "SELECT v, k, c, w FROM mvr.by_v")
+	wantC := viewRows(t, sess, "SELECT c, k FROM mvr.by_c")
+	if len(wantV) != 10 || len(wantC) != 10 {
+		t.Fatalf("views before the damage: %q %q", wantV, wantC)
+	}
+	ctx := context.Background()
+	for _, u := range shardURLs {
+		conn, err := pgx.Connect(ctx, u) // plain SQL, as psql writes
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{
+			"INSERT INTO mvr.by_v (v, k, c, w) VALUES (7, 1, 1, 1)",
+			"INSERT INTO mvr.by_c (c, k) VALUES (5, 77)",
+			"DELETE FROM mvr.by_v WHERE k = 2",
+			`UPDATE mvr.by_v SET w = 777, "w$wt" = 1 WHERE k = 3`,
+		} {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		conn.Close(ctx)
+	}
+	if got := viewRows(t, sess, "SELECT v, k, c, w FROM mvr.by_v"); slices.Equal(got, wantV) {
+		t.Fatal("the damage does not show: the test proves less than it says")
+	}
+	res, err := gw.Repair(ctx, repair.Options{Keyspace: "mvr", Table: "by_v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := viewRows(t, sess, "SELECT v, k, c, w FROM mvr.by_v"); !slices.Equal(got, wantV) {
+		t.Errorf("by_v after repair:\n%q\nwant\n%q", got, wantV)
+	}
+	if res.Views.Undefined == 0 || res.Views.Relogged < 10 {
+		t.Errorf("repair of by_v: %+v", res.Views)
+	}
+	res, err = gw.Repair(ctx, repair.Options{Keyspace: "mvr", Table: "by_c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := viewRows(t, sess, "SELECT c, k FROM mvr.by_c"); !slices.Equal(got, wantC) {
+		t.Errorf("by_c after repair:\n%q\nwant\n%q", got, wantC)
+	}
+	t.Logf("repair of by_c: %+v", res.Views)
 }

@@ -510,6 +510,25 @@ ORDER BY id LIMIT $2::bigint FOR UPDATE SKIP LOCKED`
 // it ran out of partitions. It returns the last token read (null when
 // none was) and the count of rows logged.
 func (t *Table) ViewBuildSQL(base *Table) string {
+	return t.viewLogCTEs(base) + `,
+u AS (UPDATE cqlpg.view_builds SET next_token = coalesce((SELECT last FROM n), next_token),
+        rows_done = rows_done + (SELECT count(*) FROM ins),
+        status = CASE WHEN (SELECT parts FROM n) < $2::bigint THEN 'SUCCESS' ELSE 'STARTED' END,
+        finished_at = CASE WHEN (SELECT parts FROM n) < $2::bigint THEN now() END
+    WHERE keyspace_name = $3::text AND view_name = $4::text RETURNING 1)
+SELECT (SELECT last FROM n), (SELECT count(*) FROM ins), (SELECT count(*) FROM u)`
+}
+
+// ViewRelogSQL is ViewBuildSQL without the build's record: what a repair
+// of the view runs to log its base's rows again. It returns the last
+// token read (null when none was) and the count of rows logged.
+func (t *Table) ViewRelogSQL(base *Table) string {
+	return t.viewLogCTEs(base) + `
+SELECT (SELECT last FROM n), (SELECT count(*) FROM ins)`
+}
+
+// viewLogCTEs are the common part of ViewBuildSQL and ViewRelogSQL.
+func (t *Table) viewLogCTEs(base *Table) string {
 	token := t.viewTokenSQL(base, "b")
 	cond := []string{`b."_token" IN (SELECT "_token" FROM p)`}
 	if token == "" {
@@ -521,15 +540,112 @@ func (t *Table) ViewBuildSQL(base *Table) string {
 	}
 	return fmt.Sprintf(`WITH p AS (SELECT DISTINCT b."_token" FROM %[1]s AS b WHERE b."_token" > $1::bigint ORDER BY 1 LIMIT $2::bigint),
 ins AS (INSERT INTO cqlpg.view_log (keyspace_name, view_name, token, base_row)
-    SELECT $3::text, $4::text, %[2]s, row_to_json(b) FROM %[1]s AS b WHERE %[3]s RETURNING 1),
-n AS (SELECT max("_token") AS last, count(*) AS parts FROM p),
-u AS (UPDATE cqlpg.view_builds SET next_token = coalesce((SELECT last FROM n), next_token),
-        rows_done = rows_done + (SELECT count(*) FROM ins),
-        status = CASE WHEN (SELECT parts FROM n) < $2::bigint THEN 'SUCCESS' ELSE 'STARTED' END,
-        finished_at = CASE WHEN (SELECT parts FROM n) < $2::bigint THEN now() END
-    WHERE keyspace_name = $3::text AND view_name = $4::text RETURNING 1)
-SELECT (SELECT last FROM n), (SELECT count(*) FROM ins), (SELECT count(*) FROM u)`,
+    SELECT $3::text, $4::text, %[2]s, row_to_json(b.*) FROM %[1]s AS b WHERE %[3]s RETURNING 1),
+n AS (SELECT max("_token") AS last, count(*) AS parts FROM p)`,
 		base.Ident(), token, strings.Join(cond, " AND "))
+}
+
+// ViewRowsSQL reads a page of the live rows of view t on a shard, for a
+// repair's search for rows their base does not define: the rows after
+// ctid $1 (tid), at most $2 (bigint), each with its ctid, as json, its
+// token, the token of its base partition and its newest write time.
+// Expiries compare with $3 (integer, the time in epoch seconds).
+func (t *Table) ViewRowsSQL(base *Table) string {
+	newest := []string{qual("v", RowWritetimeColumn), qual("v", DeletedColumn)}
+	for _, c := range t.Columns {
+		if c.Kind == Regular {
+			newest = append(newest, qual("v", c.WritetimeColumn()))
+		}
+	}
+	if t.HasBaseCells() {
+		newest = append(newest, fmt.Sprintf("(SELECT max((e.value->>0)::bigint) FROM jsonb_each(%s) AS e)", qual("v", BaseCellsColumn)))
+	}
+	return fmt.Sprintf(`SELECT v.ctid::text, row_to_json(v.*)::text, v."_token", %s, GREATEST(%s)
+FROM %s AS v WHERE v.ctid > $1::tid AND (%s) ORDER BY v.ctid LIMIT $2::bigint`,
+		t.baseTokenSQL(base, "v"), strings.Join(newest, ", "), t.Ident(), t.viewRowLiveSQL("v", "$3::integer"))
+}
+
+// baseTokenSQL is the token of the base partition of the row alias of
+// view t.
+func (t *Table) baseTokenSQL(base *Table, alias string) string {
+	if t.samePartitionKey(base) {
+		return qual(alias, TokenColumn)
+	}
+	var parts []string
+	for _, c := range base.PartitionKey {
+		kb, _ := KeyBytesSQL(c.Type, qual(alias, c.PGName))
+		parts = append(parts, kb)
+	}
+	return fmt.Sprintf("cqlpg.token(cqlpg.partition_key(%s))", strings.Join(parts, ", "))
+}
+
+// CheckViewRepair reports why a repair cannot look for view rows that
+// their base does not define: a base partition key whose token SQL
+// cannot compute, where the view's partition key is another.
+func (t *Table) CheckViewRepair(base *Table) error {
+	if t.samePartitionKey(base) {
+		return nil
+	}
+	for _, c := range base.PartitionKey {
+		if _, ok := KeyBytesSQL(c.Type, "x"); !ok {
+			return fmt.Errorf("base partition key column %s of type %s is not a scalar", c.Name, c.Type)
+		}
+	}
+	return nil
+}
+
+// viewRowLiveSQL is the condition for row alias of view t to be live
+// at now, as reads see it.
+func (t *Table) viewRowLiveSQL(alias, now string) string {
+	or := []string{fmt.Sprintf("(%s IS NOT NULL AND (%[2]s IS NULL OR %[2]s > %s))",
+		qual(alias, RowWritetimeColumn), qual(alias, RowExpiryColumn), now)}
+	if !t.StrictLiveness() {
+		for _, c := range t.Columns {
+			if c.Kind == Regular {
+				or = append(or, fmt.Sprintf("(%s AND (%s IS NULL OR %[2]s > %s))", cellHoldsSQL(c, alias), qual(alias, c.ExpiryColumn()), now))
+			}
+		}
+	}
+	if t.HasBaseCells() {
+		or = append(or, fmt.Sprintf("cqlpg.view_cells_live(%s, %s)", qual(alias, BaseCellsColumn), now))
+	}
+	return strings.Join(or, " OR ")
+}
+
+// ViewUndefinedSQL returns, run on a replica of the base partitions of
+// view rows ($1, a json array of rows as ViewRowsSQL gives them), the
+// positions (from 1) of the rows that no live base row there defines;
+// $2 is the time in epoch seconds, $3 on the values of the view's filters.
+func (t *Table) ViewUndefinedSQL(base *Table) string {
+	match := []string{fmt.Sprintf(`b."_token" = %s`, t.baseTokenSQL(base, "v"))}
+	for _, c := range base.KeyColumns() {
+		match = append(match, fmt.Sprintf("%s = %s", qual("b", c.PGName), qual("v", c.PGName)))
+	}
+	live := fmt.Sprintf(`(b."_row_wt" IS NOT NULL AND (b."_row_exp" IS NULL OR b."_row_exp" > $2::integer))`)
+	var cells []string
+	for _, c := range base.Columns {
+		if c.Kind == Regular {
+			cells = append(cells, fmt.Sprintf("(%s AND (%s IS NULL OR %[2]s > $2::integer))", cellHoldsSQL(c, "b"), qual("b", c.ExpiryColumn())))
+		}
+	}
+	if len(cells) > 0 {
+		live = "(" + live + " OR " + strings.Join(cells, " OR ") + ")"
+	}
+	if k := t.View.KeyColumn; k != "" {
+		c := base.Column(k)
+		live = fmt.Sprintf("%s = %s AND (%s IS NULL OR %[3]s > $2::integer)", qual("b", c.PGName), qual("v", c.PGName), qual("b", c.ExpiryColumn()))
+	}
+	for i, f := range t.View.Filters {
+		op := f.Op
+		if op == "!=" {
+			op = "<>"
+		}
+		live += fmt.Sprintf(" AND %s %s $%d", qual("b", base.Column(f.Column).SortColumn()), op, i+3)
+	}
+	return fmt.Sprintf(`SELECT e.o FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, o),
+    LATERAL json_populate_record(NULL::%s, e.j) AS v
+WHERE NOT EXISTS (SELECT FROM %s AS b WHERE %s AND %s)`,
+		t.Ident(), base.Ident(), strings.Join(match, " AND "), live)
 }
 
 // ViewBuildsSQL lists a shard's view builds: keyspace, view, status, the

@@ -186,6 +186,10 @@ func runRepair(ctx context.Context, c *cluster.Cluster, opts repair.Options) int
 	if res.Tables > 0 || err == nil {
 		fmt.Printf("repaired %s: %d tables, %d token ranges, %d differed, %d rows moved, in %v\n",
 			what, res.Tables, res.Ranges, res.RangesRepaired, res.RowsMoved, res.Duration.Round(time.Millisecond))
+		if v := res.Views; v.Relogged > 0 || v.Undefined > 0 {
+			fmt.Printf("materialized views: %d base rows compared with their views, %d view rows their base does not define deleted\n",
+				v.Relogged, v.Undefined)
+		}
 	}
 	if err != nil {
 		if !bar.reported || res.Tables == 0 {

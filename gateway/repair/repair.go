@@ -66,7 +66,10 @@ type Result struct {
 	Ranges, RangesRepaired int
 	RowsMoved              int64
 	// Skipped names the tables left out, with why.
-	Skipped  []string
+	Skipped []string
+	// Views sums up the comparisons of the views repaired with their
+	// bases (views.go).
+	Views    ViewCheck
 	Duration time.Duration
 }
 
@@ -203,11 +206,49 @@ feed:
 	res.Ranges, res.RangesRepaired = progress.RangesDone, progress.RangesRepaired
 	mu.Unlock()
 	res.RowsMoved = run.moved.Load()
+	if err := run.err(); err == nil && ctx.Err() == nil {
+		schema := c.Schema()
+		for _, v := range viewsToCheck(schema, tables) {
+			vc, err := checkView(ctx, c, v, schema.Table(v.Keyspace, v.View.Base))
+			res.Views.Relogged += vc.Relogged
+			res.Views.Undefined += vc.Undefined
+			if err != nil {
+				res.Duration = time.Since(began)
+				return res, err
+			}
+		}
+	}
 	res.Duration = time.Since(began)
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
 	return res, run.err()
+}
+
+// viewsToCheck returns the views among the tables repaired, and the
+// views of the base tables among them.
+func viewsToCheck(schema *pgschema.Schema, tables []repairTable) []*pgschema.Table {
+	var out []*pgschema.Table
+	seen := map[*pgschema.Table]bool{}
+	add := func(v *pgschema.Table) {
+		if !seen[v] && schema.Table(v.Keyspace, v.View.Base) != nil {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	for _, rt := range tables {
+		t := rt.stmts.table
+		if t.IsView() {
+			add(t)
+			continue
+		}
+		if k := schema.Keyspace(t.Keyspace); k != nil {
+			for _, v := range k.ViewsOf(t.Name) {
+				add(v)
+			}
+		}
+	}
+	return out
 }
 
 // Partition repairs one partition of a table, given its partition key's
