@@ -82,6 +82,8 @@ func TestMigrateSchema(t *testing.T) {
 			AND comment = 'it''s events'`,
 		"CREATE TABLE IF NOT EXISTS migsrc.users (id uuid PRIMARY KEY, email text, age int)",
 		"CREATE INDEX IF NOT EXISTS users_email ON migsrc.users (email)",
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS migsrc.users_by_age AS SELECT id, age FROM migsrc.users "+
+			"WHERE age IS NOT NULL AND id IS NOT NULL PRIMARY KEY (age, id) WITH CLUSTERING ORDER BY (id DESC) AND comment = 'by age'",
 		"CREATE INDEX IF NOT EXISTS ON migsrc.events (keys(attrs))",
 		// Cassandra 5.0's: a vector with its storage-attached index, and one
 		// on text with options.
@@ -155,7 +157,8 @@ func TestMigrateSchema(t *testing.T) {
 		t.Fatalf("import: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	for _, want := range []string{"created keyspace migsrc\ncreated type migsrc.phone\ncreated type migsrc.contact\n",
-		"created table migsrc.events\n", "created index migsrc.events_attrs_idx\n", "created index migsrc.users_email\n"} {
+		"created table migsrc.events\n", "created index migsrc.events_attrs_idx\n", "created index migsrc.users_email\n",
+		"created materialized view migsrc.users_by_age\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}

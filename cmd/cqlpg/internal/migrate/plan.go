@@ -102,6 +102,14 @@ func PlanSchema(origin, target *Schema, targetDCs []string, dcMap map[string]str
 				p.add("index "+name+"."+pgschema.QuoteIdentifier(idx.Name), createIndex(qn, idx))
 			}
 		}
+		for _, v := range ks.Views {
+			qn := name + "." + pgschema.QuoteIdentifier(v.Name)
+			if slices.ContainsFunc(have.Views, func(o *View) bool { return o.Name == v.Name }) {
+				p.Notes = append(p.Notes, "materialized view "+qn+" exists on the target: it is left as it is")
+				continue
+			}
+			p.add("materialized view "+qn, createView(name, v))
+		}
 		for _, u := range ks.Uncarried {
 			p.Notes = append(p.Notes, "not carried: "+u+" (cqlpg does not create these yet)")
 		}
@@ -245,6 +253,44 @@ func createTable(name string, t *Table) string {
 		b.WriteString(" WITH " + strings.Join(with, " AND "))
 	}
 	return b.String()
+}
+
+// createView returns the CREATE MATERIALIZED VIEW of v, in keyspace ks
+// (quoted).
+func createView(ks string, v *View) string {
+	var pk, ck, order, cols []string
+	for _, c := range v.Columns {
+		n := pgschema.QuoteIdentifier(c.Name)
+		cols = append(cols, n)
+		switch c.Kind {
+		case "partition_key":
+			pk = append(pk, n)
+		case "clustering":
+			ck = append(ck, n)
+			order = append(order, n+" "+strings.ToUpper(c.Order))
+		}
+	}
+	sel := "*"
+	if !v.IncludeAll {
+		sel = strings.Join(cols, ", ")
+	}
+	q := fmt.Sprintf("CREATE MATERIALIZED VIEW %s.%s AS SELECT %s FROM %s.%s WHERE %s PRIMARY KEY ((%s)",
+		ks, pgschema.QuoteIdentifier(v.Name), sel, ks, pgschema.QuoteIdentifier(v.Base), v.Where, strings.Join(pk, ", "))
+	for _, c := range ck {
+		q += ", " + c
+	}
+	q += ")"
+	var with []string
+	if len(order) > 0 {
+		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(order, ", ")+")")
+	}
+	for _, o := range sortedKeys(v.Options) {
+		with = append(with, o+" = "+v.Options[o])
+	}
+	if len(with) > 0 {
+		q += " WITH " + strings.Join(with, " AND ")
+	}
+	return q
 }
 
 func createIndex(table string, idx Index) string {

@@ -33,9 +33,20 @@ type Keyspace struct {
 	DurableWrites bool
 	Types         []*UserType
 	Tables        []*Table
+	Views         []*View
 	// Uncarried lists what the keyspace holds that cqlpg does not create:
-	// materialized views, functions, aggregates and triggers.
+	// functions, aggregates and triggers.
 	Uncarried []string
+}
+
+// View is a materialized view: its base, WHERE clause, columns (as the
+// view's own rows of system_schema.columns) and options.
+type View struct {
+	Name, Base string
+	IncludeAll bool
+	Where      string
+	Columns    []Column
+	Options    map[string]string
 }
 
 // UserType is a user-defined type.
@@ -141,14 +152,21 @@ func ReadSchema(s *gocql.Session, only []string) (*Schema, error) {
 		ks.Tables = append(ks.Tables, t)
 		tables[[2]string{ks.Name, t.Name}] = t
 	}
+	views, err := readViews(s, byName)
+	if err != nil {
+		return nil, err
+	}
 	if rows, err = readAll(s, "SELECT * FROM system_schema.columns"); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		if t := tables[[2]string{str(r["keyspace_name"]), str(r["table_name"])}]; t != nil {
-			pos, _ := r["position"].(int)
-			t.Columns = append(t.Columns, Column{Name: str(r["column_name"]), Type: str(r["type"]), Kind: str(r["kind"]),
-				Position: pos, Order: str(r["clustering_order"])})
+		key := [2]string{str(r["keyspace_name"]), str(r["table_name"])}
+		pos, _ := r["position"].(int)
+		c := Column{Name: str(r["column_name"]), Type: str(r["type"]), Kind: str(r["kind"]), Position: pos, Order: str(r["clustering_order"])}
+		if t := tables[key]; t != nil {
+			t.Columns = append(t.Columns, c)
+		} else if v := views[key]; v != nil {
+			v.Columns = append(v.Columns, c)
 		}
 	}
 	if rows, err = readAll(s, "SELECT * FROM system_schema.indexes"); err != nil {
@@ -164,6 +182,10 @@ func ReadSchema(s *gocql.Session, only []string) (*Schema, error) {
 			slices.SortFunc(t.Columns, compareColumns)
 			slices.SortFunc(t.Indexes, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 		}
+		for _, v := range ks.Views {
+			slices.SortFunc(v.Columns, compareColumns)
+		}
+		slices.SortFunc(ks.Views, func(a, b *View) int { return strings.Compare(a.Name, b.Name) })
 		slices.SortFunc(ks.Tables, func(a, b *Table) int { return strings.Compare(a.Name, b.Name) })
 		slices.SortFunc(ks.Types, func(a, b *UserType) int { return strings.Compare(a.Name, b.Name) })
 	}
@@ -176,11 +198,42 @@ func ReadSchema(s *gocql.Session, only []string) (*Schema, error) {
 	return sc, nil
 }
 
-// readUncarried notes the views, functions, aggregates and triggers of
-// the keyspaces. A cluster without one of those tables has none.
+// readViews reads the materialized views of the keyspaces, by keyspace
+// and name. A cluster without system_schema.views has none.
+func readViews(s *gocql.Session, byName map[string]*Keyspace) (map[[2]string]*View, error) {
+	rows, err := readAll(s, "SELECT * FROM system_schema.views")
+	var reqErr gocql.RequestError
+	if errors.As(err, &reqErr) && reqErr.Code() == gocql.ErrCodeInvalid {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	views := map[[2]string]*View{}
+	for _, r := range rows {
+		ks := byName[str(r["keyspace_name"])]
+		if ks == nil {
+			continue
+		}
+		v := &View{Name: str(r["view_name"]), Base: str(r["base_table_name"]), IncludeAll: r["include_all_columns"] == true,
+			Where: str(r["where_clause"]), Options: map[string]string{}}
+		for _, o := range carriedOptions {
+			if v2, ok := r[o]; ok && o != "default_time_to_live" {
+				if lit, ok := literal(v2); ok {
+					v.Options[o] = lit
+				}
+			}
+		}
+		ks.Views = append(ks.Views, v)
+		views[[2]string{ks.Name, v.Name}] = v
+	}
+	return views, nil
+}
+
+// readUncarried notes the functions, aggregates and triggers of the
+// keyspaces. A cluster without one of those tables has none.
 func readUncarried(s *gocql.Session, byName map[string]*Keyspace) error {
 	for _, q := range []struct{ table, name, what string }{
-		{"views", "view_name", "materialized view"},
 		{"functions", "function_name", "function"},
 		{"aggregates", "aggregate_name", "aggregate"},
 		{"triggers", "trigger_name", "trigger"},
