@@ -200,6 +200,17 @@ func TestViewSchema(t *testing.T) {
 	if err := sess.Query("SELECT count(*) FROM mvs.by_v").Scan(&n); err != nil || n != 0 {
 		t.Errorf("view rows after TRUNCATE of the base = %d (%v)", n, err)
 	}
+	// A key column renamed in the base is renamed in its views, WHERE
+	// clause included, and writes keep them.
+	exec(t, sess, "ALTER TABLE mvs.t RENAME c TO cc", "INSERT INTO mvs.t (k, cc, v) VALUES (1, 2, 3)",
+		"INSERT INTO mvs.t (k, cc, v) VALUES (1, 30, 3)")
+	if got := viewRows(t, sess, "SELECT where_clause FROM system_schema.views WHERE keyspace_name = 'mvs' AND view_name = 'by_v'"); !slices.Equal(got,
+		[]string{"v IS NOT NULL AND k IS NOT NULL AND cc IS NOT NULL AND cc < 20"}) {
+		t.Errorf("WHERE clause after RENAME: %q", got)
+	}
+	if got := viewRows(t, sess, "SELECT k, cc FROM mvs.by_v WHERE v = 3"); !slices.Equal(got, []string{"1:2"}) {
+		t.Errorf("view after RENAME: %q", got)
+	}
 	exec(t, sess, "DROP MATERIALIZED VIEW mvs.by_v", "DROP TABLE mvs.t")
 }
 

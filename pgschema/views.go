@@ -173,12 +173,9 @@ func copyView(ctx context.Context, tx Querier, k *Keyspace, v *Table) error {
 
 // insertView records a view's catalog entries, its build at status.
 func insertView(ctx context.Context, tx Querier, v *Table, status string) error {
-	for i := range v.View.Filters {
-		v.View.Filters[i].Hex = hex.EncodeToString(v.View.Filters[i].Value)
-	}
-	filters, _ := json.Marshal(v.View.Filters)
-	if filters == nil || string(filters) == "null" {
-		filters = []byte("[]")
+	filters, err := filtersJSON(v.View.Filters)
+	if err != nil {
+		return err
 	}
 	var key any
 	if v.View.KeyColumn != "" {
@@ -186,10 +183,10 @@ func insertView(ctx context.Context, tx Querier, v *Table, status string) error 
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO cqlpg.views (keyspace_name, view_name, base_table_name,
 		include_all_columns, where_clause, key_column, filters) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		v.Keyspace, v.Name, v.View.Base, v.View.IncludeAll, v.View.Where, key, string(filters)); err != nil {
+		v.Keyspace, v.Name, v.View.Base, v.View.IncludeAll, v.View.Where, key, filters); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO cqlpg.view_builds (keyspace_name, view_name, status, finished_at)
+	_, err = tx.Exec(ctx, `INSERT INTO cqlpg.view_builds (keyspace_name, view_name, status, finished_at)
 		VALUES ($1, $2, $3, CASE WHEN $3 = 'SUCCESS' THEN now() END)`, v.Keyspace, v.Name, status)
 	return err
 }
@@ -205,6 +202,50 @@ func DropView(ctx context.Context, tx Querier, keyspace, name string, base *Tabl
 		return false, err
 	}
 	return true, execAll(ctx, tx, base.viewTriggerSQL(views))
+}
+
+// RenameInViews renames, in the views of base (views, as they become),
+// the columns ALTER TABLE RENAME renamed in base (renames, old name to
+// base's new column), records their new WHERE clauses and filters, and
+// gives base its view trigger again, which names the columns.
+func RenameInViews(ctx context.Context, tx Querier, base *Table, views []*Table, renames map[string]*Column) error {
+	for _, v := range views {
+		own := map[string]*Column{}
+		for old, c := range renames {
+			if vc := v.Column(c.Name); vc != nil {
+				own[old] = vc
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		if err := RenameColumns(ctx, tx, v, own); err != nil {
+			return err
+		}
+		filters, err := filtersJSON(v.View.Filters)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE cqlpg.views SET where_clause = $3, filters = $4 WHERE keyspace_name = $1 AND view_name = $2`,
+			v.Keyspace, v.Name, v.View.Where, filters); err != nil {
+			return err
+		}
+	}
+	if len(views) == 0 {
+		return nil
+	}
+	return execAll(ctx, tx, base.viewTriggerSQL(views))
+}
+
+// filtersJSON returns filters as cqlpg.views.filters holds them.
+func filtersJSON(filters []ViewFilter) (string, error) {
+	out := make([]ViewFilter, len(filters))
+	for i, f := range filters {
+		out[i] = f
+		out[i].Hex = hex.EncodeToString(f.Value)
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }
 
 // viewTriggerSQL returns the DDL giving base the trigger that logs the

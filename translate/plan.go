@@ -117,9 +117,10 @@ type SchemaChange struct {
 	// Index and IndexColumn are what CREATE INDEX makes.
 	Index       *pgschema.Index
 	IndexColumn *pgschema.Column
-	// Views are, for CREATE and DROP MATERIALIZED VIEW, the views of the
-	// base table (OldTable) once the change is made; for ALTER TABLE ADD,
-	// the views that gain the added columns, as they become.
+	// Views are, for CREATE and DROP MATERIALIZED VIEW and ALTER TABLE
+	// RENAME, the views of the base table (OldTable) once the change is
+	// made; for ALTER TABLE ADD, the views that gain the added columns,
+	// as they become.
 	Views []*pgschema.Table
 	// Warnings go to the client with the answer.
 	Warnings []string

@@ -87,6 +87,9 @@ func (p *planner) planAlterTable(s *AlterTableStmt) (Plan, error) {
 	for old, c := range change.Renames {
 		change.Renames[old] = change.NewTable.Column(c.Name)
 	}
+	if s.Op == AlterRename {
+		change.Views = viewsRenaming(p.schema.Keyspace(t.Keyspace), t, change.Renames)
+	}
 	return change, nil
 }
 

@@ -362,3 +362,62 @@ func dropTableChecks(k *pgschema.Keyspace, name string) error {
 	}
 	return nil
 }
+
+// renameInWhere returns a view's WHERE clause with its column names
+// renamed (old name to new), each written as CQL needs it.
+func renameInWhere(where string, renames map[string]string) string {
+	s := newScanner(where)
+	var b strings.Builder
+	last := 0
+	for {
+		tok := s.next()
+		if tok.kind == tokEOF || tok.kind == tokIllegal {
+			break
+		}
+		if tok.kind != tokIdent && tok.kind != tokQuotedIdent {
+			continue
+		}
+		if n, ok := renames[tok.text]; ok {
+			b.WriteString(where[last:tok.pos.Offset])
+			b.WriteString(pgschema.QuoteIdentifier(n))
+			last = tok.pos.Offset + len(tok.raw)
+		}
+	}
+	b.WriteString(where[last:])
+	return b.String()
+}
+
+// viewsRenaming returns the views of t once ALTER TABLE t RENAME has
+// renamed the base's key columns (renames, old name to the new table's
+// column): each view's columns of those names renamed alike, Postgres
+// names included, and its WHERE clause and filters with them. Every view
+// of t is returned, renamed or not, since t's view trigger names them all.
+func viewsRenaming(k *pgschema.Keyspace, t *pgschema.Table, renames map[string]*pgschema.Column) []*pgschema.Table {
+	names := map[string]string{}
+	for old, c := range renames {
+		names[old] = c.Name
+	}
+	var out []*pgschema.Table
+	for _, v := range k.ViewsOf(t.Name) {
+		cols := make([]*pgschema.Column, len(v.Columns))
+		for i, c := range v.Columns {
+			cc := *c
+			if r := renames[c.Name]; r != nil {
+				cc.Name, cc.PGName = r.Name, r.PGName
+			}
+			cols[i] = &cc
+		}
+		nv := rebuild(v, cols, v.Options)
+		view := *v.View
+		view.Where = renameInWhere(view.Where, names)
+		view.Filters = slices.Clone(view.Filters)
+		for i, f := range view.Filters {
+			if n, ok := names[f.Column]; ok {
+				view.Filters[i].Column = n
+			}
+		}
+		nv.View = &view
+		out = append(out, nv)
+	}
+	return out
+}

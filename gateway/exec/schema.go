@@ -125,7 +125,10 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 			}
 			return true, pgschema.DropColumns(ctx, tx, p.NewTable, p.Columns, when)
 		case translate.AlterRename:
-			return true, pgschema.RenameColumns(ctx, tx, p.NewTable, p.Renames)
+			if err := pgschema.RenameColumns(ctx, tx, p.NewTable, p.Renames); err != nil {
+				return false, err
+			}
+			return true, pgschema.RenameInViews(ctx, tx, p.NewTable, p.Views, p.Renames)
 		}
 		return true, pgschema.SetOptions(ctx, tx, p.NewTable)
 	case *translate.CreateTypeStmt:
