@@ -244,6 +244,12 @@ func bigDecimalPlain(digits string, neg bool, scale int64) string {
 	return b.String()
 }
 
+// String is BigDecimal.toString: plain when the scale is not negative and
+// the adjusted exponent is at least -6, else scientific (1.23E+5, 1E-10).
+func (d BigDecimal) String() string {
+	return bigDecimalString(new(big.Int).Abs(d.Unscaled).String(), d.Unscaled.Sign() < 0, int64(d.Scale))
+}
+
 // decimalText formats a serialized decimal as BigDecimal.toString.
 func decimalText(v []byte) (string, error) {
 	scale, unscaled, err := decimalParts(v)
