@@ -211,7 +211,8 @@ func PrefixExpr(t *Type, expr string) string {
 
 // Fold is how a storage-attached index on text matches values, as a SQL
 // template of one %s: lower case when it is not case_sensitive, Unicode
-// NFC when it normalizes; "" when it matches values as they are.
+// NFC when it normalizes, folded to ASCII with ascii (migration 0027); ""
+// when it matches values as they are.
 func (i *Index) Fold() string {
 	if !i.IsSAI() {
 		return ""
@@ -222,6 +223,9 @@ func (i *Index) Fold() string {
 	}
 	if strings.EqualFold(i.Options["case_sensitive"], "false") {
 		fold = "lower(" + fold + ` COLLATE "und-x-icu")`
+	}
+	if strings.EqualFold(i.Options["ascii"], "true") {
+		fold = "cqlpg.ascii_fold(" + fold + ")"
 	}
 	if fold == "%s" {
 		return ""
@@ -312,7 +316,11 @@ type Keyspace struct {
 	PGSchema        string
 	Tables          map[string]*Table
 	Types           map[string]*Type
-	Virtual         bool
+	// Functions and Aggregates are the keyspace's user-defined ones
+	// (functions.go), by name and argument types.
+	Functions  []*Function
+	Aggregates []*Aggregate
+	Virtual    bool
 }
 
 // TableNames returns the keyspace's table names, sorted.

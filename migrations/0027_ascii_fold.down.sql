@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS cqlpg.ascii_fold(text);
