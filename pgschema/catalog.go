@@ -43,6 +43,9 @@ func Load(ctx context.Context, q Querier) (*Schema, error) {
 	if err := loadViews(ctx, q, keyspaces, &bad); err != nil {
 		return nil, err
 	}
+	if err := loadFunctions(ctx, q, keyspaces, &bad); err != nil {
+		return nil, err
+	}
 	if err := loadIndexes(ctx, q, keyspaces); err != nil {
 		return nil, err
 	}

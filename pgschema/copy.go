@@ -28,6 +28,9 @@ func CopySchema(ctx context.Context, tx Querier, s *Schema) error {
 				return fmt.Errorf("type %s.%s: %w", ks.Name, typ.Name, err)
 			}
 		}
+		if err := copyFunctions(ctx, tx, ks); err != nil {
+			return err
+		}
 		for _, t := range ks.SortedTables() {
 			if t.IsView() {
 				continue // after its base, below

@@ -20,11 +20,13 @@ type SchemaElement struct {
 
 // Element kinds, as DESCRIBE's type column names them.
 const (
-	ElemKeyspace = "keyspace"
-	ElemType     = "type"
-	ElemTable    = "table"
-	ElemIndex    = "index"
-	ElemView     = "materialized_view"
+	ElemKeyspace  = "keyspace"
+	ElemType      = "type"
+	ElemTable     = "table"
+	ElemIndex     = "index"
+	ElemView      = "materialized_view"
+	ElemFunction  = "function"
+	ElemAggregate = "aggregate"
 )
 
 // isVirtualKeyspace reports whether Cassandra itself serves the keyspace
@@ -64,6 +66,12 @@ func KeyspaceElements(k *Keyspace, only, internals bool) []SchemaElement {
 	for _, t := range k.SortedTypes() {
 		out = append(out, TypeElement(t))
 	}
+	for _, f := range k.Functions {
+		out = append(out, FunctionElement(f))
+	}
+	for _, a := range k.Aggregates {
+		out = append(out, AggregateElement(a))
+	}
 	for _, t := range k.SortedTables() {
 		if !t.IsView() {
 			out = append(out, TableElements(k, t, internals)...)
@@ -86,6 +94,19 @@ func TableElements(k *Keyspace, t *Table, internals bool) []SchemaElement {
 		out = append(out, ViewElement(v, internals))
 	}
 	return out
+}
+
+// FunctionElement returns a function as DESCRIBE FUNCTION shows it, named
+// with its argument types: "f(int, text)".
+func FunctionElement(f *Function) SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(f.Keyspace), Type: ElemFunction,
+		Name: QuoteIdentifier(f.Name) + "(" + strings.Join(f.ArgTypeNames(), ", ") + ")", Create: f.CreateStatement()}
+}
+
+// AggregateElement returns an aggregate as DESCRIBE AGGREGATE shows it.
+func AggregateElement(a *Aggregate) SchemaElement {
+	return SchemaElement{Keyspace: QuoteIdentifier(a.Keyspace), Type: ElemAggregate,
+		Name: QuoteIdentifier(a.Name) + "(" + strings.Join(a.ArgTypeNames(), ", ") + ")", Create: a.CreateStatement()}
 }
 
 // ViewElement returns a materialized view as DESCRIBE MATERIALIZED VIEW

@@ -57,7 +57,7 @@ func (s *Schema) Keyspaces() []*Keyspace {
 // strategy that does not parse, say), or it depends on such an object.
 // Statements that touch it fail with this error; everything else serves.
 type Unloadable struct {
-	Kind     string // "keyspace", "type" or "table"
+	Kind     string // "keyspace", "type", "table", "function" or "aggregate"
 	Keyspace string
 	Name     string // empty for a keyspace
 	Err      error

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS cqlpg.aggregates;
+DROP TABLE IF EXISTS cqlpg.functions;
