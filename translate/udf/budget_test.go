@@ -2,6 +2,7 @@ package udf
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -60,5 +61,40 @@ func TestBudget(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestConcurrentCalls calls one function from many goroutines, as the
+// gateway does (run with -race).
+func TestConcurrentCalls(t *testing.T) {
+	ps := params(t, "l list<int>, s text")
+	f, err := Compile(ps, cqlType(t, "text"), `
+		Map<Integer, String> m = new HashMap<>();
+		for (Integer i : l) m.put(i, s + i);
+		StringBuilder b = new StringBuilder();
+		for (String v : m.values()) b.append(v);
+		return b.toString() + String.format("%.1f", Math.sin(l.size()));`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := [][]byte{enc(t, ps[0].Type, []any{1, 2, 3}), []byte("x")}
+	want := "x1x2x3" + "0.1"
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				out, err := f.Call(args, Budget{Steps: 1e5, Timeout: time.Second})
+				if err != nil || string(out) != want {
+					done <- fmt.Errorf("got %q, %v", out, err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package udf
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -14,7 +15,8 @@ var framePool = sync.Pool{New: func() any { return new(frame) }}
 // Call runs the body on CQL-serialized arguments (nil is null) and returns
 // the serialized result (nil is null). Errors are *Failure for a Java
 // exception the body throws, *Timeout when the budget ran out, and a
-// plain error for a call with the wrong number of arguments.
+// plain error for a call with the wrong number of arguments or a fault of
+// the interpreter.
 func (f *Func) Call(args [][]byte, b Budget) (out []byte, err error) {
 	if len(args) != len(f.params) {
 		return nil, fmt.Errorf("function takes %d arguments, got %d", len(f.params), len(args))
@@ -47,6 +49,7 @@ func (f *Func) Call(args [][]byte, b Budget) (out []byte, err error) {
 	}
 	fr.checkAt = max(fr.steps-checkEvery, 0)
 	defer func() {
+		fr.release()
 		clear(all)
 		fr.fn, fr.locals, fr.args, fr.ret = nil, all[:0], nil, null
 		framePool.Put(fr)
@@ -56,6 +59,10 @@ func (f *Func) Call(args [][]byte, b Budget) (out []byte, err error) {
 				out, err = nil, &Failure{Msg: r.text()}
 			case stopped:
 				out, err = nil, &Timeout{Limit: b.Timeout}
+			case runtime.Error:
+				// A fault of the interpreter itself: the call fails as a
+				// server error would, and the process goes on.
+				out, err = nil, fmt.Errorf("user function interpreter fault: %v", r)
 			default:
 				panic(r)
 			}

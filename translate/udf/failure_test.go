@@ -82,6 +82,10 @@ func TestFailures(t *testing.T) {
 			[]any{1}, "java.lang.NullPointerException"},
 		{"iterator exhausted", "l list<int>", "int", false, `Iterator<Integer> it = l.iterator(); it.next(); return it.next();`,
 			[]any{[]any{1}}, "java.util.NoSuchElementException"},
+		{"self-containing list hash", "a int", "int", false, `List<Object> l = new ArrayList<>(); l.add(l); return l.hashCode();`,
+			[]any{1}, "java.lang.StackOverflowError"},
+		{"self-containing set", "a int", "int", false, `Set<Object> s = new HashSet<>(); s.add(s); s.add(s); return 1;`,
+			[]any{1}, "java.lang.StackOverflowError"},
 		{"unsupported regex", "s text", "text", false, `return s.replaceAll("(a)\\1", "b");`, []any{"aa"},
 			`java.lang.UnsupportedOperationException: the regular expression (a)\1 is not supported by cqlpg user functions`},
 	} {

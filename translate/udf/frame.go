@@ -2,6 +2,7 @@ package udf
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,12 @@ type frame struct {
 	deadline time.Time
 	timed    bool
 	mem      int64 // bytes the call may still allocate
+	// expired is set by a timer when the deadline passes, for calls that
+	// outlast their first look at the clock: a step may do much work (a
+	// method over a large collection), so that a thousand steps can take
+	// far longer than the timeout.
+	expired *atomic.Bool
+	timer   *time.Timer
 }
 
 // stopped is the panic that ends a call out of budget.
@@ -34,16 +41,40 @@ const checkEvery = 1024
 // step counts one step of the budget.
 func (fr *frame) step() {
 	fr.steps--
-	if fr.steps < fr.checkAt {
+	if fr.steps < fr.checkAt || fr.expired != nil && fr.expired.Load() {
 		fr.check()
 	}
 }
 
+// check stops the call when its steps or time are spent. The first look
+// at the clock of a timed call arms the timer that ends it, which short
+// calls never need.
 func (fr *frame) check() {
-	if fr.steps < 0 || fr.timed && time.Now().After(fr.deadline) {
+	if fr.steps < 0 || fr.expired != nil && fr.expired.Load() {
 		panic(stopped{})
 	}
+	if fr.timed {
+		left := time.Until(fr.deadline)
+		if left <= 0 {
+			panic(stopped{})
+		}
+		if fr.timer == nil {
+			// A flag of its own, so that a timer firing late cannot
+			// touch the frame's next call.
+			flag := new(atomic.Bool)
+			fr.expired = flag
+			fr.timer = time.AfterFunc(left, func() { flag.Store(true) })
+		}
+	}
 	fr.checkAt = max(fr.steps-checkEvery, 0)
+}
+
+// release stops the call's timer.
+func (fr *frame) release() {
+	if fr.timer != nil {
+		fr.timer.Stop()
+	}
+	fr.timer, fr.expired = nil, nil
 }
 
 // alloc counts n bytes of strings or collection elements made by the

@@ -224,6 +224,8 @@ func TestBriefBodies(t *testing.T) {
 		{"exception toString", "a int", "text", true,
 			`try { Object o = "s"; Integer i = (Integer) o; return "no"; } catch (ClassCastException e) { return e.getMessage(); }`,
 			[]any{0}, "class java.lang.String cannot be cast to class java.lang.Integer (java.lang.String and java.lang.Integer are in module java.base of loader 'bootstrap')"},
+		{"self-containing list", "a int", "text", false, `List<Object> l = new ArrayList<>(); l.add(a); l.add(l); return l.toString();`,
+			[]any{1}, "[1, (this Collection)]"},
 		{"regex", "s text", "text", false, `return s.replaceAll("(\\w+)@(\\w+)", "$2 at $1") + " " + s.matches(".*@.*") + " " + s.replaceFirst("o", "0");`,
 			[]any{"bob@home"}, "home at bob true b0b@home"},
 	})

@@ -36,7 +36,14 @@ type (
 
 // keyOf returns v's equality key: keyOf(a) == keyOf(b) exactly when
 // a.equals(b) in Java (null equal to null).
-func keyOf(v val) any {
+func keyOf(v val) any { return keyAt(v, 0) }
+
+// keyAt is keyOf at a nesting depth: a collection that contains itself
+// overflows Java's stack, and this one's.
+func keyAt(v val, depth int) any {
+	if depth > maxPrintDepth {
+		throwBare(clsStackOverflow)
+	}
 	switch r := v.r.(type) {
 	case nil:
 		return nil
@@ -57,18 +64,18 @@ func keyOf(v val) any {
 	case *jbuffer:
 		return bufKey(r.b[r.pos:r.lim])
 	case *jlist:
-		return listKey(keyStrings(r.elems, false))
+		return listKey(keyStrings(r.elems, false, depth))
 	case *jmap:
 		if r.set {
-			return setKey(keyStrings(elements(v), true))
+			return setKey(keyStrings(elements(v), true, depth))
 		}
 		parts := make([]val, 0, r.size())
 		for _, e := range r.entries() {
 			parts = append(parts, refval(e))
 		}
-		return mapKey(keyStrings(parts, true))
+		return mapKey(keyStrings(parts, true, depth))
 	case *entry:
-		return pairKey{keyOf(r.k), keyOf(r.v)}
+		return pairKey{keyAt(r.k, depth+1), keyAt(r.v, depth+1)}
 	case *jtuple:
 		return tupKey{r.t.String(), string(pgschema.SerializeTuple(r.vals))}
 	}
@@ -76,10 +83,10 @@ func keyOf(v val) any {
 }
 
 // keyStrings joins the keys of vs, sorted when order does not matter.
-func keyStrings(vs []val, unordered bool) string {
+func keyStrings(vs []val, unordered bool, depth int) string {
 	parts := make([]string, len(vs))
 	for i, e := range vs {
-		k := keyOf(e)
+		k := keyAt(e, depth+1)
 		parts[i] = fmt.Sprintf("%T:%v", k, k)
 	}
 	if unordered {
@@ -100,7 +107,12 @@ func javaEquals(a, b val) bool {
 }
 
 // javaHash is v.hashCode() (0 for null, as Objects.hashCode).
-func javaHash(v val) int32 {
+func javaHash(v val) int32 { return hashAt(v, 0) }
+
+func hashAt(v val, depth int) int32 {
+	if depth > maxPrintDepth {
+		throwBare(clsStackOverflow)
+	}
 	switch r := v.r.(type) {
 	case nil:
 		return 0
@@ -161,21 +173,21 @@ func javaHash(v val) int32 {
 	case *jlist:
 		h := int32(1)
 		for _, e := range r.elems {
-			h = 31*h + javaHash(e)
+			h = 31*h + hashAt(e, depth+1)
 		}
 		return h
 	case *jmap:
 		var h int32
 		for _, e := range r.entries() {
 			if r.set {
-				h += javaHash(e.k)
+				h += hashAt(e.k, depth+1)
 			} else {
-				h += javaHash(e.k) ^ javaHash(e.v)
+				h += hashAt(e.k, depth+1) ^ hashAt(e.v, depth+1)
 			}
 		}
 		return h
 	case *entry:
-		return javaHash(r.k) ^ javaHash(r.v)
+		return hashAt(r.k, depth+1) ^ hashAt(r.v, depth+1)
 	}
 	return 0
 }
