@@ -142,12 +142,22 @@ var (
 	clsInvalidType      = newClass("org.apache.cassandra.cql3.functions.types.exceptions.InvalidTypeException", "", "DriverException")
 )
 
-// refusedClasses are classes of java.lang a body could name that the
-// interpreter refuses by name.
+// refusedClasses are classes of java.lang and java.util a body could name
+// by their simple names that the interpreter refuses by name: threads,
+// processes and reflection, which Cassandra forbids too, and the classes
+// the interpreter does not provide.
 var refusedClasses = []string{
 	"Thread", "ThreadGroup", "ThreadLocal", "InheritableThreadLocal", "Runnable", "Runtime",
-	"Process", "ProcessBuilder", "ClassLoader", "Package", "Compiler", "SecurityManager",
-	"Module", "ModuleLayer", "StackWalker", "Shutdown",
+	"Process", "ProcessBuilder", "ProcessHandle", "ClassLoader", "Package", "Compiler",
+	"SecurityManager", "Module", "ModuleLayer", "StackWalker", "Shutdown", "Enum", "Record",
+	"Comparable", "Cloneable", "AutoCloseable", "Appendable", "Readable", "Void", "StackTraceElement",
+	"Optional", "OptionalInt", "OptionalLong", "OptionalDouble", "Comparator", "StringJoiner",
+	"Scanner", "Calendar", "GregorianCalendar", "TimeZone", "SimpleTimeZone", "Locale", "Formatter",
+	"Base64", "BitSet", "Deque", "ArrayDeque", "Queue", "PriorityQueue", "Stack", "Vector",
+	"Hashtable", "Properties", "EnumMap", "EnumSet", "WeakHashMap", "IdentityHashMap", "ListIterator",
+	"StringTokenizer", "Currency", "Spliterator", "Enumeration", "Observable", "Observer",
+	"ServiceLoader", "Timer", "TimerTask", "AbstractList", "AbstractMap", "AbstractSet",
+	"AbstractCollection", "SequencedCollection",
 }
 
 // Frequently used types.
@@ -175,9 +185,10 @@ func init() {
 		}
 	}
 	for _, name := range refusedClasses {
-		c := &jclass{name: name, full: "java.lang." + name, refused: true}
+		c := &jclass{name: name, full: name, refused: true}
 		sourceNames[name] = c
-		sourceNames[c.full] = c
+		sourceNames["java.lang."+name] = c
+		sourceNames["java.util."+name] = c
 	}
 	declareLang()
 	declareMath()

@@ -152,6 +152,9 @@ func (c *compiler) failAt(line int, format string, args ...any) {
 	panic(compileErrorf(line, format, args...))
 }
 
+// refuseAt fails on a construct outside the subset.
+func (c *compiler) refuseAt(line int, what string) { panic(refusal(line, what)) }
+
 func (c *compiler) push() { c.scopes = append(c.scopes, map[string]*local{}) }
 func (c *compiler) pop()  { c.scopes = c.scopes[:len(c.scopes)-1] }
 

@@ -42,8 +42,10 @@ func (c *compiler) call(e *callExpr) *cexpr {
 		c.failAt(e.pos(), "The method %s(%s) is undefined for the type %s", e.name, typeList(ts), "cqlpg user function")
 	}
 	switch e.name {
-	case "getClass", "wait", "notify", "notifyAll":
+	case "getClass", "wait", "notify", "notifyAll", "printStackTrace":
 		c.failAt(e.pos(), "%s() is not supported by cqlpg user functions", e.name)
+	case "stream", "parallelStream":
+		c.refuseAt(e.pos(), "streams")
 	}
 	if cls := c.qualifiedClass(e.x); cls != nil {
 		if cls == clsSystem && !systemAllowed[e.name] {
@@ -51,6 +53,9 @@ func (c *compiler) call(e *callExpr) *cexpr {
 		}
 		if cls == clsClass {
 			c.failAt(e.pos(), "Class.%s is not supported by cqlpg user functions", e.name)
+		}
+		if cls == clsInetAddress && inetRefused[e.name] {
+			c.failAt(e.pos(), "InetAddress.%s is not supported by cqlpg user functions", e.name)
 		}
 		ms := lookupMethods(classType(cls), e.name)
 		cand := c.pick(ms, nil, ts, e, cls.name)
@@ -71,6 +76,9 @@ func (c *compiler) call(e *callExpr) *cexpr {
 	t := recv.t
 	if t.elem != nil {
 		t = typeObject
+	}
+	if t.cls == clsInetAddress && inetRefused[e.name] {
+		c.failAt(e.pos(), "InetAddress.%s is not supported by cqlpg user functions", e.name)
 	}
 	cand := c.pick(lookupMethods(t, e.name), recv.t, ts, e, t.cls.name)
 	return c.invoke(cand, recv, xs)

@@ -78,6 +78,13 @@ func TestCompileErrors(t *testing.T) {
 		{"system out", "a int", "int", false, `System.out.println(a); return 1;`, "Line 1: System.out is not supported by cqlpg user functions\n"},
 		{"reflection", "s text", "text", false, `return s.getClass().getName();`, "Line 1: getClass() is not supported by cqlpg user functions\n"},
 		{"class forName", "s text", "text", false, `Class.forName(s); return s;`, "Line 1: Class.forName is not supported by cqlpg user functions\n"},
+		{"optional", "a int", "int", false, `Optional<Integer> o = Optional.of(a); return o.get();`,
+			"Line 1: Optional is not supported by cqlpg user functions\n"},
+		{"stream", "l list<int>", "int", false, `return (int) l.stream().count();`,
+			"Line 1: streams are not supported by cqlpg user functions\n"},
+		{"dns lookup", "s text", "text", false, `return java.net.InetAddress.getByName(s).toString();`,
+			"Line 1: InetAddress.getByName is not supported by cqlpg user functions\n"},
+		{"float to Double", "a float", "double", true, `return a;`, "Line 1: Type mismatch: cannot convert from float to Double\n"},
 		{"vector type", "v vector<float, 3>", "int", false, `return 1;`,
 			"Line 1: vector<float, 3> values are not supported by cqlpg user functions\n"},
 	} {

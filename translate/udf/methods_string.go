@@ -264,6 +264,24 @@ func declareStrings() {
 	})
 	declareBuilder(clsBuilder)
 	declareBuilder(clsBuffer)
+	cs := clsCharSequence
+	def(cs, "int length()", func(_ *frame, r val, _ []val) val { return ival(int32(jlen(csString(r)))) })
+	def(cs, "char charAt(int)", func(_ *frame, r val, a []val) val {
+		u := unitsOf(csString(r))
+		i := int(a[0].i())
+		if i < 0 || i >= u.len() {
+			strIndex(i)
+		}
+		return cval(u.at(i))
+	})
+	def(cs, "CharSequence subSequence(int,int)", func(fr *frame, r val, a []val) val {
+		u := unitsOf(csString(r))
+		b, e := int(a[0].i()), int(a[1].i())
+		if b < 0 || b > e || e > u.len() {
+			throw(clsStringIndex, "begin %d, end %d, length %d", b, e, u.len())
+		}
+		return str(fr, u.slice(b, e))
+	})
 }
 
 // charsString is the string of a char[].
