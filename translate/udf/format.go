@@ -338,7 +338,7 @@ func numberText(fr *frame, s fmtSpec, neg bool, d pgschema.BigDecimal) string {
 	if prec < 0 {
 		prec = 6
 	}
-	digitBudget(fr, int64(prec)+max(int64(d.Precision())-int64(d.Scale), 0)+max(-int64(d.Scale), 0))
+	bigGrowth(fr, int64(prec)+max(int64(d.Precision())-int64(d.Scale), 0)+max(-int64(d.Scale), 0))
 	conv := s.conv | 0x20
 	if conv == 'g' {
 		if prec == 0 {

@@ -7,8 +7,9 @@ import (
 )
 
 // FuzzCompile compiles bodies, and calls the ones that compile with a
-// small budget: neither may panic, and a call ends in a result, a
-// *Failure or a *Timeout.
+// small budget: neither may panic or fault, and a call ends in a result,
+// a *Failure or a *Timeout. The seed corpus holds bodies of the other
+// tests.
 func FuzzCompile(f *testing.F) {
 	for _, seed := range []string{
 		`return a + b;`,
@@ -24,17 +25,31 @@ func FuzzCompile(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	intT := pgschema.Scalar(pgschema.Int)
-	ps := []Param{
-		{Name: "a", Type: intT},
-		{Name: "b", Type: intT},
-		{Name: "s", Type: pgschema.Scalar(pgschema.Text)},
-		{Name: "l", Type: pgschema.NewList(intT, false)},
+	// The parameters the seeds use, and results of several types, so that
+	// mutated bodies compile often enough to run.
+	ps := params(f, "a int, b int, s text, l list<int>, m map<text, int>, t tuple<int, text>, u address, "+
+		"d double, n int, x int, val int, state tuple<int, bigint>, input double, key int, i int, f float, "+
+		"v varint, arg text, data text, num int, delta bigint, udt address, tup tuple<int, text>, c decimal, e set<text>")
+	vals := []any{7, 3, "12", []any{1, 2}, [][2]any{{"a", 1}}, []any{1, "x"}, []any{"st", 5},
+		2.5, 4, 5, 6, []any{1, int64(2)}, 0.5, 1, 2, float32(1.5),
+		9, "arg", "data", 2, int64(3), []any{"st", 5}, []any{1, "x"}, dec{15, 1}, []any{"a", "b"}}
+	args := make([][]byte, len(ps))
+	for i, p := range ps {
+		args[i] = enc(f, p.Type, vals[i])
 	}
-	args := [][]byte{{0, 0, 0, 7}, {0, 0, 0, 3}, []byte("12"), pgschema.SerializeCollection([][]byte{{0, 0, 0, 1}})}
+	var rets []*pgschema.Type
+	for _, r := range []string{"int", "text", "double", "bigint", "list<int>", "boolean", "decimal"} {
+		rets = append(rets, cqlType(f, r))
+	}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, compile := range []func([]Param, *pgschema.Type, string) (*Func, error){Compile, CompileStrict} {
-			fn, err := compile(ps, intT, body)
+			var fn *Func
+			var err error
+			for _, ret := range rets {
+				if fn, err = compile(ps, ret, body); err == nil {
+					break
+				}
+			}
 			if err != nil {
 				if _, ok := err.(*CompileError); !ok {
 					t.Fatalf("compile error of type %T: %v", err, err)

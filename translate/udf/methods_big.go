@@ -63,13 +63,32 @@ func scaled(d pgschema.BigDecimal, s int32) *big.Int {
 
 func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil) }
 
-// digitBudget charges the memory of a number of about n decimal digits.
+// digitBudget charges the memory of a text or number of about n decimal
+// digits.
 func digitBudget(fr *frame, n int64) {
 	if n > 1<<40 {
 		n = 1 << 40
 	}
 	fr.alloc(int(n/2 + 8))
 }
+
+// maxBigDigits bounds the digits of the numbers BigDecimal and BigInteger
+// compute with: past it one multiplication or conversion to text takes
+// tens of milliseconds, too long for a single step of a call. Java's
+// BigInteger refuses numbers past 2^31 bits with the same exception.
+const maxBigDigits = 300000
+
+// bigGrowth charges an arithmetic result of about n decimal digits,
+// refusing one past maxBigDigits before computing it.
+func bigGrowth(fr *frame, n int64) {
+	if n > maxBigDigits {
+		throw(clsArithmetic, "BigInteger would overflow supported range")
+	}
+	digitBudget(fr, n)
+}
+
+// bigBits is bigGrowth for a result of about n bits.
+func bigBits(fr *frame, n int64) { bigGrowth(fr, n*3/10+1) }
 
 // roundDiv divides num by den (den > 0 or < 0) rounding as mode does.
 func roundDiv(num, den *big.Int, mode roundingMode) *big.Int {
@@ -106,10 +125,10 @@ func roundDiv(num, den *big.Int, mode roundingMode) *big.Int {
 // setScale is BigDecimal.setScale(s, mode).
 func setScale(fr *frame, d pgschema.BigDecimal, s int32, mode roundingMode) pgschema.BigDecimal {
 	if s >= d.Scale {
-		digitBudget(fr, int64(s)-int64(d.Scale))
+		bigGrowth(fr, int64(d.Precision())+int64(s)-int64(d.Scale))
 		return pgschema.BigDecimal{Unscaled: scaled(d, s), Scale: s}
 	}
-	digitBudget(fr, int64(d.Scale)-int64(s))
+	bigGrowth(fr, int64(d.Scale)-int64(s))
 	return pgschema.BigDecimal{Unscaled: roundDiv(d.Unscaled, pow10(int64(d.Scale)-int64(s)), mode), Scale: s}
 }
 
@@ -149,7 +168,7 @@ func decDivide(fr *frame, a, b pgschema.BigDecimal) pgschema.BigDecimal {
 		throw(clsArithmetic, "Non-terminating decimal expansion; no exact representable decimal result.")
 	}
 	k := max(twos, fives)
-	digitBudget(fr, int64(k))
+	bigGrowth(fr, int64(k)+int64(num.BitLen())*3/10)
 	num.Mul(num, new(big.Int).Exp(big.NewInt(2), big.NewInt(int64(k-twos)), nil))
 	num.Mul(num, new(big.Int).Exp(five, big.NewInt(int64(k-fives)), nil))
 	scale := int64(k) + preferred
@@ -183,10 +202,10 @@ func decDivideScale(fr *frame, a, b pgschema.BigDecimal, s int32, mode roundingM
 	shift := int64(s) + int64(b.Scale) - int64(a.Scale)
 	num, den := new(big.Int).Set(a.Unscaled), new(big.Int).Set(b.Unscaled)
 	if shift >= 0 {
-		digitBudget(fr, shift)
+		bigGrowth(fr, shift+int64(a.Precision()))
 		num.Mul(num, pow10(shift))
 	} else {
-		digitBudget(fr, -shift)
+		bigGrowth(fr, -shift+int64(b.Precision()))
 		den.Mul(den, pow10(-shift))
 	}
 	return pgschema.BigDecimal{Unscaled: roundDiv(num, den, mode), Scale: s}
@@ -196,6 +215,9 @@ func decDivideScale(fr *frame, a, b pgschema.BigDecimal, s int32, mode roundingM
 func parseDecimal(v val) pgschema.BigDecimal {
 	if v.r == nil {
 		npe()
+	}
+	if len(v.str()) > maxBigDigits {
+		throw(clsArithmetic, "BigInteger would overflow supported range")
 	}
 	d, ok := pgschema.ParseBigDecimal(v.str())
 	if !ok {
@@ -237,6 +259,9 @@ func parseBigInteger(v val, radix int) *big.Int {
 	}
 	if body == "" {
 		throw(clsNumberFormat, "Zero length BigInteger")
+	}
+	if len(body) > maxBigDigits {
+		throw(clsArithmetic, "BigInteger would overflow supported range")
 	}
 	n, ok := new(big.Int).SetString(s, radix)
 	if !ok {
@@ -306,17 +331,17 @@ func declareBig() {
 	}
 	def(c, "BigDecimal add(BigDecimal)", func(fr *frame, r val, a []val) val {
 		b := arg(a[0])
-		digitBudget(fr, int64(absScaleDiff(decOf(r), b)))
+		bigGrowth(fr, absScaleDiff(decOf(r), b)+int64(max(decOf(r).Precision(), b.Precision())))
 		return dec(decOf(r).Add(b))
 	})
 	def(c, "BigDecimal subtract(BigDecimal)", func(fr *frame, r val, a []val) val {
 		b := arg(a[0])
-		digitBudget(fr, int64(absScaleDiff(decOf(r), b)))
+		bigGrowth(fr, absScaleDiff(decOf(r), b)+int64(max(decOf(r).Precision(), b.Precision())))
 		return dec(decOf(r).Sub(b))
 	})
 	def(c, "BigDecimal multiply(BigDecimal)", func(fr *frame, r val, a []val) val {
 		x, y := decOf(r), arg(a[0])
-		digitBudget(fr, int64(x.Unscaled.BitLen()+y.Unscaled.BitLen())/3)
+		bigBits(fr, int64(x.Unscaled.BitLen()+y.Unscaled.BitLen()))
 		s := int64(x.Scale) + int64(y.Scale)
 		if s != int64(int32(s)) {
 			throw(clsArithmetic, "Overflow")
@@ -355,7 +380,7 @@ func declareBig() {
 		if n < 0 || n > 999999999 {
 			throw(clsArithmetic, "Invalid operation")
 		}
-		digitBudget(fr, int64(d.Precision())*n)
+		bigGrowth(fr, int64(d.Precision())*n)
 		s := int64(d.Scale) * n
 		if s != int64(int32(s)) {
 			throw(clsArithmetic, "Overflow")
@@ -413,7 +438,7 @@ func declareBig() {
 	})
 	def(c, "BigInteger toBigInteger()", func(fr *frame, r val, _ []val) val {
 		d := decOf(r)
-		digitBudget(fr, int64(-min(d.Scale, 0)))
+		bigGrowth(fr, int64(d.Precision())-int64(min(d.Scale, 0)))
 		return refval(d.TruncInt())
 	})
 	def(c, "long longValueExact()", func(fr *frame, r val, _ []val) val {
@@ -425,6 +450,7 @@ func declareBig() {
 	declareBigInteger()
 }
 
+// absScaleDiff is how far apart two decimals' scales are.
 func absScaleDiff(a, b pgschema.BigDecimal) int64 {
 	d := int64(a.Scale) - int64(b.Scale)
 	if d < 0 {

@@ -23,7 +23,7 @@ func declareBigInteger() {
 		"add":      func(fr *frame, x, y *big.Int) *big.Int { return new(big.Int).Add(x, y) },
 		"subtract": func(fr *frame, x, y *big.Int) *big.Int { return new(big.Int).Sub(x, y) },
 		"multiply": func(fr *frame, x, y *big.Int) *big.Int {
-			fr.alloc((x.BitLen() + y.BitLen()) / 8)
+			bigBits(fr, int64(x.BitLen()+y.BitLen()))
 			return new(big.Int).Mul(x, y)
 		},
 		"divide": func(fr *frame, x, y *big.Int) *big.Int {
@@ -71,7 +71,7 @@ func declareBigInteger() {
 		if n < 0 {
 			throw(clsArithmetic, "Negative exponent")
 		}
-		fr.alloc(int(min(int64(bigOf(r).BitLen())*int64(n)/8, 1<<40)))
+		bigBits(fr, int64(bigOf(r).BitLen())*int64(n))
 		return bi(new(big.Int).Exp(bigOf(r), big.NewInt(int64(n)), nil))
 	})
 	def(c, "BigInteger shiftLeft(int)", func(fr *frame, r val, a []val) val {
@@ -79,13 +79,13 @@ func declareBigInteger() {
 		if n < 0 {
 			return bi(new(big.Int).Rsh(bigOf(r), uint(-n)))
 		}
-		fr.alloc(n / 8)
+		bigBits(fr, int64(bigOf(r).BitLen())+int64(n))
 		return bi(new(big.Int).Lsh(bigOf(r), uint(n)))
 	})
 	def(c, "BigInteger shiftRight(int)", func(fr *frame, r val, a []val) val {
 		n := int(a[0].i())
 		if n < 0 {
-			fr.alloc(-n / 8)
+			bigBits(fr, int64(bigOf(r).BitLen())-int64(n))
 			return bi(new(big.Int).Lsh(bigOf(r), uint(-n)))
 		}
 		return bi(new(big.Int).Rsh(bigOf(r), uint(n)))
