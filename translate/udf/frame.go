@@ -46,6 +46,15 @@ func (fr *frame) step() {
 	}
 }
 
+// work counts n steps of a method's own work, so that a method looping
+// over a large collection spends the call's steps and stops with it.
+func (fr *frame) work(n int) {
+	fr.steps -= int64(n)
+	if fr.steps < fr.checkAt || fr.expired != nil && fr.expired.Load() {
+		fr.check()
+	}
+}
+
 // check stops the call when its steps or time are spent. The first look
 // at the clock of a timed call arms the timer that ends it, which short
 // calls never need.

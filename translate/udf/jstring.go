@@ -1,6 +1,7 @@
 package udf
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -155,30 +156,54 @@ func (j junits) slice(b, e int) string {
 // index returns the first index at or after from of sub, or -1.
 func (j junits) index(sub junits, from int) int {
 	from = max(from, 0)
-	n, m := j.len(), sub.len()
-	for i := from; i+m <= n; i++ {
-		k := 0
-		for k < m && j.at(i+k) == sub.at(k) {
-			k++
+	if from >= j.len() {
+		if sub.s == "" {
+			return j.len()
 		}
-		if k == m {
-			return i
-		}
+		return -1
 	}
-	return -1
+	b := j.byteOffset(from)
+	i := strings.Index(j.s[b:], sub.s)
+	if i < 0 {
+		return -1
+	}
+	return from + unitCount(j.s[b:b+i])
 }
 
 // lastIndex returns the last index at or before from of sub, or -1.
 func (j junits) lastIndex(sub junits, from int) int {
-	n, m := j.len(), sub.len()
-	for i := min(from, n-m); i >= 0; i-- {
-		k := 0
-		for k < m && j.at(i+k) == sub.at(k) {
-			k++
+	if from < 0 {
+		return -1
+	}
+	// A match may start at from and run past it.
+	end := j.byteOffset(min(from, j.len()))
+	end = min(end+len(sub.s), len(j.s))
+	i := strings.LastIndex(j.s[:end], sub.s)
+	if i < 0 {
+		return -1
+	}
+	return unitCount(j.s[:i])
+}
+
+// byteOffset is the byte offset of code unit i. Strings hold no unpaired
+// surrogates (they decode to U+FFFD), so that matching in UTF-8 finds
+// what matching code units would.
+func (j junits) byteOffset(i int) int {
+	if j.ascii {
+		return i
+	}
+	n := 0
+	for off, r := range j.s {
+		if n >= i {
+			return off
 		}
-		if k == m {
-			return i
+		n++
+		if r >= 0x10000 {
+			n++
 		}
 	}
-	return -1
+	return len(j.s)
 }
+
+// unitCount is the number of UTF-16 code units of s.
+func unitCount(s string) int { return jlen(s) }

@@ -246,6 +246,9 @@ func TestBriefBodies(t *testing.T) {
 		{"unsigned shift", "a bigint", "int", true, `return (int) (a >>> 32);`, []any{int64(-1)}, -1},
 		{"char sequence", "s text", "text", false, `CharSequence cs = new StringBuilder(s); return cs.length() + "" + cs.charAt(0) + cs.subSequence(1, 2);`,
 			[]any{"abc"}, "3ab"},
+		{"index of", "s text", "text", false,
+			`return s.indexOf("b") + " " + s.indexOf("b", 3) + " " + s.lastIndexOf("b") + " " + s.lastIndexOf("b", 3) + " " + s.indexOf("", 99) + " " + s.lastIndexOf("", 99) + " " + s.indexOf(0x1F600) + " " + s.indexOf("x");`,
+			[]any{"a😀bcb"}, "3 3 5 3 6 6 1 -1"},
 		{"regex", "s text", "text", false, `return s.replaceAll("(\\w+)@(\\w+)", "$2 at $1") + " " + s.matches(".*@.*") + " " + s.replaceFirst("o", "0");`,
 			[]any{"bob@home"}, "home at bob true b0b@home"},
 	})

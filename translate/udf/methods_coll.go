@@ -42,11 +42,12 @@ func collSize(v val) int {
 }
 
 // contains is Collection.contains.
-func contains(v, x val) bool {
+func contains(fr *frame, v, x val) bool {
 	if m, ok := v.r.(*jmap); ok && m.set {
 		return m.get(x) != nil
 	}
 	for _, e := range elements(v) {
+		fr.work(1)
 		if javaEquals(x, e) {
 			return true
 		}
@@ -71,10 +72,11 @@ func collAdd(fr *frame, v, x val) bool {
 }
 
 // collRemove is Collection.remove(Object).
-func collRemove(v, x val) bool {
+func collRemove(fr *frame, v, x val) bool {
 	switch r := v.r.(type) {
 	case *jlist:
 		for i, e := range r.elems {
+			fr.work(1)
 			if javaEquals(x, e) {
 				r.change()
 				r.elems = slices.Delete(r.elems, i, i+1)
@@ -120,9 +122,9 @@ func declareCollections() {
 	c := clsCollection
 	def(c, "int size()", func(_ *frame, r val, _ []val) val { return ival(int32(collSize(r))) })
 	def(c, "boolean isEmpty()", func(_ *frame, r val, _ []val) val { return zval(collSize(r) == 0) })
-	def(c, "boolean contains(Object)", func(_ *frame, r val, a []val) val { return zval(contains(r, a[0])) })
+	def(c, "boolean contains(Object)", func(fr *frame, r val, a []val) val { return zval(contains(fr, r, a[0])) })
 	def(c, "boolean add(E)", func(fr *frame, r val, a []val) val { return zval(collAdd(fr, r, a[0])) })
-	def(c, "boolean remove(Object)", func(_ *frame, r val, a []val) val { return zval(collRemove(r, a[0])) })
+	def(c, "boolean remove(Object)", func(fr *frame, r val, a []val) val { return zval(collRemove(fr, r, a[0])) })
 	def(c, "boolean addAll(Collection<?>)", func(fr *frame, r val, a []val) val {
 		changed := false
 		for _, e := range slices.Clone(elements(a[0])) {
@@ -130,33 +132,33 @@ func declareCollections() {
 		}
 		return zval(changed)
 	})
-	def(c, "boolean containsAll(Collection<?>)", func(_ *frame, r val, a []val) val {
+	def(c, "boolean containsAll(Collection<?>)", func(fr *frame, r val, a []val) val {
 		for _, e := range elements(a[0]) {
-			if !contains(r, e) {
+			if !contains(fr, r, e) {
 				return zval(false)
 			}
 		}
 		return zval(true)
 	})
-	removeIf := func(r val, drop func(val) bool) bool {
+	removeIf := func(fr *frame, r val, drop func(val) bool) bool {
 		changed := false
 		for _, e := range slices.Clone(elements(r)) {
 			if drop(e) {
-				collRemove(r, e)
+				collRemove(fr, r, e)
 				changed = true
 			}
 		}
 		return changed
 	}
-	def(c, "boolean removeAll(Collection<?>)", func(_ *frame, r val, a []val) val {
+	def(c, "boolean removeAll(Collection<?>)", func(fr *frame, r val, a []val) val {
 		other := a[0]
 		elements(other)
-		return zval(removeIf(r, func(e val) bool { return contains(other, e) }))
+		return zval(removeIf(fr, r, func(e val) bool { return contains(fr, other, e) }))
 	})
-	def(c, "boolean retainAll(Collection<?>)", func(_ *frame, r val, a []val) val {
+	def(c, "boolean retainAll(Collection<?>)", func(fr *frame, r val, a []val) val {
 		other := a[0]
 		elements(other)
-		return zval(removeIf(r, func(e val) bool { return !contains(other, e) }))
+		return zval(removeIf(fr, r, func(e val) bool { return !contains(fr, other, e) }))
 	})
 	def(c, "void clear()", func(_ *frame, r val, _ []val) val {
 		switch x := r.r.(type) {
@@ -276,8 +278,9 @@ func declareList() {
 		l.elems = slices.Insert(l.elems, int(i), es...)
 		return zval(len(es) > 0)
 	})
-	find := func(l *jlist, x val, last bool) int {
+	find := func(fr *frame, l *jlist, x val, last bool) int {
 		for k := range l.elems {
+			fr.work(1)
 			i := k
 			if last {
 				i = len(l.elems) - 1 - k
@@ -288,8 +291,10 @@ func declareList() {
 		}
 		return -1
 	}
-	def(c, "int indexOf(Object)", func(_ *frame, r val, a []val) val { return ival(int32(find(get(r), a[0], false))) })
-	def(c, "int lastIndexOf(Object)", func(_ *frame, r val, a []val) val { return ival(int32(find(get(r), a[0], true))) })
+	def(c, "int indexOf(Object)", func(fr *frame, r val, a []val) val { return ival(int32(find(fr, get(r), a[0], false))) })
+	def(c, "int lastIndexOf(Object)", func(fr *frame, r val, a []val) val {
+		return ival(int32(find(fr, get(r), a[0], true)))
+	})
 	def(c, "List<E> subList(int,int)", func(fr *frame, r val, a []val) val {
 		l := get(r)
 		b, e := int(a[0].i()), int(a[1].i())

@@ -70,9 +70,10 @@ func declareCollectionsClass() {
 	}
 	def(c, "static <T> T max(Collection<T>)", func(_ *frame, _ val, a []val) val { return extreme(a, 1) })
 	def(c, "static <T> T min(Collection<T>)", func(_ *frame, _ val, a []val) val { return extreme(a, -1) })
-	def(c, "static int frequency(Collection<?>,Object)", func(_ *frame, _ val, a []val) val {
+	def(c, "static int frequency(Collection<?>,Object)", func(fr *frame, _ val, a []val) val {
 		n := 0
 		for _, e := range elements(a[0]) {
+			fr.work(1)
 			if javaEquals(a[1], e) {
 				n++
 			}
