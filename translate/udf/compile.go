@@ -137,7 +137,6 @@ type local struct {
 	// constant is the value of a final local initialized with a constant
 	// expression (a constant variable), else nil.
 	constant any
-	assigned bool // a final local has had its one assignment
 }
 
 // target is a statement break or continue leaves: a loop or a switch.

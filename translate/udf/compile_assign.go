@@ -27,9 +27,6 @@ func (c *compiler) lvalueOf(e expr, compound bool) *lvalue {
 			c.failAt(e.pos(), "The local variable %s may not have been initialized", e.name)
 		}
 		if l.final && (compound || c.da.has(l.slot)) {
-			if l.param {
-				c.failAt(e.pos(), "The final local variable %s cannot be assigned. It must be blank and not using a compound assignment", e.name)
-			}
 			c.failAt(e.pos(), "The final local variable %s may already have been assigned", e.name)
 		}
 		return &lvalue{t: l.t, local: l}
@@ -57,7 +54,6 @@ func (c *compiler) lvalueOf(e expr, compound bool) *lvalue {
 func (c *compiler) assigned(lv *lvalue) {
 	if lv.local != nil {
 		c.da.set(lv.local.slot)
-		lv.local.assigned = true
 	}
 }
 

@@ -29,7 +29,6 @@ func (c *compiler) foreachStmt(s *foreachStmt) (exec, bool) {
 	}
 	conv := converter(elem, t, false)
 	l := c.declare(s.pos(), s.name, t, s.final)
-	l.assigned = true
 	before := c.da.clone()
 	c.da.set(l.slot)
 	body, tgt, _ := c.loop(s.body)
@@ -281,7 +280,6 @@ func (c *compiler) tryStmt(s *tryStmt) (exec, bool) {
 			}
 		}
 		l := c.declare(cc.pos(), cc.name, t, len(types[i]) > 1)
-		l.assigned = true
 		c.da.set(l.slot)
 		run, cok := c.stmt(cc.body)
 		c.pop()

@@ -176,7 +176,6 @@ func (c *compiler) localDecl(s *localStmt) exec {
 		if s.final && init.constant != nil && (t.isPrim() || t.cls == clsString) {
 			l.constant = castConstant(init.constant, t)
 		}
-		l.assigned = true
 		c.da.set(l.slot)
 		slot := l.slot
 		runs = append(runs, func(fr *frame) flow {

@@ -32,7 +32,8 @@ func javaFormat(fr *frame, format, args val) string {
 	}
 	f := format.str()
 	var argv []val
-	if args.r != nil {
+	nullArgs := args.r == nil // every argument is null, as Formatter reads a null array
+	if !nullArgs {
 		argv = args.r.(*jarray).vals
 	}
 	var b strings.Builder
@@ -54,6 +55,7 @@ func javaFormat(fr *frame, format, args val) string {
 		}
 		var arg val
 		switch {
+		case nullArgs:
 		case spec.has('<'):
 			if last < 0 {
 				throw(clsMissingFormatArg, "Format specifier '%s'", spec.text)

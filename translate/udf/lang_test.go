@@ -106,6 +106,7 @@ func TestBriefBodies(t *testing.T) {
 			[]any{"abc", "ABC"}, 32 + 10},
 		{"string format", "d double, n int", "text", true, `return String.format("%.2f|%5d|%-4s|%x|%s|%,d", d, n, "ab", n, true, 1234567);`,
 			[]any{3.14159, 255}, "3.14|  255|ab  |ff|true|1,234,567"},
+		{"string format null array", "a int", "text", true, `return String.format("%s-%s", (Object[]) null);`, []any{0}, "null-null"},
 		{"string format half up", "d double", "text", true, `return String.format("%.2f %.1f %e %.3g", d, 0.15, 1234.5678, 0.000123456);`,
 			[]any{0.125}, "0.13 0.2 1.234568e+03 0.000123"},
 		{"valueOf parse", "s text", "int", false, `return Integer.parseInt(s) + Integer.valueOf("5") + (int) Long.parseLong("-3") + (int) Double.parseDouble("1.9");`,

@@ -75,7 +75,6 @@ func (t *jtype) isNumeric() bool { return t.prim >= pByte && t.prim <= pDouble }
 func (t *jtype) isIntegral() bool {
 	return t.prim >= pByte && t.prim <= pLong
 }
-func (t *jtype) isArray() bool { return t.elem != nil }
 
 // classType returns the type of class c with arguments args.
 func classType(c *jclass, args ...*jtype) *jtype {
