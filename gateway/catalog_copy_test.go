@@ -19,8 +19,8 @@ import (
 // joining the cluster takes it: user types nesting types, tables with
 // static and DESC clustering columns, collections, a column dropped (its
 // cells set aside) and one dropped and added back, secondary indexes of
-// every kind, materialized views (one sorting before its base), roles and
-// permissions. The new shard then describes the
+// every kind, materialized views (one sorting before its base), a user
+// function and aggregate, roles and permissions. The new shard then describes the
 // same schema, holds the same relations with the same columns and index
 // definitions, and the same roles; a second copy is refused.
 func TestCopyCatalog(t *testing.T) {
@@ -46,6 +46,8 @@ func TestCopyCatalog(t *testing.T) {
 			WHERE v IS NOT NULL AND k IS NOT NULL AND "C" IS NOT NULL PRIMARY KEY (v, k, "C")`,
 		`CREATE MATERIALIZED VIEW copyks.b_view AS SELECT k, "C" FROM copyks.t
 			WHERE k IS NOT NULL AND "C" IS NOT NULL PRIMARY KEY ("C", k)`,
+		"CREATE FUNCTION copyks.plus(s int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return s + v;'",
+		"CREATE AGGREGATE copyks.total(int) SFUNC plus STYPE int INITCOND 0",
 	)
 	// This gateway runs without authentication: the role is written as
 	// CREATE ROLE and GRANT would write it, on every shard.
@@ -99,7 +101,8 @@ func TestCopyCatalog(t *testing.T) {
 		}
 	}
 	for _, want := range []string{`"C" int`, "points frozen<list<frozen<point>>>", "t_full", "keys(m)", "gone$", "copier",
-		"CREATE MATERIALIZED VIEW copyks.a_view", "cqlpg_views", "_base_cells", "b_view SUCCESS"} {
+		"CREATE MATERIALIZED VIEW copyks.a_view", "cqlpg_views", "_base_cells", "b_view SUCCESS",
+		"CREATE FUNCTION copyks.plus(s int, v int)", "CREATE AGGREGATE copyks.total(int)"} {
 		if !strings.Contains(from["schema"]+from["layout"]+from["roles"]+from["views"], want) {
 			t.Errorf("the catalog compared lacks %q: the test proves less than it says", want)
 		}

@@ -22,6 +22,7 @@ var layers = map[string]int{
 	"pgschema":                   1,
 	"pgschema/cqltext":           2,
 	"translate/cqlfunc":          2,
+	"translate/udf":              2,
 	"translate":                  3,
 	"gateway/cqlwire":            4,
 	"gateway/histories":          0,

@@ -24,17 +24,32 @@ type schema5Report struct {
 		OnTable           []string `json:"on_table"`
 		Tables            []string `json:"tables"`
 	} `json:"view"`
-	Chess     [][]any  `json:"chess"`
-	Top       [][]any  `json:"top"`
-	AfterDrop []string `json:"after_drop"`
-	Warnings  []string `json:"warnings"`
+	Functions []string `json:"functions"`
+	Aggregate struct {
+		Name             string   `json:"name"`
+		ArgumentTypes    []string `json:"argument_types"`
+		StateFunc        string   `json:"state_func"`
+		StateType        string   `json:"state_type"`
+		FinalFunc        string   `json:"final_func"`
+		InitialCondition string   `json:"initial_condition"`
+		ReturnType       string   `json:"return_type"`
+	} `json:"aggregate"`
+	FunctionCQL string   `json:"function_cql"`
+	Average     [][]any  `json:"average"`
+	Initials    []string `json:"initials"`
+	Chess       [][]any  `json:"chess"`
+	Top         [][]any  `json:"top"`
+	AfterDrop   []string `json:"after_drop"`
+	Warnings    []string `json:"warnings"`
 }
 
-// TestPythonViews checks a materialized view through the DataStax Python
+// TestPythonSchema5 checks a materialized view through the DataStax Python
 // driver: its metadata (loaded from system_schema.views and .columns when
 // the schema event of its creation arrives, dropped with the event of its
-// DROP), the warning its CREATE gives, and reads of it in its order.
-func TestPythonViews(t *testing.T) {
+// DROP), the warning its CREATE gives, and reads of it in its order; then
+// user functions and an aggregate: their metadata, refreshed by their
+// schema events, which name their argument types, and their results.
+func TestPythonSchema5(t *testing.T) {
 	if err := installPythonDriver(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +82,24 @@ func TestPythonViews(t *testing.T) {
 	}
 	if len(r.AfterDrop) != 0 {
 		t.Errorf("views after DROP: %q", r.AfterDrop)
+	}
+	if len(r.Functions) != 3 || !strings.HasPrefix(r.Functions[0], "avgfinal(") || !strings.HasPrefix(r.Functions[2], "initials(") {
+		t.Errorf("function metadata: %q", r.Functions)
+	}
+	a := r.Aggregate
+	if a.Name != "average" || !reflect.DeepEqual(a.ArgumentTypes, []string{"int"}) || a.StateFunc != "avgstate" ||
+		a.FinalFunc != "avgfinal" || a.InitialCondition != "(0, 0)" || a.ReturnType != "double" || !strings.Contains(a.StateType, "tuple<int, bigint>") {
+		t.Errorf("aggregate metadata: %+v", a)
+	}
+	if !strings.Contains(r.FunctionCQL, "RETURNS NULL ON NULL INPUT") || !strings.Contains(r.FunctionCQL, "substring(0, 1)") {
+		t.Errorf("driver's CQL of a function:\n%s", r.FunctionCQL)
+	}
+	// ann 40 (moved from 10), bob 30, cid 20, ann 5: (40 + 30 + 20 + 5) / 4.
+	if got := fmt.Sprint(r.Average); got != "[[23.75]]" {
+		t.Errorf("average(score): %s", got)
+	}
+	if got := fmt.Sprint(r.Initials); got != "[A A B C]" {
+		t.Errorf("initials(user): %s", got)
 	}
 	// The driver logs the server's warning, as it does Cassandra's.
 	checkPythonWarnings(t, "in the run", slices.DeleteFunc(r.Warnings, func(w string) bool {

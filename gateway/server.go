@@ -437,7 +437,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // broadcastSchemaChange pushes a SCHEMA_CHANGE event to every connection
 // registered for it.
-func (s *Server) broadcastSchemaChange(change, target, keyspace, name string) {
+func (s *Server) broadcastSchemaChange(change, target, keyspace, name string, args ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
@@ -446,7 +446,7 @@ func (s *Server) broadcastSchemaChange(change, target, keyspace, name string) {
 		}
 		b := cqlwire.GetBuffer(0)
 		*b = cqlwire.AppendHeader((*b)[:0], c.version, -1, cqlwire.OpEvent)
-		*b = cqlwire.AppendSchemaChange(cqlwire.AppendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name)
+		*b = cqlwire.AppendSchemaChange(cqlwire.AppendString(*b, "SCHEMA_CHANGE"), change, target, keyspace, name, args...)
 		cqlwire.FinishFrame(*b)
 		c.sendEvent(b)
 	}

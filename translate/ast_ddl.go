@@ -172,3 +172,47 @@ type AlterViewStmt struct {
 
 func (*CreateViewStmt) statement() {}
 func (*AlterViewStmt) statement()  {}
+
+// FunctionArg is an argument of CREATE FUNCTION, or a type of CREATE
+// AGGREGATE or DROP FUNCTION: its name (none for the last two), its type,
+// and the type as written, which messages and schema events show.
+type FunctionArg struct {
+	Name string
+	Type *pgschema.Type
+	Text string
+}
+
+// CreateFunctionStmt is CREATE FUNCTION.
+type CreateFunctionStmt struct {
+	Name                   TableName
+	OrReplace, IfNotExists bool
+	Args                   []FunctionArg
+	CalledOnNullInput      bool
+	Returns                FunctionArg
+	Language, Body         string
+}
+
+// CreateAggregateStmt is CREATE AGGREGATE. InitCond is nil without
+// INITCOND.
+type CreateAggregateStmt struct {
+	Name                   TableName
+	OrReplace, IfNotExists bool
+	Args                   []FunctionArg
+	StateFunc, FinalFunc   string
+	StateType              FunctionArg
+	InitCond               Term
+}
+
+// DropFunctionStmt is DROP FUNCTION or DROP AGGREGATE, with the argument
+// types when given (ArgsGiven).
+type DropFunctionStmt struct {
+	Aggregate bool
+	Name      TableName
+	IfExists  bool
+	ArgsGiven bool
+	Args      []FunctionArg
+}
+
+func (*CreateFunctionStmt) statement()  {}
+func (*CreateAggregateStmt) statement() {}
+func (*DropFunctionStmt) statement()    {}

@@ -226,6 +226,22 @@ func (p *parser) schemaStatement() (Statement, error) {
 	if next.kind == tokIdent {
 		word = next.text
 	}
+	if create && (word == "function" || word == "aggregate" || word == "or" && p.peekKeyword(2, "replace")) {
+		p.next()
+		orReplace := false
+		if word == "or" {
+			p.next()
+			p.next()
+			orReplace = true
+		}
+		switch {
+		case p.isKeyword("function"):
+			return p.createFunction(orReplace)
+		case p.isKeyword("aggregate"):
+			return p.createAggregate(orReplace)
+		}
+		return nil, p.unexpected("K_FUNCTION")
+	}
 	switch {
 	case word == "keyspace" || word == "schema":
 		if create {

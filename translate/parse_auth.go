@@ -1,6 +1,9 @@
 package translate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // RoleOptions are the options of CREATE and ALTER ROLE (and USER); nil
 // means not given.
@@ -504,7 +507,7 @@ func (p *parser) permissionOrAll() (Permissions, error) {
 //
 //	resource := ALL KEYSPACES | KEYSPACE ident | (TABLE | COLUMNFAMILY)? tableName
 //	          | ALL ROLES | ROLE roleName
-//	          | ALL FUNCTIONS (IN KEYSPACE ident)? | ALL MBEANS
+//	          | ALL FUNCTIONS (IN KEYSPACE ident)? | FUNCTION functionName '(' types ')' | ALL MBEANS
 func (p *parser) resource() (*Resource, error) {
 	if p.isKeyword("all") && p.peek(1).kind == tokIdent {
 		switch p.peek(1).text {
@@ -537,6 +540,20 @@ func (p *parser) resource() (*Resource, error) {
 	case p.acceptKeyword("keyspace"):
 		ks, err := p.ident()
 		return &Resource{Kind: KeyspaceResource, Keyspace: ks}, err
+	case p.acceptKeyword("function"):
+		name, err := p.tableName()
+		if err != nil {
+			return nil, err
+		}
+		args, err := p.functionArgs(false)
+		if err != nil {
+			return nil, err
+		}
+		types := make([]string, len(args))
+		for i, a := range args {
+			types[i] = a.Type.String()
+		}
+		return &Resource{Kind: FunctionResource, Keyspace: name.Keyspace, Name: name.Name + "(" + strings.Join(types, ", ") + ")"}, nil
 	case p.isKeyword("role") && p.peek(1).kind != tokEOF && !(p.peek(1).kind == tokIdent && isResourceEnd(p.peek(1).text)):
 		p.next()
 		name, err := p.roleName()

@@ -11,6 +11,12 @@ func (p *parser) dropStatement() (Statement, error) {
 	if p.isKeyword("role") || p.isKeyword("user") {
 		return p.dropRole()
 	}
+	if p.acceptKeyword("function") {
+		return p.dropFunction(false)
+	}
+	if p.acceptKeyword("aggregate") {
+		return p.dropFunction(true)
+	}
 	d := &DropStmt{}
 	switch {
 	case p.acceptKeyword("keyspace"), p.acceptKeyword("schema"):

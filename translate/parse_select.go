@@ -135,7 +135,7 @@ func (p *parser) selector() (Selector, error) {
 // selectorExpr parses what a selector computes.
 //
 //	selectorExpr := primary ('.' ident | '[' term ']' | '[' term? '..' term? ']')*
-//	primary := CAST '(' selectorExpr AS type ')' | ident '(' ('*' | selectorExprs)? ')'
+//	primary := CAST '(' selectorExpr AS type ')' | (ident '.')? ident '(' ('*' | selectorExprs)? ')'
 //	         | ident | term
 func (p *parser) selectorExpr() (SelectorExpr, error) {
 	expr, err := p.selectorPrimary()
@@ -205,9 +205,17 @@ func (p *parser) selectorPrimary() (SelectorExpr, error) {
 		}
 		return &CastSelector{Expr: inner, Type: t, Pos: pos}, p.expectPunct(")")
 	}
-	if next := p.peek(1); p.tok.kind == tokIdent && next.kind == tokPunct && next.text == "(" {
-		// cqlfunc.Function names include reserved words such as token.
+	qualified := p.peek(1).kind == tokPunct && p.peek(1).text == "." && (p.peek(2).kind == tokIdent || p.peek(2).kind == tokQuotedIdent) &&
+		p.peek(3).kind == tokPunct && p.peek(3).text == "("
+	if next := p.peek(1); p.tok.kind == tokIdent && next.kind == tokPunct && next.text == "(" || qualified {
+		// cqlfunc.Function names include reserved words such as token;
+		// ks.f names a function of keyspace ks.
 		call := &CallSelector{Name: p.tok.text, Pos: pos}
+		if qualified {
+			call.Name += "." + p.peek(2).text
+			p.next()
+			p.next()
+		}
 		p.next()
 		p.next()
 		// '*' is an argument of COUNT alone, in Cassandra's grammar.

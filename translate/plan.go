@@ -33,6 +33,9 @@ type Metadata struct {
 	// Computed lists the values computed at each execution, in order;
 	// value i takes index len(Variables)+i.
 	Computed []Computation
+	// Functions are the user-defined functions and aggregates the
+	// statement calls, on which its role needs EXECUTE.
+	Functions []Resource
 }
 
 // Computation is a value computed at execution from other values.
@@ -124,6 +127,12 @@ type SchemaChange struct {
 	Views []*pgschema.Table
 	// Warnings go to the client with the answer.
 	Warnings []string
+	// Args are the argument types of the function or aggregate a change
+	// makes or drops, as its schema event names them; NewFunction and
+	// NewAggregate are what it makes, or drops.
+	Args         []string
+	NewFunction  *pgschema.Function
+	NewAggregate *pgschema.Aggregate
 }
 
 // Noop is a statement that has nothing to do, such as ALTER ... IF EXISTS

@@ -98,7 +98,7 @@ func (p *planner) planAuth(stmt Statement) (Plan, error) {
 		}
 		if s.Resource != nil {
 			r := *s.Resource
-			if r.Kind == TableResource {
+			if r.Kind == TableResource || r.Kind == FunctionResource {
 				ks, err := p.keyspaceName(r.Keyspace)
 				if err != nil {
 					return nil, err

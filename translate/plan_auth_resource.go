@@ -68,6 +68,9 @@ const (
 	AllFunctionsResource
 	KeyspaceFunctionsResource
 	AllMBeansResource
+	// FunctionResource is one function or aggregate: Keyspace, and Name
+	// its name and argument types, "f(int, text)".
+	FunctionResource
 )
 
 // Resource is what permissions are granted on. Keyspace is set for a
@@ -103,6 +106,8 @@ func (r Resource) Applicable() Permissions {
 		return rolePermissions
 	case AllFunctionsResource, KeyspaceFunctionsResource:
 		return functionPermissions
+	case FunctionResource:
+		return PermAlter | PermDrop | PermAuthorize | PermExecute
 	}
 	return mbeanPermissions
 }
@@ -115,7 +120,7 @@ func (r Resource) typeName() string {
 		return "DataResource"
 	case AllRolesResource, RoleResource:
 		return "RoleResource"
-	case AllFunctionsResource, KeyspaceFunctionsResource:
+	case AllFunctionsResource, KeyspaceFunctionsResource, FunctionResource:
 		return "FunctionResource"
 	}
 	return "JMXResource"
@@ -133,6 +138,8 @@ func (r Resource) Parent() (Resource, bool) {
 		return Resource{Kind: AllRolesResource}, true
 	case KeyspaceFunctionsResource:
 		return Resource{Kind: AllFunctionsResource}, true
+	case FunctionResource:
+		return Resource{Kind: KeyspaceFunctionsResource, Keyspace: r.Keyspace}, true
 	}
 	return Resource{}, false
 }
@@ -164,6 +171,8 @@ func (r Resource) String() string {
 		return "<all functions>"
 	case KeyspaceFunctionsResource:
 		return "<all functions in " + r.Keyspace + ">"
+	case FunctionResource:
+		return "<function " + r.Keyspace + "." + r.Name + ">"
 	}
 	return "<all mbeans>"
 }
@@ -187,6 +196,9 @@ func (r Resource) StoredName() string {
 		return "functions"
 	case KeyspaceFunctionsResource:
 		return "functions/" + r.Keyspace
+	case FunctionResource:
+		name, args, _ := strings.Cut(strings.TrimSuffix(r.Name, ")"), "(")
+		return "functions/" + r.Keyspace + "/" + name + "[" + strings.ReplaceAll(args, ", ", "^") + "]"
 	}
 	return "mbean"
 }
@@ -213,8 +225,12 @@ func ResourceNamed(name string) (r Resource, ok bool) {
 		if !nested {
 			return Resource{Kind: AllFunctionsResource}, true
 		}
-		if !strings.Contains(rest, "/") {
+		ks, fn, isFunction := strings.Cut(rest, "/")
+		if !isFunction {
 			return Resource{Kind: KeyspaceFunctionsResource, Keyspace: rest}, true
+		}
+		if name, args, ok := strings.Cut(strings.TrimSuffix(fn, "]"), "["); ok {
+			return Resource{Kind: FunctionResource, Keyspace: ks, Name: name + "(" + strings.ReplaceAll(args, "^", ", ") + ")"}, true
 		}
 	case "mbean":
 		if !nested {
@@ -232,6 +248,31 @@ func (r Resource) Exists(schema *pgschema.Schema) bool {
 		return schema.Keyspace(r.Keyspace) != nil
 	case TableResource:
 		return schema.Table(r.Keyspace, r.Name) != nil
+	case FunctionResource:
+		k := schema.Keyspace(r.Keyspace)
+		if k == nil {
+			return false
+		}
+		for _, f := range k.Functions {
+			if FunctionResourceOf(k.Name, f.Name, f.ArgTypes) == r {
+				return true
+			}
+		}
+		for _, a := range k.Aggregates {
+			if FunctionResourceOf(k.Name, a.Name, a.ArgTypes) == r {
+				return true
+			}
+		}
+		return false
 	}
 	return true
+}
+
+// FunctionResourceOf names a function or aggregate as a resource.
+func FunctionResourceOf(keyspace, name string, args []*pgschema.Type) Resource {
+	types := make([]string, len(args))
+	for i, t := range args {
+		types[i] = t.String()
+	}
+	return Resource{Kind: FunctionResource, Keyspace: keyspace, Name: name + "(" + strings.Join(types, ", ") + ")"}
 }

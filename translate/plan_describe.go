@@ -198,9 +198,27 @@ func (d *Describe) Elements(s *pgschema.Schema) ([]pgschema.SchemaElement, error
 		}
 		return nil, invalidf("User defined type '%s' not found in '%s'", d.Name, k.Name)
 	case DescribeFunction:
-		return nil, invalidf("User defined function '%s' not found in '%s'", d.Name, k.Name)
+		var out []pgschema.SchemaElement
+		for _, f := range k.Functions {
+			if f.Name == d.Name {
+				out = append(out, pgschema.FunctionElement(f))
+			}
+		}
+		if len(out) == 0 {
+			return nil, invalidf("User defined function '%s' not found in '%s'", d.Name, k.Name)
+		}
+		return out, nil
 	case DescribeAggregate:
-		return nil, invalidf("User defined aggregate '%s' not found in '%s'", d.Name, k.Name)
+		var out []pgschema.SchemaElement
+		for _, a := range k.Aggregates {
+			if a.Name == d.Name {
+				out = append(out, pgschema.AggregateElement(a))
+			}
+		}
+		if len(out) == 0 {
+			return nil, invalidf("User defined aggregate '%s' not found in '%s'", d.Name, k.Name)
+		}
+		return out, nil
 	case DescribeView:
 		if t := k.Tables[d.Name]; t != nil && t.IsView() {
 			return []pgschema.SchemaElement{pgschema.ViewElement(t, d.Internals)}, nil
@@ -211,8 +229,7 @@ func (d *Describe) Elements(s *pgschema.Schema) ([]pgschema.SchemaElement, error
 }
 
 // listing answers the plural forms: the keyspace in use, or every
-// keyspace, each with its elements by name. cqlpg has no user-defined
-// functions or aggregates, so those lists are empty.
+// keyspace, each with its elements by name.
 func (d *Describe) listing(s *pgschema.Schema) ([]pgschema.SchemaElement, error) {
 	keyspaces := sortedKeyspaces(s, true)
 	if d.Keyspace != "" {
@@ -238,11 +255,23 @@ func (d *Describe) listing(s *pgschema.Schema) ([]pgschema.SchemaElement, error)
 			for n := range k.Types {
 				names = append(names, n)
 			}
+		case DescribeFunctions:
+			kind = pgschema.ElemFunction
+			for _, f := range k.Functions {
+				names = append(names, pgschema.FunctionElement(f).Name)
+			}
+		case DescribeAggregates:
+			kind = pgschema.ElemAggregate
+			for _, a := range k.Aggregates {
+				names = append(names, pgschema.AggregateElement(a).Name)
+			}
 		}
 		slices.SortFunc(names, pgschema.CompareNames)
 		for _, n := range names {
-			out = append(out, pgschema.SchemaElement{Keyspace: pgschema.QuoteIdentifier(k.Name), Type: kind,
-				Name: pgschema.QuoteIdentifier(n)})
+			if kind != pgschema.ElemFunction && kind != pgschema.ElemAggregate {
+				n = pgschema.QuoteIdentifier(n) // function names come quoted, with their arguments
+			}
+			out = append(out, pgschema.SchemaElement{Keyspace: pgschema.QuoteIdentifier(k.Name), Type: kind, Name: n})
 		}
 	}
 	return out, nil

@@ -193,13 +193,13 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 	if e.Star {
 		names = []string{"*"}
 	}
-	if IsAggregate(e.Name) {
+	if p.isAggregate(e.Name) {
 		for _, a := range args {
 			if a != nil && isAggregate(a) {
 				return nil, "", invalidf("aggregate functions cannot be used as arguments of aggregate functions")
 			}
 		}
-		agg, err := ResolveAggregate(e.Name, fargs)
+		agg, err := p.resolveAggregate(e.Name, fargs)
 		if err != nil {
 			return nil, "", err
 		}
@@ -212,7 +212,7 @@ func (p *planner) callSelector(plan *Select, e *CallSelector) (Expr, string, err
 		}
 		return &AggExpr{Agg: agg, Args: args}, agg.ColumnName(names), nil
 	}
-	fn, err := ResolveFunction(e.Name, fargs, nil)
+	fn, err := p.resolveFunction(e.Name, fargs, nil)
 	if err != nil {
 		return nil, "", err
 	}

@@ -17,7 +17,7 @@ func Prepare(parsed *Parsed, keyspace string, schema *pgschema.Schema) (Plan, er
 		return nil, err
 	}
 	md := plan.Meta()
-	md.Variables, md.Computed = p.vars, p.computed
+	md.Variables, md.Computed, md.Functions = p.vars, p.computed, p.functions
 	return plan, nil
 }
 
@@ -28,6 +28,8 @@ type planner struct {
 	markers  []string
 	vars     []ColumnSpec
 	computed []Computation
+	// functions are the user functions the statement calls (useFunction).
+	functions []Resource
 }
 
 func (p *planner) plan(stmt Statement) (Plan, error) {
@@ -60,6 +62,12 @@ func (p *planner) plan(stmt Statement) (Plan, error) {
 		return p.planCreateIndex(s)
 	case *CreateViewStmt:
 		return p.planCreateView(s)
+	case *CreateFunctionStmt:
+		return p.planCreateFunction(s)
+	case *CreateAggregateStmt:
+		return p.planCreateAggregate(s)
+	case *DropFunctionStmt:
+		return p.planDropFunction(s)
 	case *AlterViewStmt:
 		return p.planAlterView(s)
 	case *TruncateStmt:

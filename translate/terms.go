@@ -19,7 +19,7 @@ func (p *planner) callTerm(call *FunctionCall, recv ColumnSpec) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	fn, err := ResolveFunction(call.Name, fargs, recv.Type)
+	fn, err := p.resolveFunction(call.Name, fargs, recv.Type)
 	if err != nil {
 		return Value{}, err
 	}
@@ -64,7 +64,7 @@ func (p *planner) funcArgs(terms []Term) ([]FuncArg, error) {
 			if err != nil {
 				return nil, err
 			}
-			fn, err := ResolveFunction(v.Name, inner, nil)
+			fn, err := p.resolveFunction(v.Name, inner, nil)
 			if err != nil {
 				return nil, err
 			}

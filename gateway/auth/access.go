@@ -206,6 +206,12 @@ func (a *Authenticator) Authorize(c any, plan translate.Plan, now time.Time) err
 // authorizePlan checks a plan against the role's permissions, as each of
 // Cassandra's statements does in its authorize step.
 func (acc *Access) authorizePlan(plan translate.Plan) error {
+	// Every user function or aggregate the statement calls needs EXECUTE.
+	for _, f := range plan.Meta().Functions {
+		if err := acc.Ensure(translate.PermExecute, f); err != nil {
+			return err
+		}
+	}
 	switch p := plan.(type) {
 	case *translate.Select:
 		return acc.ensureTable(translate.PermSelect, p.Table)
@@ -258,6 +264,15 @@ func readableSystemTable(keyspace, table string) bool {
 	return false
 }
 
+// changedArgs returns the argument types of the function or aggregate a
+// change makes or drops.
+func changedArgs(p *translate.SchemaChange) []*pgschema.Type {
+	if p.NewAggregate != nil {
+		return p.NewAggregate.ArgTypes
+	}
+	return p.NewFunction.ArgTypes
+}
+
 // schemaPermission is the permission a schema change needs and what on:
 // CREATE on the keyspace for what a keyspace holds (on all keyspaces for a
 // keyspace), ALTER and DROP on what is altered or dropped, ALTER on the
@@ -276,6 +291,13 @@ func schemaPermission(p *translate.SchemaChange) (translate.Permissions, transla
 		return translate.PermAlter, keyspace
 	case *translate.AlterTableStmt, *translate.CreateIndexStmt:
 		return translate.PermAlter, table
+	case *translate.CreateFunctionStmt, *translate.CreateAggregateStmt:
+		if p.Change == "UPDATED" {
+			return translate.PermAlter, translate.FunctionResourceOf(p.Keyspace, p.Name, changedArgs(p))
+		}
+		return translate.PermCreate, translate.Resource{Kind: translate.KeyspaceFunctionsResource, Keyspace: p.Keyspace}
+	case *translate.DropFunctionStmt:
+		return translate.PermDrop, translate.FunctionResourceOf(p.Keyspace, p.Name, changedArgs(p))
 	case *translate.DropStmt:
 		switch s.Kind {
 		case translate.DropKeyspace, translate.DropType:

@@ -209,11 +209,19 @@ func AddWarnings(resp *[]byte, v byte, warnings []string) {
 // AppendSchemaChange writes a Schema_change result or event body:
 // change type (CREATED, UPDATED, DROPPED), target (KEYSPACE, TABLE) and
 // the names.
-func AppendSchemaChange(b []byte, change, target, keyspace, name string) []byte {
+func AppendSchemaChange(b []byte, change, target, keyspace, name string, args ...string) []byte {
 	b = AppendString(AppendString(b, change), target)
 	b = AppendString(b, keyspace)
 	if target != "KEYSPACE" {
 		b = AppendString(b, name)
+	}
+	if target == "FUNCTION" || target == "AGGREGATE" {
+		// A function or aggregate is named with its argument types: a
+		// [string list].
+		b = AppendShort(b, uint16(len(args)))
+		for _, a := range args {
+			b = AppendString(b, a)
+		}
 	}
 	return b
 }

@@ -513,6 +513,14 @@ func (x *authExec) listPermissions(ctx context.Context, p *translate.Auth, s *tr
 // or table gets every permission on it, as in Cassandra, and dropping one
 // revokes every permission on it, so that one created again under the
 // same name starts with none. creator is empty without authentication.
+// functionResource is the function or aggregate a change makes or drops.
+func functionResource(p *translate.SchemaChange) translate.Resource {
+	if p.NewAggregate != nil {
+		return translate.FunctionResourceOf(p.Keyspace, p.Name, p.NewAggregate.ArgTypes)
+	}
+	return translate.FunctionResourceOf(p.Keyspace, p.Name, p.NewFunction.ArgTypes)
+}
+
 func authSchemaChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, creator string) error {
 	keyspace := translate.Resource{Kind: translate.KeyspaceResource, Keyspace: p.Keyspace}
 	functions := translate.Resource{Kind: translate.KeyspaceFunctionsResource, Keyspace: p.Keyspace}
@@ -533,6 +541,12 @@ func authSchemaChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange,
 		return grant(keyspace, functions)
 	case *translate.CreateTableStmt:
 		return grant(table)
+	case *translate.CreateFunctionStmt, *translate.CreateAggregateStmt:
+		if p.Change == "CREATED" {
+			return grant(functionResource(p))
+		}
+	case *translate.DropFunctionStmt:
+		return pgschema.RevokeAllOn(ctx, tx, []string{functionResource(p).StoredName()}, nil)
 	case *translate.DropStmt:
 		switch s.Kind {
 		case translate.DropKeyspace:

@@ -34,7 +34,7 @@ type Env struct {
 	HostID   func() [16]byte
 	Started  time.Time
 	// BroadcastSchemaChange pushes a SCHEMA_CHANGE event to the clients.
-	BroadcastSchemaChange func(change, target, keyspace, name string)
+	BroadcastSchemaChange func(change, target, keyspace, name string, args ...string)
 	// ClientRows and settingRows answer system_views.clients and
 	// system_views.settings.
 	ClientRows, SettingRows func() []VirtualRow

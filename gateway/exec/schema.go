@@ -46,12 +46,12 @@ func (e *Execution) schemaChange(ctx context.Context, p *translate.SchemaChange,
 		*resp = cqlwire.AppendInt(*resp, cqlwire.ResultVoid)
 		return nil
 	}
-	e.env.BroadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name)
+	e.env.BroadcastSchemaChange(p.Change, p.Target, p.Keyspace, p.Name, p.Args...)
 	// Drivers check schema agreement right after the answer, and sleep a
 	// while when they find none: the answer waits, briefly, for the other
 	// gateways to serve the new schema.
 	e.env.Gateways().AwaitSchema(ctx, version, cluster.SchemaAgreementWait)
-	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name)
+	*resp = cqlwire.AppendSchemaChange(cqlwire.AppendInt(*resp, cqlwire.ResultSchemaChange), p.Change, p.Target, p.Keyspace, p.Name, p.Args...)
 	cqlwire.AddWarnings(resp, e.version, append(emptyDatacenters(p, e.topo), p.Warnings...))
 	if _, ok := p.Statement.(*translate.CreateViewStmt); ok {
 		e.env.StartViewBuilds()
@@ -100,6 +100,15 @@ func applyChange(ctx context.Context, tx pgx.Tx, p *translate.SchemaChange, now 
 		return pgschema.CreateView(ctx, tx, &view, p.OldTable, p.Views, s.IfNotExists)
 	case *translate.AlterViewStmt:
 		return true, pgschema.SetOptions(ctx, tx, p.NewTable)
+	case *translate.CreateFunctionStmt:
+		return true, pgschema.CreateFunction(ctx, tx, p.NewFunction)
+	case *translate.CreateAggregateStmt:
+		return true, pgschema.CreateAggregate(ctx, tx, p.NewAggregate)
+	case *translate.DropFunctionStmt:
+		if s.Aggregate {
+			return true, pgschema.DropAggregate(ctx, tx, p.NewAggregate)
+		}
+		return true, pgschema.DropFunction(ctx, tx, p.NewFunction)
 	case *translate.AlterTableStmt:
 		switch s.Op {
 		case translate.AlterAdd:

@@ -41,6 +41,10 @@ func (e *Execution) virtualRows(p *translate.Select, w *rowWriter) error {
 		rows = e.columnRows()
 	case "system_schema.views":
 		rows = e.viewRows()
+	case "system_schema.functions":
+		rows = e.functionRows()
+	case "system_schema.aggregates":
+		rows = e.aggregateRows()
 	case "system.built_views":
 		rows = e.env.builtViewRows()
 	case "system_distributed.view_build_status":
@@ -247,6 +251,42 @@ func (e *Execution) tableRows() []VirtualRow {
 			}
 			row := optionsRow(t.Params())
 			row["keyspace_name"], row["table_name"], row["id"] = TextValue(k.Name), TextValue(name), uuidValue(t.ID)
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// functionRows lists the user-defined functions, as
+// system_schema.functions does.
+func (e *Execution) functionRows() []VirtualRow {
+	var rows []VirtualRow
+	for _, k := range e.schemaKeyspaces() {
+		for _, f := range k.Functions {
+			rows = append(rows, VirtualRow{"keyspace_name": TextValue(k.Name), "function_name": TextValue(f.Name),
+				"argument_types": textListValue(f.ArgTypeNames()), "argument_names": textListValue(f.ArgNames),
+				"body": TextValue(f.Body), "called_on_null_input": BoolValue(f.CalledOnNullInput),
+				"language": TextValue(f.Language), "return_type": TextValue(f.Returns.String())})
+		}
+	}
+	return rows
+}
+
+// aggregateRows lists the user-defined aggregates, as
+// system_schema.aggregates does.
+func (e *Execution) aggregateRows() []VirtualRow {
+	var rows []VirtualRow
+	for _, k := range e.schemaKeyspaces() {
+		for _, a := range k.Aggregates {
+			row := VirtualRow{"keyspace_name": TextValue(k.Name), "aggregate_name": TextValue(a.Name),
+				"argument_types": textListValue(a.ArgTypeNames()), "return_type": TextValue(a.Returns.String()),
+				"state_func": TextValue(a.StateFunc), "state_type": TextValue(a.StateType.String())}
+			if a.FinalFunc != "" {
+				row["final_func"] = TextValue(a.FinalFunc)
+			}
+			if a.InitCond != "" {
+				row["initcond"] = TextValue(a.InitCond)
+			}
 			rows = append(rows, row)
 		}
 	}

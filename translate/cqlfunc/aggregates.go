@@ -24,6 +24,9 @@ type Aggregate struct {
 	Returns *pgschema.Type
 	// New starts an aggregation, one per group of rows.
 	New func() AggregateState
+	// Keyspace is a user-defined aggregate's keyspace; "" for a native
+	// one, whose keyspace is system.
+	Keyspace string
 }
 
 // AggregateState accumulates one group's rows.
@@ -37,10 +40,12 @@ type AggregateState interface {
 }
 
 // String returns the signature as Cassandra prints it in overload lists.
-func (a *Aggregate) String() string { return SignatureString(a.Name, a.Args, a.Returns) }
+func (a *Aggregate) String() string {
+	return signatureIn(keyspaceOf(a.Keyspace), a.Name, a.Args, a.Returns)
+}
 
 // QualifiedName returns the name as Cassandra prints it in messages.
-func (a *Aggregate) QualifiedName() string { return NativeKeyspace + "." + a.Name }
+func (a *Aggregate) QualifiedName() string { return keyspaceOf(a.Keyspace) + "." + a.Name }
 
 // ColumnName returns the result column's name: "count" for count(*) and
 // count(1), "system.max(v)" otherwise.

@@ -29,6 +29,9 @@ type Function struct {
 	// are *InvalidError or *FunctionFailureError when Cassandra answers
 	// Invalid or Function_failure; any other error is a server error.
 	Eval func(ctx *EvalContext, args [][]byte) ([]byte, error)
+	// Keyspace is a user-defined function's keyspace; "" for a native
+	// function, whose keyspace is system.
+	Keyspace string
 }
 
 // EvalContext is what evaluating a function may depend on besides its
@@ -55,11 +58,21 @@ const NativeKeyspace = "system"
 
 // QualifiedName returns the name as Cassandra's FunctionName prints it in
 // messages: "system.totimestamp".
-func (f *Function) QualifiedName() string { return NativeKeyspace + "." + f.Name }
+func (f *Function) QualifiedName() string { return keyspaceOf(f.Keyspace) + "." + f.Name }
 
 // String returns the signature as Cassandra prints it in overload lists:
 // "system.totimestamp : (timeuuid) -> timestamp".
-func (f *Function) String() string { return SignatureString(f.Name, f.Args, f.Returns) }
+func (f *Function) String() string {
+	return signatureIn(keyspaceOf(f.Keyspace), f.Name, f.Args, f.Returns)
+}
+
+// keyspaceOf returns a function's keyspace: ks, or system for "".
+func keyspaceOf(ks string) string {
+	if ks == "" {
+		return NativeKeyspace
+	}
+	return ks
+}
 
 // ColumnName returns the result column's name for a call whose arguments
 // are named args: "system.totimestamp(t)", or "cast(v as int)" for a cast.
@@ -86,8 +99,18 @@ func (f *Function) UnsetArgument() error {
 // SignatureString prints a native function's signature as Cassandra's
 // AbstractFunction.toString does; the name is quoted when it needs to be.
 func SignatureString(name string, args []*pgschema.Type, ret *pgschema.Type) string {
+	return signatureIn(NativeKeyspace, name, args, ret)
+}
+
+// UserSignature prints a user-defined function's signature as Cassandra
+// does: "ks.f : (int, text) -> int".
+func UserSignature(keyspace, name string, args []*pgschema.Type, ret *pgschema.Type) string {
+	return signatureIn(keyspace, name, args, ret)
+}
+
+func signatureIn(keyspace, name string, args []*pgschema.Type, ret *pgschema.Type) string {
 	var b strings.Builder
-	b.WriteString(NativeKeyspace + "." + pgschema.QuoteIdentifier(name) + " : (")
+	b.WriteString(keyspace + "." + pgschema.QuoteIdentifier(name) + " : (")
 	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")

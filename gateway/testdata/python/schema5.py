@@ -1,12 +1,14 @@
-"""Drives a cqlpg gateway's materialized views with the unmodified
-DataStax Python driver.
+"""Drives a cqlpg gateway's materialized views, functions and aggregates
+with the unmodified DataStax Python driver.
 
 Usage: schema5.py HOST PORT KEYSPACE
 
 Creates KEYSPACE with a table and a view keyed by a regular column,
 writes rows and moves one between view keys, and reports what the
 driver's metadata shows of the view (refreshed by the schema events of
-CREATE and DROP MATERIALIZED VIEW) and the rows read through it. It
+CREATE and DROP MATERIALIZED VIEW) and the rows read through it; then
+the functions and aggregate the drivers' suites define, their metadata
+and their results. It
 prints one JSON report on stdout; on any failure it prints the traceback
 on stderr and exits 1.
 """
@@ -73,6 +75,31 @@ def main(host, port, ks):
     session.execute("DROP MATERIALIZED VIEW %s.by_score" % ks)
     wait_for("the view dropped", lambda: "by_score" not in cluster.metadata.keyspaces[ks].views)
     report["after_drop"] = sorted(cluster.metadata.keyspaces[ks].views)
+    # The drivers' own average, and a string function.
+    session.execute("CREATE FUNCTION %s.avgstate(state tuple<int, bigint>, val int) CALLED ON NULL INPUT "
+                    "RETURNS tuple<int, bigint> LANGUAGE java AS 'if (val != null) { state.setInt(0, state.getInt(0) + 1); "
+                    "state.setLong(1, state.getLong(1) + val.intValue()); } return state;'" % ks)
+    session.execute("CREATE FUNCTION %s.avgfinal(state tuple<int, bigint>) CALLED ON NULL INPUT RETURNS double LANGUAGE java AS "
+                    "'double r = 0; if (state.getInt(0) == 0) return null; r = state.getLong(1); r /= state.getInt(0); "
+                    "return Double.valueOf(r);'" % ks)
+    session.execute("CREATE AGGREGATE %s.average(int) SFUNC avgstate STYPE tuple<int, bigint> FINALFUNC avgfinal "
+                    "INITCOND (0, 0)" % ks)
+    session.execute("CREATE FUNCTION %s.initials(name text) RETURNS NULL ON NULL INPUT RETURNS text LANGUAGE java AS "
+                    "$$ return name.substring(0, 1).toUpperCase(); $$" % ks)
+    meta = cluster.metadata.keyspaces[ks]
+    wait_for("the aggregate", lambda: len(cluster.metadata.keyspaces[ks].aggregates) == 1 and
+             len(cluster.metadata.keyspaces[ks].functions) == 3)
+    meta = cluster.metadata.keyspaces[ks]
+    agg = list(meta.aggregates.values())[0]
+    report["functions"] = sorted(meta.functions)
+    report["aggregate"] = {"name": agg.name, "argument_types": list(agg.argument_types), "state_func": agg.state_func,
+                           "state_type": agg.state_type, "final_func": agg.final_func,
+                           "initial_condition": agg.initial_condition, "return_type": agg.return_type}
+    report["function_cql"] = [f.as_cql_query() for f in meta.functions.values() if f.name == "initials"][0]
+    report["average"] = [list(r) for r in session.execute("SELECT %s.average(score) FROM %s.scores" % (ks, ks))]
+    report["initials"] = sorted(r[0] for r in session.execute("SELECT %s.initials(user) FROM %s.scores" % (ks, ks)))
+    session.execute("DROP AGGREGATE %s.average" % ks)
+    wait_for("the aggregate dropped", lambda: len(cluster.metadata.keyspaces[ks].aggregates) == 0)
     session.execute("DROP KEYSPACE %s" % ks)
     report["warnings"] = warnings.messages
     cluster.shutdown()
