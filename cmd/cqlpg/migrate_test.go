@@ -82,6 +82,11 @@ func TestMigrateSchema(t *testing.T) {
 			AND comment = 'it''s events'`,
 		"CREATE TABLE IF NOT EXISTS migsrc.users (id uuid PRIMARY KEY, email text, age int)",
 		"CREATE INDEX IF NOT EXISTS users_email ON migsrc.users (email)",
+		"CREATE OR REPLACE FUNCTION migsrc.avgstate(state tuple<int, bigint>, val int) CALLED ON NULL INPUT RETURNS tuple<int, bigint> "+
+			"LANGUAGE java AS 'if (val != null) { state.setInt(0, state.getInt(0) + 1); state.setLong(1, state.getLong(1) + val); } return state;'",
+		"CREATE OR REPLACE FUNCTION migsrc.avgfinal(state tuple<int, bigint>) CALLED ON NULL INPUT RETURNS double LANGUAGE java AS "+
+			"$$if (state.getInt(0) == 0) return null; return (double) state.getLong(1) / state.getInt(0);$$",
+		"CREATE OR REPLACE AGGREGATE migsrc.average(int) SFUNC avgstate STYPE tuple<int, bigint> FINALFUNC avgfinal INITCOND (0, 0)",
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS migsrc.users_by_age AS SELECT id, age FROM migsrc.users "+
 			"WHERE age IS NOT NULL AND id IS NOT NULL PRIMARY KEY (age, id) WITH CLUSTERING ORDER BY (id DESC) AND comment = 'by age'",
 		"CREATE INDEX IF NOT EXISTS ON migsrc.events (keys(attrs))",
@@ -158,7 +163,8 @@ func TestMigrateSchema(t *testing.T) {
 	}
 	for _, want := range []string{"created keyspace migsrc\ncreated type migsrc.phone\ncreated type migsrc.contact\n",
 		"created table migsrc.events\n", "created index migsrc.events_attrs_idx\n", "created index migsrc.users_email\n",
-		"created materialized view migsrc.users_by_age\n"} {
+		"created materialized view migsrc.users_by_age\n", "created function migsrc.avgstate(frozen<tuple<int, bigint>>, int)\n",
+		"created aggregate migsrc.average(int)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("import output lacks %q:\n%s", want, out)
 		}

@@ -81,6 +81,22 @@ func PlanSchema(origin, target *Schema, targetDCs []string, dcMap map[string]str
 			}
 			p.Notes = append(p.Notes, "type "+qn+" exists on the target with the same fields")
 		}
+		for _, f := range ks.Functions {
+			sig := name + "." + pgschema.QuoteIdentifier(f.Name) + "(" + strings.Join(f.ArgTypes, ", ") + ")"
+			if slices.ContainsFunc(have.Functions, func(o *Function) bool { return o.Name == f.Name && slices.Equal(o.ArgTypes, f.ArgTypes) }) {
+				p.Notes = append(p.Notes, "function "+sig+" exists on the target: it is left as it is")
+				continue
+			}
+			p.add("function "+sig, createFunction(name, f))
+		}
+		for _, a := range ks.Aggregates {
+			sig := name + "." + pgschema.QuoteIdentifier(a.Name) + "(" + strings.Join(a.ArgTypes, ", ") + ")"
+			if slices.ContainsFunc(have.Aggregates, func(o *Aggregate) bool { return o.Name == a.Name && slices.Equal(o.ArgTypes, a.ArgTypes) }) {
+				p.Notes = append(p.Notes, "aggregate "+sig+" exists on the target: it is left as it is")
+				continue
+			}
+			p.add("aggregate "+sig, createAggregate(name, a))
+		}
 		for _, t := range ks.Tables {
 			qn := name + "." + pgschema.QuoteIdentifier(t.Name)
 			i := slices.IndexFunc(have.Tables, func(o *Table) bool { return o.Name == t.Name })
@@ -111,7 +127,7 @@ func PlanSchema(origin, target *Schema, targetDCs []string, dcMap map[string]str
 			p.add("materialized view "+qn, createView(name, v))
 		}
 		for _, u := range ks.Uncarried {
-			p.Notes = append(p.Notes, "not carried: "+u+" (cqlpg does not create these yet)")
+			p.Notes = append(p.Notes, "not carried: "+u+" (cqlpg runs functions in Java only, and has no triggers)")
 		}
 	}
 	if len(errs) > 0 {
@@ -253,6 +269,49 @@ func createTable(name string, t *Table) string {
 		b.WriteString(" WITH " + strings.Join(with, " AND "))
 	}
 	return b.String()
+}
+
+// createFunction returns the CREATE FUNCTION of f, in keyspace ks
+// (quoted); its body goes between $$, or quoted when it holds $$.
+func createFunction(ks string, f *Function) string {
+	args := make([]string, len(f.ArgNames))
+	for i, n := range f.ArgNames {
+		args[i] = pgschema.QuoteIdentifier(n) + " " + unfrozenTuple(f.ArgTypes[i])
+	}
+	null := "RETURNS NULL"
+	if f.CalledOnNullInput {
+		null = "CALLED"
+	}
+	body := "$$" + f.Body + "$$"
+	if strings.Contains(f.Body, "$$") {
+		body = pgschema.QuoteString(f.Body)
+	}
+	return fmt.Sprintf("CREATE FUNCTION %s.%s(%s) %s ON NULL INPUT RETURNS %s LANGUAGE %s AS %s", ks, pgschema.QuoteIdentifier(f.Name),
+		strings.Join(args, ", "), null, unfrozenTuple(f.Returns), f.Language, body)
+}
+
+// unfrozenTuple writes a tuple type as CREATE FUNCTION takes it: tuples
+// are frozen, and system_schema says so, but a function's types may not
+// say frozen.
+func unfrozenTuple(t string) string {
+	if strings.HasPrefix(t, "frozen<tuple<") && strings.HasSuffix(t, ">") {
+		return strings.TrimSuffix(strings.TrimPrefix(t, "frozen<"), ">")
+	}
+	return t
+}
+
+// createAggregate returns the CREATE AGGREGATE of a, in keyspace ks
+// (quoted).
+func createAggregate(ks string, a *Aggregate) string {
+	q := fmt.Sprintf("CREATE AGGREGATE %s.%s(%s) SFUNC %s STYPE %s", ks, pgschema.QuoteIdentifier(a.Name), strings.Join(a.ArgTypes, ", "),
+		pgschema.QuoteIdentifier(a.StateFunc), a.StateType)
+	if a.FinalFunc != "" {
+		q += " FINALFUNC " + pgschema.QuoteIdentifier(a.FinalFunc)
+	}
+	if a.Init != "" {
+		q += " INITCOND " + a.Init
+	}
+	return q
 }
 
 // createView returns the CREATE MATERIALIZED VIEW of v, in keyspace ks

@@ -34,9 +34,27 @@ type Keyspace struct {
 	Types         []*UserType
 	Tables        []*Table
 	Views         []*View
+	Functions     []*Function
+	Aggregates    []*Aggregate
 	// Uncarried lists what the keyspace holds that cqlpg does not create:
-	// functions, aggregates and triggers.
+	// triggers, and functions in languages other than Java.
 	Uncarried []string
+}
+
+// Function is a user-defined function as system_schema.functions holds it.
+type Function struct {
+	Name                    string
+	ArgNames, ArgTypes      []string
+	Body, Language, Returns string
+	CalledOnNullInput       bool
+}
+
+// Aggregate is a user-defined aggregate as system_schema.aggregates holds
+// it.
+type Aggregate struct {
+	Name                                  string
+	ArgTypes                              []string
+	StateFunc, StateType, FinalFunc, Init string
 }
 
 // View is a materialized view: its base, WHERE clause, columns (as the
@@ -230,12 +248,62 @@ func readViews(s *gocql.Session, byName map[string]*Keyspace) (map[[2]string]*Vi
 	return views, nil
 }
 
-// readUncarried notes the functions, aggregates and triggers of the
-// keyspaces. A cluster without one of those tables has none.
+// readFunctions reads the keyspaces' functions and aggregates. A cluster
+// without those tables has none; a function in another language than
+// Java is noted as not carried, with the aggregates that use it.
+func readFunctions(s *gocql.Session, byName map[string]*Keyspace) error {
+	rows, err := readAll(s, "SELECT * FROM system_schema.functions")
+	var reqErr gocql.RequestError
+	if errors.As(err, &reqErr) && reqErr.Code() == gocql.ErrCodeInvalid {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	skipped := map[[2]string]bool{}
+	for _, r := range rows {
+		ks := byName[str(r["keyspace_name"])]
+		if ks == nil {
+			continue
+		}
+		f := &Function{Name: str(r["function_name"]), ArgNames: strList(r["argument_names"]), ArgTypes: strList(r["argument_types"]),
+			Body: str(r["body"]), Language: str(r["language"]), Returns: str(r["return_type"]), CalledOnNullInput: r["called_on_null_input"] == true}
+		if !strings.EqualFold(f.Language, "java") {
+			ks.Uncarried = append(ks.Uncarried, fmt.Sprintf("function %s.%s(%s) in %s", pgschema.QuoteIdentifier(ks.Name),
+				pgschema.QuoteIdentifier(f.Name), strings.Join(f.ArgTypes, ", "), f.Language))
+			skipped[[2]string{ks.Name, f.Name}] = true
+			continue
+		}
+		ks.Functions = append(ks.Functions, f)
+	}
+	if rows, err = readAll(s, "SELECT * FROM system_schema.aggregates"); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		ks := byName[str(r["keyspace_name"])]
+		if ks == nil {
+			continue
+		}
+		a := &Aggregate{Name: str(r["aggregate_name"]), ArgTypes: strList(r["argument_types"]), StateFunc: str(r["state_func"]),
+			StateType: str(r["state_type"]), FinalFunc: str(r["final_func"]), Init: str(r["initcond"])}
+		if skipped[[2]string{ks.Name, a.StateFunc}] || skipped[[2]string{ks.Name, a.FinalFunc}] {
+			ks.Uncarried = append(ks.Uncarried, fmt.Sprintf("aggregate %s.%s, whose functions are not carried",
+				pgschema.QuoteIdentifier(ks.Name), pgschema.QuoteIdentifier(a.Name)))
+			continue
+		}
+		ks.Aggregates = append(ks.Aggregates, a)
+	}
+	return nil
+}
+
+// readUncarried notes the triggers of the keyspaces, and reads their
+// functions and aggregates. A cluster without one of those tables has
+// none.
 func readUncarried(s *gocql.Session, byName map[string]*Keyspace) error {
+	if err := readFunctions(s, byName); err != nil {
+		return err
+	}
 	for _, q := range []struct{ table, name, what string }{
-		{"functions", "function_name", "function"},
-		{"aggregates", "aggregate_name", "aggregate"},
 		{"triggers", "trigger_name", "trigger"},
 	} {
 		rows, err := readAll(s, "SELECT * FROM system_schema."+q.table)
