@@ -37,6 +37,7 @@ type schema5Report struct {
 	FunctionCQL string   `json:"function_cql"`
 	Average     [][]any  `json:"average"`
 	Initials    []string `json:"initials"`
+	Nearest     [][]any  `json:"nearest"`
 	Chess       [][]any  `json:"chess"`
 	Top         [][]any  `json:"top"`
 	AfterDrop   []string `json:"after_drop"`
@@ -48,7 +49,9 @@ type schema5Report struct {
 // the schema event of its creation arrives, dropped with the event of its
 // DROP), the warning its CREATE gives, and reads of it in its order; then
 // user functions and an aggregate: their metadata, refreshed by their
-// schema events, which name their argument types, and their results.
+// schema events, which name their argument types, and their results; and
+// a vector search, which the driver, older than the vector type, writes
+// and reads through literals and similarities.
 func TestPythonSchema5(t *testing.T) {
 	if err := installPythonDriver(); err != nil {
 		t.Fatal(err)
@@ -100,6 +103,10 @@ func TestPythonSchema5(t *testing.T) {
 	}
 	if got := fmt.Sprint(r.Initials); got != "[A A B C]" {
 		t.Errorf("initials(user): %s", got)
+	}
+	// Cassandra's cosine similarity is (1 + cos) / 2: 0.9969 for [0.9, 0.1, 0].
+	if got := fmt.Sprint(r.Nearest); got != "[[0 1] [1 0.9969]]" {
+		t.Errorf("ANN of [1, 0, 0]: %s", got)
 	}
 	// The driver logs the server's warning, as it does Cassandra's.
 	checkPythonWarnings(t, "in the run", slices.DeleteFunc(r.Warnings, func(w string) bool {

@@ -98,6 +98,14 @@ def main(host, port, ks):
     report["function_cql"] = [f.as_cql_query() for f in meta.functions.values() if f.name == "initials"][0]
     report["average"] = [list(r) for r in session.execute("SELECT %s.average(score) FROM %s.scores" % (ks, ks))]
     report["initials"] = sorted(r[0] for r in session.execute("SELECT %s.initials(user) FROM %s.scores" % (ks, ks)))
+    # Vector search: the driver predates the vector type, so vectors go in
+    # as literals and come back as similarities.
+    session.execute("CREATE TABLE %s.docs (id int PRIMARY KEY, title text, v vector<float, 3>)" % ks)
+    session.execute("CREATE INDEX docs_v ON %s.docs (v) USING 'sai' WITH OPTIONS = {'similarity_function': 'cosine'}" % ks)
+    for i, vec in enumerate(["[1, 0, 0]", "[0.9, 0.1, 0]", "[0, 1, 0]", "[0, 0, 1]"]):
+        session.execute("INSERT INTO %s.docs (id, title, v) VALUES (%d, 'doc%d', %s)" % (ks, i, i, vec))
+    report["nearest"] = [[r[0], round(r[1], 4)] for r in session.execute(
+        "SELECT id, similarity_cosine(v, [1, 0, 0]) FROM %s.docs ORDER BY v ANN OF [1, 0, 0] LIMIT 2" % ks)]
     session.execute("DROP AGGREGATE %s.average" % ks)
     wait_for("the aggregate dropped", lambda: len(cluster.metadata.keyspaces[ks].aggregates) == 0)
     session.execute("DROP KEYSPACE %s" % ks)
