@@ -68,7 +68,9 @@ func TestCqlsh(t *testing.T) {
 		"CREATE INDEX readings_note_idx ON "+ks+".readings (note)",
 		"CREATE INDEX readings_value_sai ON "+ks+".readings (value) USING 'sai'",
 		"CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)",
-		"CREATE MATERIALIZED VIEW "+ks+".kv_by_v AS SELECT * FROM "+ks+".kv WHERE v IS NOT NULL AND k IS NOT NULL PRIMARY KEY (v, k)")
+		"CREATE MATERIALIZED VIEW "+ks+".kv_by_v AS SELECT * FROM "+ks+".kv WHERE v IS NOT NULL AND k IS NOT NULL PRIMARY KEY (v, k)",
+		"CREATE FUNCTION "+ks+".plus(s int, n int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return s + n;'",
+		"CREATE AGGREGATE "+ks+".total(int) SFUNC plus STYPE int INITCOND 0")
 
 	keyspace := "CREATE KEYSPACE cqlsh_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '1'}  AND durable_writes = true;"
 	address := "CREATE TYPE cqlsh_ks.address (\n    street text,\n    zip int\n);"
@@ -93,8 +95,11 @@ func TestCqlsh(t *testing.T) {
 	element := func(typ, name, create string) row {
 		return row{"keyspace_name": ks, "type": typ, "name": name, "create_statement": create}
 	}
+	plus := "CREATE FUNCTION cqlsh_ks.plus(s int, n int)\n    CALLED ON NULL INPUT\n    RETURNS int\n    LANGUAGE java\n    AS $$return s + n;$$;"
+	total := "CREATE AGGREGATE cqlsh_ks.total(int)\n    SFUNC plus\n    STYPE int\n    INITCOND 0;"
 	want := map[string][]row{
 		"DESCRIBE KEYSPACE cqlsh_ks": {element("keyspace", ks, keyspace), element("type", "address", address),
+			element("function", "plus(int, int)", plus), element("aggregate", "total(int)", total),
 			element("table", "kv", kv), element("materialized_view", "kv_by_v", view), element("table", "readings", readings),
 			element("index", "readings_note_idx", index), element("index", "readings_value_sai", sai)},
 		"DESCRIBE MATERIALIZED VIEW cqlsh_ks.kv_by_v": {element("materialized_view", "kv_by_v", view)},
@@ -104,7 +109,9 @@ func TestCqlsh(t *testing.T) {
 		"DESCRIBE INDEX cqlsh_ks.readings_note_idx": {element("index", "readings_note_idx", index)},
 		"DESC ONLY KEYSPACE cqlsh_ks":               {element("keyspace", ks, keyspace)},
 		"USE DESCRIBE TABLES":                       {{"keyspace_name": ks, "type": "table", "name": "kv"}, {"keyspace_name": ks, "type": "table", "name": "readings"}},
-		"USE DESCRIBE FUNCTIONS":                    nil,
+		"USE DESCRIBE FUNCTIONS":                    {{"keyspace_name": ks, "type": "function", "name": "plus(int, int)"}},
+		"DESCRIBE FUNCTION cqlsh_ks.plus":           {element("function", "plus(int, int)", plus)},
+		"DESCRIBE AGGREGATE cqlsh_ks.total":         {element("aggregate", "total(int)", total)},
 		"USE DESCRIBE TYPES":                        {{"keyspace_name": ks, "type": "type", "name": "address"}},
 		"USE DESCRIBE readings": {element("table", "readings", readings), element("index", "readings_note_idx", index),
 			element("index", "readings_value_sai", sai)},
@@ -158,7 +165,7 @@ func TestCqlsh(t *testing.T) {
 				t.Errorf("DESCRIBE TABLE of a missing table: %q", r.DescribeError)
 			}
 
-			checkCqlshExport(t, r, keyspace, address, index+"\n"+sai)
+			checkCqlshExport(t, r, keyspace, address+"\n\n"+plus+"\n\n"+total, index+"\n"+sai)
 		})
 	}
 }
@@ -196,8 +203,8 @@ func driverOptions(comment string) string {
 }
 
 // checkCqlshExport checks the driver's client-side CQL, which it builds
-// from system_schema: the keyspace, type and index statements are the
-// server's; tables list the key columns and then the others by name, and
+// from system_schema: the keyspace, type (with the functions and
+// aggregates after it) and index statements are the server's; tables list the key columns and then the others by name, and
 // only the options the driver knows.
 func checkCqlshExport(t *testing.T, r cqlshReport, keyspace, address, index string) {
 	t.Helper()

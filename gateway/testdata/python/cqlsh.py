@@ -93,6 +93,8 @@ def run(cluster, session, ks):
         "DESCRIBE TYPE %s.address" % ks,
         "DESCRIBE INDEX %s.readings_note_idx" % ks,
         "DESCRIBE MATERIALIZED VIEW %s.kv_by_v" % ks,
+        "DESCRIBE FUNCTION %s.plus" % ks,
+        "DESCRIBE AGGREGATE %s.total" % ks,
         "DESC ONLY KEYSPACE %s" % ks,
     ]:
         out[cql] = describe(session, cql)
