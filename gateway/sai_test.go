@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gocql/gocql"
 )
 
 // TestSAIQueries creates storage-attached indexes by each of Cassandra
@@ -184,6 +186,66 @@ func TestIndexedLongValues(t *testing.T) {
 		}
 		if err := iter.Close(); err != nil || len(ks) != 1 || ks[0] != 1 {
 			t.Errorf("%s: %v, %v", c.q, ks, err)
+		}
+	}
+}
+
+// BenchmarkSAIPaging pages through a query answered by a storage-attached
+// index, 100 rows a page, at one client: the time of one page, the first
+// and one further in (the 2nd of a predicate that keeps 1% of the rows,
+// the 151st of one that keeps 99%), on tables of 20,000 and 80,000 rows. A page's cost should not grow with the table or with how far in
+// it is:
+//
+//	go test ./gateway -run '^$' -bench SAIPaging -benchtime 20x
+func BenchmarkSAIPaging(b *testing.B) {
+	for _, rows := range []int{20000, 80000} {
+		sess := session(b, "")
+		table := fmt.Sprintf("sai.paging_%d", rows)
+		exec(b, sess, "CREATE KEYSPACE IF NOT EXISTS sai WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+			"CREATE TABLE IF NOT EXISTS "+table+" (k int PRIMARY KEY, n int)",
+			"CREATE INDEX IF NOT EXISTS ON "+table+" (n) USING 'sai'")
+		var have int
+		if err := sess.Query("SELECT count(*) FROM " + table).Scan(&have); err != nil {
+			b.Fatal(err)
+		}
+		for k := have; k < rows; k += 100 {
+			batch := sess.NewBatch(gocql.UnloggedBatch)
+			for j := k; j < min(k+100, rows); j++ {
+				batch.Query("INSERT INTO "+table+" (k, n) VALUES (?, ?)", j, j%100)
+			}
+			if err := sess.ExecuteBatch(batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, c := range []struct {
+			name, where string
+			deep        int // a page the results have, on both tables
+		}{{"1pct", "n = 7", 1}, {"99pct", "n > 0", 150}} {
+			for _, skip := range []int{0, c.deep} {
+				b.Run(fmt.Sprintf("rows=%d/%s/page=%d", rows, c.name, skip+1), func(b *testing.B) {
+					q := "SELECT k FROM " + table + " WHERE " + c.where
+					// The paging state of the page wanted.
+					var state []byte
+					for range skip {
+						iter := sess.Query(q).PageSize(100).PageState(state).Iter()
+						state = iter.PageState()
+						if err := iter.Close(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ResetTimer()
+					for range b.N {
+						iter := sess.Query(q).PageSize(100).PageState(state).Iter()
+						if iter.NumRows() == 0 {
+							b.Fatal("empty page")
+						}
+						if err := iter.Close(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/page")
+				})
+			}
 		}
 	}
 }
