@@ -44,6 +44,7 @@ type jmap struct {
 	init  int      // hash order: the capacity the constructor asked for
 	seq   int      // the next insertion sequence
 	cache []*entry // hash order: the iteration order, nil when stale
+	of    *jmap    // the map whose keys this set is a view of
 }
 
 // newMap makes an empty map (or set) of class cls.

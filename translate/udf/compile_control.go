@@ -67,9 +67,9 @@ func forEach(fr *frame, v val, each func(*frame, val) (flow, bool)) flow {
 			}
 		}
 	case *jlist:
-		mod := r.mod
+		mod := modOf(v)
 		for i := 0; i != len(r.elems); i++ {
-			if r.mod != mod || i > len(r.elems) {
+			if modOf(v) != mod || i > len(r.elems) {
 				throwBare(clsConcurrentMod)
 			}
 			if f, more := each(fr, r.elems[i]); !more {
@@ -77,9 +77,9 @@ func forEach(fr *frame, v val, each func(*frame, val) (flow, bool)) flow {
 			}
 		}
 	case *jmap:
-		mod := r.mod
+		mod := modOf(v)
 		for _, e := range r.entries() {
-			if r.mod != mod {
+			if modOf(v) != mod {
 				throwBare(clsConcurrentMod)
 			}
 			if f, more := each(fr, e.k); !more {

@@ -19,12 +19,20 @@ type jiter struct {
 	removed int
 }
 
-// modOf is a collection's modification count.
+// modOf is a collection's modification count: for a view of a map
+// (keySet, values, entrySet), the map's, so that iterating a view fails
+// fast when the map changes, as in Java.
 func modOf(v val) int {
 	switch r := v.r.(type) {
 	case *jlist:
+		if r.of != nil {
+			return r.of.mod
+		}
 		return r.mod
 	case *jmap:
+		if r.of != nil {
+			return r.of.mod
+		}
 		return r.mod
 	}
 	return 0

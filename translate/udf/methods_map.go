@@ -100,26 +100,28 @@ func declareMaps() {
 		for _, e := range m.entries() {
 			s.put(fr, e.k, null)
 		}
-		s.fixed = fixedSize
+		s.fixed, s.of = fixedSize, m
 		return refval(s)
 	})
 	def(c, "Collection<V> values()", func(fr *frame, r val, _ []val) val {
-		es := get(r).entries()
+		m := get(r)
+		es := m.entries()
 		vals := make([]val, len(es))
 		for i, e := range es {
 			vals[i] = e.v
 		}
 		fr.alloc(valSize * len(vals))
-		return refval(&jlist{cls: clsValues, elems: vals, fixed: fixedSize})
+		return refval(&jlist{cls: clsValues, elems: vals, fixed: fixedSize, of: m})
 	})
 	def(c, "Set<Entry<K,V>> entrySet()", func(fr *frame, r val, _ []val) val {
-		es := get(r).entries()
+		m := get(r)
+		es := m.entries()
 		vals := make([]val, len(es))
 		for i, e := range es {
 			vals[i] = refval(e)
 		}
 		fr.alloc(valSize * len(vals))
-		return refval(&jlist{cls: clsEntrySet, elems: vals, fixed: fixedSize})
+		return refval(&jlist{cls: clsEntrySet, elems: vals, fixed: fixedSize, of: m})
 	})
 	for n := 0; n <= 5; n++ {
 		params := strings.TrimSuffix(strings.Repeat("K,V,", n), ",")

@@ -102,6 +102,7 @@ type jlist struct {
 	elems []val
 	mod   int
 	fixed uint8 // fixedSize (Arrays.asList) or immutable (List.of)
+	of    *jmap // the map whose values or entries this is a view of
 }
 
 const (
