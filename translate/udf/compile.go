@@ -66,6 +66,11 @@ func compile(params []Param, ret *pgschema.Type, body string, strict bool) (f *F
 	c := &compiler{fn: f}
 	c.push()
 	for i, p := range params {
+		if !isJavaIdentifier(p.Name) {
+			// Cassandra declares the argument in the generated method,
+			// which then does not compile.
+			return nil, compileErrorf(1, "Syntax error on token \"%s\", invalid VariableDeclaratorId", p.Name)
+		}
 		t, err := javaTypeOf(p.Type, strict)
 		if err != nil {
 			return nil, compileErrorf(1, "%s", err)
@@ -99,6 +104,12 @@ func compile(params []Param, ret *pgschema.Type, body string, strict bool) (f *F
 	}
 	f.body, f.nlocals, f.nargs = run, c.nslots, c.nargs
 	return f, nil
+}
+
+// isJavaIdentifier reports whether name may name a Java variable.
+func isJavaIdentifier(name string) bool {
+	toks, err := lex(name)
+	return err == nil && len(toks) == 2 && toks[0].kind == kIdent && toks[0].text == name
 }
 
 // lastLine is the line of the body's end, where Java reports a missing

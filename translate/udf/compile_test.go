@@ -85,6 +85,8 @@ func TestCompileErrors(t *testing.T) {
 		{"dns lookup", "s text", "text", false, `return java.net.InetAddress.getByName(s).toString();`,
 			"Line 1: InetAddress.getByName is not supported by cqlpg user functions\n"},
 		{"float to Double", "a float", "double", true, `return a;`, "Line 1: Type mismatch: cannot convert from float to Double\n"},
+		{"keyword parameter", "new int", "int", false, `return 1;`,
+			"Line 1: Syntax error on token \"new\", invalid VariableDeclaratorId\n"},
 		{"vector type", "v vector<float, 3>", "int", false, `return 1;`,
 			"Line 1: vector<float, 3> values are not supported by cqlpg user functions\n"},
 	} {
