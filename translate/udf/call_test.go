@@ -80,6 +80,12 @@ func TestDriverBodies(t *testing.T) {
 		{"python update_map", "s map<int, int>, i int", "map<int, int>", true,
 			`s.put(new Integer(i), new Integer(i)); return s;`, []any{[][2]any{{1, 2}}, 3}, [][2]any{{1, 2}, {3, 3}}},
 		{"python new Double", "d double, i int", "double", false, `return new Double(0.0);`, []any{1.5, 2}, 0.0},
+		// The Java driver's metadata tests.
+		{"java plus", "s int, v int", "int", true, `return s+v;`, []any{2, 3}, 5},
+		{"java pi", "", "double", false, `return Math.PI;`, nil, 3.141592653589793},
+		{"java inc", "i int", "int", true, `return i+1;`, []any{41}, 42},
+		{"java announce", "i int", "int", true, `return i;`, []any{7}, 7},
+		{"java plus2", "i int, j int", "int", false, `return i+j;`, []any{4, 5}, 9},
 		// Cassandra's dtests and unit tests.
 		{"x_sin", "input double", "double", false,
 			"if (input==null) return null;\n            return Double.valueOf(Math.sin(input.doubleValue()));",
@@ -137,4 +143,19 @@ func TestDriverBodies(t *testing.T) {
 		{"seeded random", "i int", "int", true, `return new java.util.Random(42).nextInt() + new java.util.Random(42).nextInt(i) * 0;`, []any{100}, -1170105035},
 		{"seeded random bound", "i int", "int", true, `return new java.util.Random(42).nextInt(i);`, []any{100}, 30},
 	})
+}
+
+// TestRandomBody runs the DSE driver's non-deterministic function.
+func TestRandomBody(t *testing.T) {
+	ps := params(t, "i int")
+	f, err := CompileStrict(ps, cqlType(t, "int"), `return new java.util.Random().nextInt(i);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 100; n++ {
+		out, err := f.Call([][]byte{enc(t, ps[0].Type, 10)}, Budget{})
+		if err != nil || len(out) != 4 || out[0] != 0 || out[1] != 0 || out[2] != 0 || out[3] >= 10 {
+			t.Fatalf("got %x, %v; want an int in [0, 10)", out, err)
+		}
+	}
 }

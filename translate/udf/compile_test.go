@@ -18,6 +18,8 @@ type compileCase struct {
 func TestCompileErrors(t *testing.T) {
 	for _, c := range []compileCase{
 		// Type errors Java's compiler reports, in ECJ's words.
+		{"missing semicolon", "input int", "double", false, `return Math.max(input, input)`,
+			"Line 1: Syntax error, insert \";\" to complete BlockStatements\n"},
 		{"unknown variable", "a int", "int", false, `return b;`, "Line 1: b cannot be resolved to a variable\n"},
 		{"unknown type", "", "int", false, "\nfoobarbaz x;", "Line 2: foobarbaz cannot be resolved to a type\n"},
 		{"string to int", "a int", "int", false, `int x = "s"; return x;`, "Line 1: Type mismatch: cannot convert from String to int\n"},
