@@ -1,11 +1,6 @@
 package udf
 
-import (
-	"strings"
-	"sync"
-)
-
-var internMu sync.Mutex
+import "strings"
 
 // Method calls, instance creation and arrays.
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // cexpr is a compiled expression: its static type, its evaluation, and
@@ -232,7 +233,10 @@ func (c *compiler) intLiteral(e *litExpr) *cexpr {
 
 // internTable holds the string constants, which are one object each in
 // Java, so that == finds them identical as Java does.
-var internTable = map[string]string{}
+var (
+	internTable = map[string]string{}
+	internMu    sync.Mutex
+)
 
 func intern(s string) string {
 	internMu.Lock()

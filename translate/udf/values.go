@@ -35,6 +35,7 @@ import (
 //	arrays          *jarray
 //	exceptions      *jthrow
 //	Class           *jtype
+//	RoundingMode    roundingMode
 //	UDFContext      udfContext
 type val struct {
 	n uint64
