@@ -152,7 +152,7 @@ var refusedClasses = []string{
 	"SecurityManager", "Module", "ModuleLayer", "StackWalker", "Shutdown", "Enum", "Record",
 	"Comparable", "Cloneable", "AutoCloseable", "Appendable", "Readable", "Void", "StackTraceElement",
 	"Optional", "OptionalInt", "OptionalLong", "OptionalDouble", "Comparator", "StringJoiner",
-	"Scanner", "Calendar", "GregorianCalendar", "TimeZone", "SimpleTimeZone", "Locale", "Formatter",
+	"Scanner", "Calendar", "GregorianCalendar", "SimpleTimeZone", "Locale", "Formatter",
 	"Base64", "BitSet", "Deque", "ArrayDeque", "Queue", "PriorityQueue", "Stack", "Vector",
 	"Hashtable", "Properties", "EnumMap", "EnumSet", "WeakHashMap", "IdentityHashMap", "ListIterator",
 	"StringTokenizer", "Currency", "Spliterator", "Enumeration", "Observable", "Observer",
@@ -198,6 +198,7 @@ func init() {
 	declareBig()
 	declareDriver()
 	declareMisc()
+	declareText()
 	declareExceptions()
 }
 

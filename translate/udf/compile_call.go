@@ -93,6 +93,9 @@ func (c *compiler) pick(ms []*method, recv *jtype, ts []*jtype, e *callExpr, typ
 		c.failAt(e.pos(), "The method %s(%s) in the type %s is not applicable for the arguments (%s)",
 			e.name, typeList(m.params), m.cls.name, typeList(ts))
 	}
+	if cand.m.throws != nil {
+		c.checkHandled(cand.m.throws, e.pos())
+	}
 	return cand
 }
 

@@ -89,6 +89,9 @@ func TestCompileErrors(t *testing.T) {
 		{"float to Double", "a float", "double", true, `return a;`, "Line 1: Type mismatch: cannot convert from float to Double\n"},
 		{"keyword parameter", "new int", "int", false, `return 1;`,
 			"Line 1: Syntax error on token \"new\", invalid VariableDeclaratorId\n"},
+		{"unhandled parse exception", "s text", "bigint", false,
+			`return new java.text.SimpleDateFormat("yyyy").parse(s).getTime();`,
+			"Line 1: Unhandled exception type ParseException\n"},
 		{"vector type", "v vector<float, 3>", "int", false, `return 1;`,
 			"Line 1: vector<float, 3> values are not supported by cqlpg user functions\n"},
 	} {

@@ -259,6 +259,10 @@ func classOf(v val) *jclass {
 		return clsUDFContext
 	case roundingMode:
 		return clsRoundingMode
+	case *jdateFormat:
+		return clsDateFormat
+	case jtimeZone:
+		return clsTimeZone
 	}
 	return clsObject
 }

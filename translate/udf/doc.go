@@ -21,8 +21,8 @@
 // Java's operators with its promotions and boxing, if, loops, switch,
 // break and continue, try/catch/finally and throw, arrays, and the methods
 // of String, StringBuilder, Math, the boxes, BigDecimal, BigInteger, the
-// collections, UUID, Date, Random, ByteBuffer and the driver's value
-// classes. Names resolve as in Cassandra's generated source, which
+// collections, UUID, Date, SimpleDateFormat, Random, ByteBuffer and the
+// driver's value classes. Names resolve as in Cassandra's generated source, which
 // imports java.util.* and the driver's classes but not java.math: a body
 // writes java.math.BigDecimal. Class declarations, lambdas, method
 // references, threads, reflection, I/O, System but for its clock, and the
@@ -53,7 +53,8 @@
 //     as HotSpot's intrinsics are but for rare ties; its other functions
 //     are Go's, within an ulp of Java's. Double.toString prints the
 //     shortest digits, as Java 19 does; Java 11 prints one more in rare
-//     cases. Date.toString prints in UTC. toUpperCase and toLowerCase map
+//     cases. Date.toString and SimpleDateFormat work in UTC, the only
+//     zone TimeZone.getTimeZone gives. toUpperCase and toLowerCase map
 //     characters one to one (no "ß" to "SS").
 //   - Regular expressions are Go's (RE2): a back reference or lookaround
 //     fails the call with UnsupportedOperationException.

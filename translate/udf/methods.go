@@ -21,6 +21,9 @@ type method struct {
 	varargs bool
 	ret     *jtype
 	impl    methodImpl
+	// throws is the checked exception the method declares, which a body
+	// must catch, or nil.
+	throws *jtype
 }
 
 // def declares a method of c by its signature, as
