@@ -331,16 +331,7 @@ func (t *Table) Describe(internals bool) string {
 		b.WriteByte('\n')
 	}
 	if !single {
-		b.WriteString("    PRIMARY KEY (")
-		if len(t.PartitionKey) > 1 {
-			b.WriteString("(" + columnList(t.PartitionKey) + ")")
-		} else {
-			b.WriteString(columnList(t.PartitionKey))
-		}
-		if len(t.Clustering) > 0 {
-			b.WriteString(", " + columnList(t.Clustering))
-		}
-		b.WriteString(")\n")
+		b.WriteString("    " + t.primaryKeyClause() + "\n")
 	}
 
 	var with []string
@@ -456,16 +447,8 @@ func (t *Table) describeView(internals bool) string {
 	} else {
 		b.WriteString(columnList(t.createOrder()))
 	}
-	fmt.Fprintf(&b, "\n    FROM %s.%s\n    WHERE %s\n    PRIMARY KEY (", QuoteIdentifier(t.Keyspace), QuoteIdentifier(t.View.Base), t.View.Where)
-	if len(t.PartitionKey) > 1 {
-		b.WriteString("(" + columnList(t.PartitionKey) + ")")
-	} else {
-		b.WriteString(columnList(t.PartitionKey))
-	}
-	if len(t.Clustering) > 0 {
-		b.WriteString(", " + columnList(t.Clustering))
-	}
-	b.WriteString(")\n WITH ")
+	fmt.Fprintf(&b, "\n    FROM %s.%s\n    WHERE %s\n    %s\n WITH ", QuoteIdentifier(t.Keyspace), QuoteIdentifier(t.View.Base),
+		t.View.Where, t.primaryKeyClause())
 	var with []string
 	if internals {
 		with = append(with, "ID = "+UUIDText(t.ID[:]))
@@ -480,4 +463,17 @@ func (t *Table) describeView(internals bool) string {
 	b.WriteString(strings.Join(with, "\n    AND "))
 	b.WriteByte(';')
 	return b.String()
+}
+
+// primaryKeyClause is t's PRIMARY KEY (...) clause, a composite
+// partition key in its own parentheses.
+func (t *Table) primaryKeyClause() string {
+	pk := columnList(t.PartitionKey)
+	if len(t.PartitionKey) > 1 {
+		pk = "(" + pk + ")"
+	}
+	if len(t.Clustering) > 0 {
+		pk += ", " + columnList(t.Clustering)
+	}
+	return "PRIMARY KEY (" + pk + ")"
 }
