@@ -320,3 +320,30 @@ func isV4Mapped(b []byte) bool {
 	}
 	return b[10] == 0xff && b[11] == 0xff
 }
+
+// JavaDoubleToInt is Java's (int) of a floating point value: NaN is 0,
+// values out of range saturate, others truncate toward zero.
+func JavaDoubleToInt(f float64) int32 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(f)
+}
+
+// JavaDoubleToLong is Java's (long) of a floating point value.
+func JavaDoubleToLong(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}

@@ -89,33 +89,6 @@ func inetString(b []byte) (string, error) {
 	return "", fmt.Errorf("expected 4 or 16 bytes for an inet, got %d", len(b))
 }
 
-// javaF2I is Java's (int) of a floating point value: NaN is 0, values out of
-// range saturate, others truncate toward zero.
-func javaF2I(f float64) int32 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int32(f)
-}
-
-// javaF2L is Java's (long) of a floating point value.
-func javaF2L(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
 // javaNumber is a decoded numeric value with Java's Number conversions.
 type javaNumber struct {
 	kind pgschema.Kind
@@ -175,7 +148,7 @@ func decimalLength(b []byte) error {
 func (n javaNumber) longValue() int64 {
 	switch n.kind {
 	case pgschema.Float, pgschema.Double:
-		return javaF2L(n.f)
+		return pgschema.JavaDoubleToLong(n.f)
 	case pgschema.Varint:
 		return pgschema.LowInt64(n.v)
 	case pgschema.Decimal:
@@ -187,7 +160,7 @@ func (n javaNumber) longValue() int64 {
 // intValue is Number.intValue; byteValue and shortValue narrow it further.
 func (n javaNumber) intValue() int32 {
 	if n.kind == pgschema.Float || n.kind == pgschema.Double {
-		return javaF2I(n.f)
+		return pgschema.JavaDoubleToInt(n.f)
 	}
 	return int32(n.longValue())
 }

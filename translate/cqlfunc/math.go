@@ -143,9 +143,9 @@ func javaNarrow(k pgschema.Kind, n int64) int64 {
 // tinyint and smallint then keep the int's low bits.
 func narrowDouble(k pgschema.Kind, d float64) int64 {
 	if k == pgschema.Bigint || k == pgschema.Counter {
-		return javaF2L(d)
+		return pgschema.JavaDoubleToLong(d)
 	}
-	return javaNarrow(k, int64(javaF2I(d)))
+	return javaNarrow(k, int64(pgschema.JavaDoubleToInt(d)))
 }
 
 // doubleOf is exp, log or log10 of a double, as Java's Math has them.
@@ -169,7 +169,7 @@ func javaRound(d float64) int64 {
 	if d-r >= 0.5 {
 		r++
 	}
-	return javaF2L(r)
+	return pgschema.JavaDoubleToLong(r)
 }
 
 // javaRoundFloat is Java's Math.round of a float: the closest int, ties

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cqlpg/cqlpg/pgschema"
 )
 
 // cexpr is a compiled expression: its static type, its evaluation, and
@@ -112,9 +114,9 @@ func castConstant(k any, t *jtype) any {
 		case pDouble:
 			return k
 		case pLong:
-			return d2l(k)
+			return pgschema.JavaDoubleToLong(k)
 		}
-		return int64(narrowInt(t.prim, int64(d2i(k))).n) & maskOf(t.prim)
+		return int64(narrowInt(t.prim, int64(pgschema.JavaDoubleToInt(k))).n) & maskOf(t.prim)
 	}
 	return k
 }

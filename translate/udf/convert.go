@@ -150,9 +150,9 @@ func primConv(a, b prim) convFn {
 		case pDouble:
 			return nil // a float's bits are its float64 value's
 		case pLong:
-			return func(_ *frame, v val) val { return jval(d2l(v.d())) }
+			return func(_ *frame, v val) val { return jval(pgschema.JavaDoubleToLong(v.d())) }
 		}
-		return func(_ *frame, v val) val { return narrowInt(b, int64(d2i(v.d()))) }
+		return func(_ *frame, v val) val { return narrowInt(b, int64(pgschema.JavaDoubleToInt(v.d()))) }
 	}
 	// From an integral type, whose value is in n sign- or zero-extended.
 	switch b {
@@ -180,33 +180,6 @@ func narrowInt(b prim, n int64) val {
 		return cval(uint16(n))
 	}
 	return ival(int32(n))
-}
-
-// d2i is Java's double to int conversion: NaN is 0, out of range values
-// saturate, the rest truncate toward zero.
-func d2i(f float64) int32 {
-	switch {
-	case f != f:
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int32(f)
-}
-
-// d2l is Java's double to long conversion.
-func d2l(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 // classOf returns the class of a non-null reference.

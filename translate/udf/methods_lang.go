@@ -100,9 +100,9 @@ func numberAs(v val, p prim) val {
 		case pDouble:
 			return dval(f)
 		case pLong:
-			return jval(d2l(f))
+			return jval(pgschema.JavaDoubleToLong(f))
 		}
-		return narrowInt(p, int64(d2i(f)))
+		return narrowInt(p, int64(pgschema.JavaDoubleToInt(f)))
 	}
 	switch p {
 	case pFloat:

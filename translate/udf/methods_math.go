@@ -3,6 +3,8 @@ package udf
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/cqlpg/cqlpg/pgschema"
 )
 
 // java.lang.Math, and StrictMath, which bodies may use alike.
@@ -39,8 +41,8 @@ func declareMathOf(c *jclass) {
 	})
 	def(c, "static double signum(double)", func(_ *frame, _ val, a []val) val { return dval(signum(a[0].d())) })
 	def(c, "static float signum(float)", func(_ *frame, _ val, a []val) val { return fval(float32(signum(a[0].d()))) })
-	def(c, "static long round(double)", func(_ *frame, _ val, a []val) val { return jval(d2l(javaRound(a[0].d()))) })
-	def(c, "static int round(float)", func(_ *frame, _ val, a []val) val { return ival(d2i(javaRound(a[0].d()))) })
+	def(c, "static long round(double)", func(_ *frame, _ val, a []val) val { return jval(pgschema.JavaDoubleToLong(javaRound(a[0].d()))) })
+	def(c, "static int round(float)", func(_ *frame, _ val, a []val) val { return ival(pgschema.JavaDoubleToInt(javaRound(a[0].d()))) })
 	def(c, "static double random()", func(*frame, val, []val) val { return dval(rand.Float64()) })
 
 	def(c, "static int abs(int)", func(_ *frame, _ val, a []val) val { return ival(absI(a[0].i())) })
