@@ -1,6 +1,7 @@
 package udf
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"strconv"
@@ -171,7 +172,7 @@ func declareIntegral(c *jclass, p, name string, bitSize int, minV, maxV int64) {
 		if bitSize < 32 {
 			return ival(int32(a[0].j() - a[1].j()))
 		}
-		return ival(int32(cmp3(a[0].j(), a[1].j())))
+		return ival(int32(cmp.Compare(a[0].j(), a[1].j())))
 	})
 	def(c, "int compareTo("+c.name+")", func(_ *frame, r val, a []val) val {
 		if a[0].r == nil {
@@ -180,7 +181,7 @@ func declareIntegral(c *jclass, p, name string, bitSize int, minV, maxV int64) {
 		if bitSize < 32 {
 			return ival(int32(r.j() - a[0].j()))
 		}
-		return ival(int32(cmp3(r.j(), a[0].j())))
+		return ival(int32(cmp.Compare(r.j(), a[0].j())))
 	})
 	def(c, "static int hashCode("+p+")", func(_ *frame, _ val, a []val) val { return ival(javaHash(box(a[0].j()))) })
 	ctor(c, "("+p+")", func(_ *frame, _ val, a []val) val { return box(a[0].j()) })
@@ -209,7 +210,7 @@ func declareIntegral(c *jclass, p, name string, bitSize int, minV, maxV int64) {
 	def(c, "static "+p+" max("+p+","+p+")", func(_ *frame, _ val, a []val) val { return box(max(a[0].j(), a[1].j())).unbox() })
 	def(c, "static "+p+" min("+p+","+p+")", func(_ *frame, _ val, a []val) val { return box(min(a[0].j(), a[1].j())).unbox() })
 	def(c, "static "+p+" sum("+p+","+p+")", func(_ *frame, _ val, a []val) val { return box(a[0].j() + a[1].j()).unbox() })
-	def(c, "static int signum("+p+")", func(_ *frame, _ val, a []val) val { return ival(int32(cmp3(a[0].j(), 0))) })
+	def(c, "static int signum("+p+")", func(_ *frame, _ val, a []val) val { return ival(int32(cmp.Compare(a[0].j(), 0))) })
 	def(c, "static int bitCount("+p+")", func(_ *frame, _ val, a []val) val {
 		return ival(int32(bits.OnesCount64(unsigned(a[0].j()))))
 	})

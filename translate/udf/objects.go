@@ -1,6 +1,7 @@
 package udf
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -230,34 +231,24 @@ func javaCompare(a, b val) int {
 		case clsBoolean:
 			return int(a.n) - int(b.n)
 		}
-		return cmp3(a.j(), b.j())
+		return cmp.Compare(a.j(), b.j())
 	case pgschema.BigDecimal:
 		return decCompare(r, decOf(b))
 	case *big.Int:
 		return r.Cmp(bigOf(b))
 	case juuid:
 		y := b.r.(juuid)
-		if c := cmp3(int64(binary.BigEndian.Uint64(r[:8])), int64(binary.BigEndian.Uint64(y[:8]))); c != 0 {
+		if c := cmp.Compare(int64(binary.BigEndian.Uint64(r[:8])), int64(binary.BigEndian.Uint64(y[:8]))); c != 0 {
 			return c
 		}
-		return cmp3(int64(binary.BigEndian.Uint64(r[8:])), int64(binary.BigEndian.Uint64(y[8:])))
+		return cmp.Compare(int64(binary.BigEndian.Uint64(r[8:])), int64(binary.BigEndian.Uint64(y[8:])))
 	case jdate:
-		return cmp3(int64(r), int64(b.r.(jdate)))
+		return cmp.Compare(int64(r), int64(b.r.(jdate)))
 	case jlocalDate:
-		return cmp3(int64(r), int64(b.r.(jlocalDate)))
+		return cmp.Compare(int64(r), int64(b.r.(jlocalDate)))
 	case *jbuffer:
 		y := b.r.(*jbuffer)
 		return strings.Compare(string(r.b[r.pos:r.lim]), string(y.b[y.pos:y.lim]))
-	}
-	return 0
-}
-
-func cmp3(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }
