@@ -100,7 +100,8 @@ func TestSystemTables(t *testing.T) {
 	for _, q := range []string{
 		"SELECT * FROM system.peers_v2", "SELECT * FROM system.peers",
 		"SELECT * FROM system_schema.views WHERE keyspace_name = 'systab'",
-		"SELECT * FROM system_schema.functions", "SELECT * FROM system_schema.aggregates",
+		"SELECT * FROM system_schema.functions WHERE keyspace_name = 'systab'",
+		"SELECT * FROM system_schema.aggregates WHERE keyspace_name = 'systab'",
 		"SELECT * FROM system_schema.indexes WHERE keyspace_name = 'systab'", "SELECT * FROM system_schema.triggers",
 		"SELECT * FROM system_schema.types WHERE keyspace_name = 'systab'",
 	} {
