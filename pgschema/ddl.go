@@ -177,6 +177,10 @@ func (t *Table) KeyIndexName() string { return t.PGName + "$key" }
 // Quote returns a quoted Postgres identifier.
 func Quote(name string) string { return pgx.Identifier{name}.Sanitize() }
 
+// CreateSQL returns the DDL that creates t on a shard (createSQL), which
+// the web view's table builder shows before anything is made.
+func (t *Table) CreateSQL() []string { return t.createSQL() }
+
 // createSQL returns the DDL of the table's Postgres side: one column per CQL
 // column with its natural type, the bookkeeping columns after them, the
 // unique key index in clustering order, and comments for psql users. A

@@ -40,6 +40,8 @@ var uiTemplates = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"percent": func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" },
 		"add":     func(a, b int) int { return a + b },
+		// mul2 scales a percentage to a 200-pixel bar.
+		"mul2": func(f float64) float64 { return 2 * f },
 		"legendOf": func(r uiRing, replicaShares bool) any {
 			return struct {
 				Ring          uiRing
@@ -48,7 +50,7 @@ var uiTemplates = func() map[string]*template.Template {
 		},
 	}
 	pages := map[string]*template.Template{}
-	for _, page := range []string{"ring", "key", "table", "whatif"} {
+	for _, page := range []string{"ring", "key", "table", "whatif", "design"} {
 		pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(uiFiles, "ui/layout.html", "ui/svg.html", "ui/"+page+".html"))
 	}
@@ -128,6 +130,8 @@ func (s *View) Route(mux *http.ServeMux) {
 	mux.Handle("GET /ui/key", s.uiHandler("key", "Key placement", (*uiRequest).keyView))
 	mux.Handle("GET /ui/table", s.uiHandler("table", "Table layout", (*uiRequest).tableView))
 	mux.Handle("GET /ui/whatif", s.uiHandler("whatif", "What if", (*uiRequest).whatIfView))
+	mux.Handle("GET /ui/design", s.uiHandler("design", "Table builder", (*uiRequest).designView))
+	mux.Handle("POST /ui/design", s.uiHandler("design", "Table builder", (*uiRequest).designView))
 	mux.Handle("GET /ui/", http.RedirectHandler("/ui", http.StatusSeeOther))
 }
 
