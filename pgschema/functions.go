@@ -55,10 +55,14 @@ func (f *Function) Signature() string {
 }
 
 // SameArgs reports whether types are the function's argument types.
-func (f *Function) SameArgs(types []*Type) bool { return slices.EqualFunc(f.ArgTypes, types, (*Type).Equal) }
+func (f *Function) SameArgs(types []*Type) bool {
+	return slices.EqualFunc(f.ArgTypes, types, (*Type).Equal)
+}
 
 // SameArgs reports whether types are the aggregate's argument types.
-func (a *Aggregate) SameArgs(types []*Type) bool { return slices.EqualFunc(a.ArgTypes, types, (*Type).Equal) }
+func (a *Aggregate) SameArgs(types []*Type) bool {
+	return slices.EqualFunc(a.ArgTypes, types, (*Type).Equal)
+}
 
 // Function returns the keyspace's function name with argument types
 // args, or nil.
