@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,6 +49,10 @@ func TestUIBrowser(t *testing.T) {
 	whatIf := page("whatif", "/ui/whatif?strategy=SimpleStrategy&rf=3&down=shard1&add=1")
 	whatIf.Extract = map[string]string{"available": "#levels tr[data-level] td:nth-child(2)", "lost": "#lost", "growth": "#growth-table tr"}
 	whatIf.Attrs = map[string]browserAttr{"levels": {Selector: "#levels tr[data-level]", Attribute: "data-level"}}
+	design := page("design", "/ui/design?"+url.Values{"rf": {"2"},
+		"ddl":  {"CREATE TABLE ui_browser.sensor_design (sensor_id text, ts timestamp, temperature double, PRIMARY KEY ((sensor_id), ts)) WITH CLUSTERING ORDER BY (ts DESC)"},
+		"rows": {"sensor_id,ts,temperature\nsensor_123,2023-10-27 10:00:00+0000,24.1\nsensor_123,2023-10-27 10:05:00+0000,24.5\nsensor_9,2023-10-27 10:00:00+0000,19.0"}}.Encode())
+	design.Extract = map[string]string{"tokens": ".partition .token", "replicas": ".partition .replica", "checks": "#checks tr[data-allowed]"}
 	// Ranges are links: clicking one shows its details, no script needed.
 	click := page("range", "/ui?ks=ui_browser")
 	click.Click = "#arc-5"
@@ -56,7 +61,7 @@ func TestUIBrowser(t *testing.T) {
 	// their Content-Security-Policy (a violation is a console error).
 	withJS := page("key-js", key.URL[len(base):])
 	withJS.JavaScriptEnabled = true
-	pages := []browserPage{ring, key, table, whatIf, click, withJS}
+	pages := []browserPage{ring, key, table, whatIf, click, withJS, design}
 	got := browse(t, pages)
 	for i, g := range got {
 		if g.Error != "" || g.Status != 200 {
@@ -107,6 +112,16 @@ func TestUIBrowser(t *testing.T) {
 	}
 	if a := k.Extract["agreement"]; len(a) != 1 || a[0] != "2 of 2 replicas answered and agree" {
 		t.Errorf("agreement %q", a)
+	}
+	// The table builder places the same key where the key page does.
+	d := got[6].Extract
+	if i := slices.Index(d["tokens"], strconv.FormatInt(token, 10)); i < 0 {
+		t.Errorf("the table builder's tokens %q lack sensor_123's %d", d["tokens"], token)
+	} else if len(d["replicas"]) < 2*(i+1) || !slices.Equal(d["replicas"][2*i:2*i+2], replicas) {
+		t.Errorf("the table builder's replicas %q, the key page's %q", d["replicas"], replicas)
+	}
+	if len(d["checks"]) < 4 {
+		t.Errorf("the table builder checked %d queries", len(d["checks"]))
 	}
 	var rows []string
 	for i, ts := range k.Extract["ts"] {

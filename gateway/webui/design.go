@@ -97,7 +97,13 @@ func (q *uiRequest) designView() (any, error) {
 		return page, nil
 	}
 	page.Table = t
-	page.PostgresDDL = t.CreateSQL()
+	// The table, its key index in clustering order and its companions;
+	// the generated functions and triggers are left to the table page.
+	for _, stmt := range t.CreateSQL() {
+		if !strings.HasPrefix(stmt, "CREATE OR REPLACE ") && !strings.HasPrefix(stmt, "COMMENT ON FUNCTION") {
+			page.PostgresDDL = append(page.PostgresDDL, stmt)
+		}
+	}
 	for _, c := range t.Columns {
 		page.Columns = append(page.Columns, c.Name)
 	}
