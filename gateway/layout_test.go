@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"gateway/histories":          0,
 	"gateway/cluster":            3,
 	"gateway/repair":             4,
+	"gateway/advise":             4,
 	"gateway/webui":              4,
 	"gateway/auth":               5,
 	"gateway/origin":             5,

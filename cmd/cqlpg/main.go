@@ -12,6 +12,8 @@ Usage:
   cqlpg config [flags]  print the configuration cqlpg serve would run with, as YAML (same flags)
   cqlpg repair [flags] [KEYSPACE[.TABLE]]
                         bring the replicas of the shards to the same data (cqlpg repair -h for flags)
+  cqlpg advise [flags] [KEYSPACE[.TABLE]]
+                        report where tables break the data modelling rules (cqlpg advise -h for flags)
   cqlpg ring [flags]    print the shards of the token ring, their tokens and ownership
   cqlpg shard status [flags] [KEYSPACE]
                         print the cluster's members as nodetool status does
@@ -46,6 +48,8 @@ func main() {
 		os.Exit(bench(os.Args[2:]))
 	case "repair":
 		os.Exit(repairCommand(os.Args[2:]))
+	case "advise":
+		os.Exit(adviseCommand(os.Args[2:]))
 	case "ring":
 		os.Exit(ring(os.Args[2:]))
 	case "shard":

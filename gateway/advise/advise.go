@@ -1,0 +1,377 @@
+// Package advise looks at the data the shards hold and reports where a
+// table breaks the seeds' data modelling rules: partitions too large,
+// partition keys of few values or one hot value, shards holding a share
+// of a table far from their share of the ring, keys that count rows, and
+// partitions heavy with deletions or expired rows waiting for the
+// sweeper. Each finding carries its evidence, the rule it breaks and what
+// to do.
+//
+// It reads Postgres's statistics first (pg_stats of each table's _token,
+// the most common partitions and their frequencies, refreshed by ANALYZE
+// when a table has none), and samples rows (TABLESAMPLE) only for what
+// statistics do not tell; every statement runs under a statement timeout,
+// so a pass is bounded in time whatever a table's size. It imports
+// cluster, pgschema and sharding, never the gateway.
+package advise
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cqlpg/cqlpg/gateway/cluster"
+	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
+)
+
+// Finding kinds.
+const (
+	KindLargePartition  = "large_partition"
+	KindFewKeys         = "few_partition_keys"
+	KindHotKey          = "hot_partition_key"
+	KindShardSkew       = "shard_skew"
+	KindMonotonicKey    = "monotonic_key"
+	KindTombstones      = "tombstone_heavy"
+	KindExpiredWaiting  = "expired_rows_waiting"
+	defaultStmtTimeout  = 5 * time.Second
+	defaultPartitionMax = 100 << 20
+	defaultPartitionWrn = 10 << 20
+)
+
+// Kinds lists the finding kinds, for metrics that count each from zero.
+var Kinds = []string{KindLargePartition, KindFewKeys, KindHotKey, KindShardSkew, KindMonotonicKey, KindTombstones, KindExpiredWaiting}
+
+// Options are the advisor's thresholds and bounds; zero values take the
+// defaults.
+type Options struct {
+	// Keyspace and Table narrow the pass: one table, a keyspace, or all.
+	Keyspace, Table string
+	// PartitionLimit is the size past which a partition is a finding
+	// (100 MB); PartitionWarn the size of a warning (10 MB).
+	PartitionLimit, PartitionWarn int64
+	// FewKeys is the count of distinct partition keys below which a table
+	// with more rows than MinRows has too few (10); HotShare the share of
+	// a table's rows one partition may hold (0.1).
+	FewKeys  int
+	HotShare float64
+	MinRows  int64
+	// ShardSkew is how far a shard's share of a table may stray from its
+	// share of the ring, relatively (0.5: from half to one and a half).
+	ShardSkew float64
+	// StatementTimeout bounds each statement on a shard (5 s).
+	StatementTimeout time.Duration
+}
+
+func (o *Options) defaults() {
+	o.PartitionLimit = cmp.Or(o.PartitionLimit, defaultPartitionMax)
+	o.PartitionWarn = cmp.Or(o.PartitionWarn, defaultPartitionWrn)
+	o.FewKeys = cmp.Or(o.FewKeys, 10)
+	o.HotShare = cmp.Or(o.HotShare, 0.1)
+	o.MinRows = cmp.Or(o.MinRows, 1000)
+	o.ShardSkew = cmp.Or(o.ShardSkew, 0.5)
+	o.StatementTimeout = cmp.Or(o.StatementTimeout, defaultStmtTimeout)
+}
+
+// Finding is one place a table breaks a rule.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"` // "warning" or "problem"
+	Keyspace string `json:"keyspace"`
+	Table    string `json:"table"`
+	// Evidence is what was measured; Rule the seeds' rule; Advice what to
+	// do.
+	Evidence string `json:"evidence"`
+	Rule     string `json:"rule"`
+	Advice   string `json:"advice"`
+}
+
+// Report is one pass over the tables.
+type Report struct {
+	Tables   int           `json:"tables"`
+	Findings []Finding     `json:"findings"`
+	Took     time.Duration `json:"took_ns"`
+	// Skipped names the shards or tables that could not be read, with why.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// tableStats is what the shards' statistics say of one table.
+type tableStats struct {
+	rows, bytes  float64
+	perShard     []float64 // rows per shard
+	distinct     float64   // distinct partitions, summed over the shards
+	rf           float64   // the replicas of each partition, on average
+	top          []partitionShare
+	correlation  float64 // of the first partition key column with the heap order, on the shard holding most rows
+	deadRows     float64 // rows holding nothing live, sampled
+	expiredRows  float64 // rows whose cells expired, not yet swept, sampled
+	sampledRows  float64
+	monotonicKey bool
+}
+
+// partitionShare is one of a shard's most common partitions: its rows
+// and bytes there.
+type partitionShare struct {
+	token       int64
+	rows, bytes float64
+}
+
+// Run makes one pass over the tables opts names.
+func Run(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error) {
+	opts.defaults()
+	began := time.Now()
+	schema := c.Schema()
+	topo, control := c.Snapshot()
+	rep := &Report{}
+	var tables []*pgschema.Table
+	for _, k := range schema.Keyspaces() {
+		if k.Virtual || pgschema.IsSystemKeyspace(k.Name) || opts.Keyspace != "" && k.Name != opts.Keyspace {
+			continue
+		}
+		for _, name := range k.TableNames() {
+			t := k.Tables[name]
+			if opts.Table != "" && name != opts.Table || t.Virtual {
+				continue
+			}
+			tables = append(tables, t)
+		}
+	}
+	if opts.Keyspace != "" && len(tables) == 0 {
+		return nil, fmt.Errorf("no table matches %s", strings.Trim(opts.Keyspace+"."+opts.Table, "."))
+	}
+	rep.Tables = len(tables)
+	for _, t := range tables {
+		k := schema.Keyspace(t.Keyspace)
+		placement := topo.Placement(k.Replication)
+		st := &tableStats{perShard: make([]float64, len(control)), rf: float64(max(1, k.Replication.Factor))}
+		if f := k.Replication.DCFactors; len(f) > 0 {
+			st.rf = 0
+			for _, n := range f {
+				st.rf += float64(n)
+			}
+			st.rf = max(st.rf, 1)
+		}
+		for i, pool := range control {
+			if !topo.Shards[i].Pool.Alive() {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s on %s: the shard is down", t.QualifiedName(), topo.Shards[i].Info.Name))
+				continue
+			}
+			if err := readShard(ctx, pool, t, st, i, opts); err != nil {
+				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s on %s: %v", t.QualifiedName(), topo.Shards[i].Info.Name, err))
+			}
+		}
+		// A shard's expected share of a table is its share of the ring's
+		// replicas under the keyspace's replication.
+		shares := make([]float64, len(control))
+		for r := range topo.Ring.Tokens() {
+			for _, s := range placement.RangeReplicas(r) {
+				shares[s] += topo.Ring.RangeShare(r)
+			}
+		}
+		rep.Findings = append(rep.Findings, judge(t, st, shares, topo.Shards, opts)...)
+	}
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.Keyspace, b.Keyspace), strings.Compare(a.Table, b.Table), strings.Compare(a.Kind, b.Kind))
+	})
+	rep.Took = time.Since(began)
+	return rep, nil
+}
+
+// readShard adds what one shard's statistics and a sample say of t.
+func readShard(ctx context.Context, pool *pgxpool.Pool, t *pgschema.Table, st *tableStats, shard int, opts Options) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", opts.StatementTimeout.Milliseconds())); err != nil {
+			return err
+		}
+		var rows, bytes float64
+		var analyzed bool
+		err := tx.QueryRow(ctx, `SELECT greatest(c.reltuples, 0), pg_total_relation_size(c.oid),
+			coalesce(s.last_analyze, s.last_autoanalyze) IS NOT NULL AND s.n_mod_since_analyze < greatest(c.reltuples, 1000) / 5
+			FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1::regclass`, t.Ident()).Scan(&rows, &bytes, &analyzed)
+		if err != nil {
+			return err
+		}
+		if !analyzed {
+			// Statistics are the advisor's first source: a table without
+			// fresh ones gets them, a bounded sample of its rows.
+			if _, err := tx.Exec(ctx, "ANALYZE "+t.Ident()); err != nil {
+				return err
+			}
+			if err := tx.QueryRow(ctx, `SELECT greatest(reltuples, 0), pg_total_relation_size(oid) FROM pg_class WHERE oid = $1::regclass`,
+				t.Ident()).Scan(&rows, &bytes); err != nil {
+				return err
+			}
+		}
+		st.rows += rows
+		st.bytes += bytes
+		st.perShard[shard] = rows
+		var distinct float64
+		var vals []int64
+		var freqs []float32
+		err = tx.QueryRow(ctx, `SELECT n_distinct, coalesce(most_common_vals::text::bigint[], '{}'), coalesce(most_common_freqs, '{}')
+			FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = '_token'`, t.PGSchema, t.PGName).Scan(&distinct, &vals, &freqs)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // an empty table
+		}
+		if err != nil {
+			return err
+		}
+		if distinct < 0 {
+			distinct = -distinct * rows
+		}
+		st.distinct += distinct
+		for i, v := range vals {
+			p := partitionShare{token: v, rows: float64(freqs[i]) * rows, bytes: float64(freqs[i]) * bytes}
+			// A partition is on each of its replicas: it counts once.
+			if j := slices.IndexFunc(st.top, func(o partitionShare) bool { return o.token == v }); j >= 0 {
+				st.top[j] = partitionShare{token: v, rows: max(st.top[j].rows, p.rows), bytes: max(st.top[j].bytes, p.bytes)}
+				continue
+			}
+			st.top = append(st.top, p)
+		}
+		if pk := t.PartitionKey; len(pk) == 1 && isInteger(pk[0].Type) && rows >= float64(opts.MinRows) {
+			var corr *float64
+			var nd float64
+			if err := tx.QueryRow(ctx, `SELECT correlation, n_distinct FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = $3`,
+				t.PGSchema, t.PGName, pk[0].PGName).Scan(&corr, &nd); err == nil && corr != nil && math.Abs(*corr) > 0.9 && nd < -0.9 {
+				st.monotonicKey = true
+				st.correlation = *corr
+			}
+		}
+		// Rows that hold nothing live: deletions and expired data the
+		// sweeper has not removed yet, from a 1% sample (all rows of a
+		// small table).
+		sample := "TABLESAMPLE SYSTEM (1)"
+		if rows < 100000 {
+			sample = ""
+		}
+		live := liveSQL(t)
+		var n, dead, expired float64
+		err = tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*), count(*) FILTER (WHERE NOT (%s) AND x."_del_wt" IS NOT NULL),
+			count(*) FILTER (WHERE NOT (%[1]s) AND x."_del_wt" IS NULL)
+			FROM %s AS x %s`, live, t.Ident(), sample)).Scan(&n, &dead, &expired)
+		if err != nil {
+			return err
+		}
+		st.sampledRows += n
+		st.deadRows += dead
+		st.expiredRows += expired
+		return nil
+	})
+}
+
+// liveSQL is the condition that row x holds something live now.
+func liveSQL(t *pgschema.Table) string {
+	now := "extract(epoch from now())"
+	or := []string{fmt.Sprintf(`(x."_row_wt" IS NOT NULL AND (x."_row_exp" IS NULL OR x."_row_exp" > %s))`, now)}
+	for _, c := range t.Columns {
+		if c.Kind == pgschema.Regular {
+			or = append(or, fmt.Sprintf("(x.%s IS NOT NULL AND (x.%s IS NULL OR x.%[2]s > %s))", pgschema.Quote(c.PGName),
+				pgschema.Quote(c.ExpiryColumn()), now))
+		}
+	}
+	if len(t.Clustering) == 0 && len(or) == 1 && !slices.ContainsFunc(t.Columns, func(c *pgschema.Column) bool { return c.Kind == pgschema.Regular }) {
+		return "true"
+	}
+	return strings.Join(or, " OR ")
+}
+
+func isInteger(t *pgschema.Type) bool {
+	return t.Kind == pgschema.Int || t.Kind == pgschema.Bigint || t.Kind == pgschema.Smallint || t.Kind == pgschema.Varint
+}
+
+// The seeds' rules, as findings quote them.
+const (
+	rulePartitionSize = "Keep partitions under 100 MB: a partition lives whole on each of its replicas, and a large one is slow to read, repair and stream."
+	ruleCardinality   = "Choose a partition key of high cardinality: a key of few values (a status) makes few partitions, each a hotspot on its replicas."
+	ruleSpread        = "Data should spread over the ring as the tokens do: a shard holding much more than its share of a table is a hotspot."
+	ruleCounterKeys   = "Prefer UUID or TimeUUID keys to counters of rows: an increasing number says nothing to the partitioner and invites read-before-write."
+	ruleTombstones    = "Deleted and expired data stays until the sweeper removes it after gc_grace_seconds; tables written to be deleted pay for it on every read."
+)
+
+// judge turns a table's statistics into findings.
+func judge(t *pgschema.Table, st *tableStats, shares []float64, shards []*sharding.Shard, opts Options) []Finding {
+	var out []Finding
+	add := func(kind, severity, evidence, rule, advice string) {
+		out = append(out, Finding{Kind: kind, Severity: severity, Keyspace: t.Keyspace, Table: t.Name, Evidence: evidence, Rule: rule, Advice: advice})
+	}
+	slices.SortFunc(st.top, func(a, b partitionShare) int { return cmp.Compare(b.bytes, a.bytes) })
+	// Each row is on rf shards: the table's rows, once each.
+	rows := st.rows / st.rf
+	share := func(p partitionShare) float64 { return p.rows / max(rows, 1) }
+	if len(st.top) > 0 && st.top[0].bytes >= float64(opts.PartitionWarn) {
+		var largest []string
+		for _, p := range st.top[:min(3, len(st.top))] {
+			largest = append(largest, fmt.Sprintf("token %d ≈ %s (%.0f%% of the table's rows)", p.token, sizeText(p.bytes), 100*share(p)))
+		}
+		severity := "warning"
+		if st.top[0].bytes >= float64(opts.PartitionLimit) {
+			severity = "problem"
+		}
+		add(KindLargePartition, severity, "largest partitions, estimated from Postgres statistics: "+strings.Join(largest, "; "),
+			rulePartitionSize, "Add a bucket (a day, a hash of something else) to the partition key, so that a partition holds a bounded slice.")
+	}
+	distinct := math.Round(st.distinct / st.rf)
+	slices.SortFunc(st.top, func(a, b partitionShare) int { return cmp.Compare(b.rows, a.rows) })
+	if rows >= float64(opts.MinRows) && distinct > 0 && distinct < float64(opts.FewKeys) {
+		add(KindFewKeys, "problem", fmt.Sprintf("%.0f rows in %.0f distinct partitions", rows, distinct), ruleCardinality,
+			"Key the table by something with many values (a user, a device), and keep the low-cardinality column as a clustering column or in another table.")
+	} else if rows >= float64(opts.MinRows) && len(st.top) > 0 && share(st.top[0]) >= opts.HotShare {
+		add(KindHotKey, "warning", fmt.Sprintf("one partition (token %d) holds %.0f%% of the table's rows", st.top[0].token, 100*share(st.top[0])),
+			ruleCardinality, "Split that partition with a bucket in the key, or key the table by a column whose values share the rows evenly.")
+	}
+	var total, ring float64
+	for i, n := range st.perShard {
+		total += n
+		ring += shares[i]
+	}
+	if total >= float64(opts.MinRows) && ring > 0 {
+		var skewed []string
+		for i, n := range st.perShard {
+			want := shares[i] / ring
+			got := n / total
+			if want > 0 && math.Abs(got-want)/want > opts.ShardSkew {
+				skewed = append(skewed, fmt.Sprintf("%s holds %.0f%% against %.0f%% of the ring", shards[i].Info.Name, 100*got, 100*want))
+			}
+		}
+		if len(skewed) > 0 {
+			add(KindShardSkew, "warning", strings.Join(skewed, "; "), ruleSpread,
+				"A few large partitions cause this: spread them with a bucket in the partition key.")
+		}
+	}
+	if st.monotonicKey {
+		add(KindMonotonicKey, "warning", fmt.Sprintf("partition key %s is an integer that grows with the rows written (correlation %.2f with their order, every value distinct)",
+			t.PartitionKey[0].Name, st.correlation), ruleCounterKeys, "Key the rows by a uuid or timeuuid the client makes.")
+	}
+	if st.sampledRows >= 100 {
+		if share := st.deadRows / st.sampledRows; share >= 0.2 {
+			add(KindTombstones, "warning", fmt.Sprintf("%.0f%% of the rows sampled are deletions holding nothing live", 100*share), ruleTombstones,
+				"Model the data so that rows expire with a TTL, or are overwritten, rather than deleted one by one; lower gc_grace_seconds if repairs run more often.")
+		}
+		if share := st.expiredRows / st.sampledRows; share >= 0.2 {
+			add(KindExpiredWaiting, "warning", fmt.Sprintf("%.0f%% of the rows sampled expired and wait for the sweeper", 100*share), ruleTombstones,
+				"They are invisible already; the sweeper removes them. If they stay, check the gateways' cqlpg_sweep_* metrics.")
+		}
+	}
+	return out
+}
+
+// sizeText is a byte count as people read it.
+func sizeText(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}

@@ -1,0 +1,95 @@
+package gateway_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlpg/cqlpg/gateway/advise"
+)
+
+// fill writes n rows with a write per row, batched by partition.
+func fill(t *testing.T, sess *gocql.Session, insert string, n int, args func(i int) []any) {
+	t.Helper()
+	batch := sess.NewBatch(gocql.UnloggedBatch)
+	for i := range n {
+		batch.Query(insert, args(i)...)
+		if batch.Size() == 200 || i == n-1 {
+			if err := sess.ExecuteBatch(batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = sess.NewBatch(gocql.UnloggedBatch)
+		}
+	}
+}
+
+// TestAdvisor builds tables that each break one of the seeds' rules, and
+// one that follows them, and checks what the advisor finds: the right
+// finding with its evidence on each, none on the good one.
+func TestAdvisor(t *testing.T) {
+	sess := session(t, "")
+	exec(t, sess, "DROP KEYSPACE IF EXISTS adv",
+		"CREATE KEYSPACE adv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE adv.by_status (status text, id int, note text, PRIMARY KEY (status, id))",
+		"CREATE TABLE adv.skewed (k int, c int, v text, PRIMARY KEY (k, c))",
+		"CREATE TABLE adv.counted (id bigint PRIMARY KEY, v text)",
+		"CREATE TABLE adv.deleted (k int, c int, v text, PRIMARY KEY (k, c))",
+		"CREATE TABLE adv.good (id uuid PRIMARY KEY, v text)")
+	statuses := []string{"new", "paid", "shipped"}
+	fill(t, sess, "INSERT INTO adv.by_status (status, id, note) VALUES (?, ?, 'some order')", 30000,
+		func(i int) []any { return []any{statuses[i%3], i} })
+	// Half the rows in partition 0, the rest over 500 partitions; one
+	// partition of some 250 KB.
+	fill(t, sess, "INSERT INTO adv.skewed (k, c, v) VALUES (?, ?, '"+strings.Repeat("x", 100)+"')", 5000,
+		func(i int) []any {
+			if i%2 == 0 {
+				return []any{0, i}
+			}
+			return []any{1 + i%500, i}
+		})
+	fill(t, sess, "INSERT INTO adv.counted (id, v) VALUES (?, 'v')", 5000, func(i int) []any { return []any{int64(i + 1)} })
+	fill(t, sess, "INSERT INTO adv.deleted (k, c, v) VALUES (?, ?, 'v')", 3000, func(i int) []any { return []any{i % 300, i} })
+	fill(t, sess, "DELETE FROM adv.deleted WHERE k = ? AND c = ?", 3000, func(i int) []any {
+		if i%3 == 0 {
+			return []any{i % 300, i + 1} // a row never written: a deletion all the same
+		}
+		return []any{i % 300, i}
+	})
+	fill(t, sess, "INSERT INTO adv.good (id, v) VALUES (?, 'v')", 3000, func(int) []any { return []any{gocql.TimeUUID()} })
+
+	rep, err := advise.Run(context.Background(), gw.Cluster(), advise.Options{Keyspace: "adv", PartitionWarn: 100 << 10, PartitionLimit: 10 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]advise.Finding{}
+	for _, f := range rep.Findings {
+		found[f.Table] = append(found[f.Table], f)
+		t.Logf("%s %s %s: %s", f.Table, f.Kind, f.Severity, f.Evidence)
+	}
+	if len(rep.Skipped) > 0 {
+		t.Errorf("skipped: %q", rep.Skipped)
+	}
+	has := func(table, kind, evidence string) {
+		t.Helper()
+		if !slices.ContainsFunc(found[table], func(f advise.Finding) bool {
+			return f.Kind == kind && strings.Contains(f.Evidence, evidence) && f.Rule != "" && f.Advice != ""
+		}) {
+			t.Errorf("%s: no %s finding with evidence %q: %+v", table, kind, evidence, found[table])
+		}
+	}
+	has("by_status", advise.KindFewKeys, "in 3 distinct partitions")
+	has("skewed", advise.KindHotKey, "holds 50% of the table's rows")
+	has("skewed", advise.KindLargePartition, "largest partitions, estimated from Postgres statistics: token ")
+	has("counted", advise.KindMonotonicKey, "partition key id is an integer that grows with the rows written")
+	has("deleted", advise.KindTombstones, "of the rows sampled are deletions holding nothing live")
+	if f := found["good"]; len(f) > 0 {
+		t.Errorf("the table that follows the rules has findings: %+v", f)
+	}
+	if rep.Tables != 5 {
+		t.Errorf("%d tables looked at, want 5", rep.Tables)
+	}
+	t.Logf("advisor pass over %d tables: %v", rep.Tables, rep.Took)
+}
