@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
@@ -155,4 +156,36 @@ func portOf(hostport string) string {
 func hostOf(hostport string) string {
 	host, _, _ := net.SplitHostPort(hostport)
 	return strings.Trim(host, "[]")
+}
+
+// runAdvisor runs the advisor over every table every AdviseInterval,
+// until ctx ends, and counts its findings by kind for the metrics.
+func (s *Server) runAdvisor(ctx context.Context) {
+	if s.cfg.AdviseInterval < 0 {
+		return
+	}
+	tick := time.NewTicker(s.cfg.AdviseInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rep, err := advise.Run(ctx, s.cluster, advise.Options{})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("the advisor's pass failed", "err", err)
+			}
+			continue
+		}
+		counts := map[string]int{}
+		for _, f := range rep.Findings {
+			counts[f.Kind]++
+		}
+		for _, k := range advise.Kinds {
+			s.metrics.advice.WithLabelValues(k).Set(float64(counts[k]))
+		}
+		s.log.Info("advisor pass", "tables", rep.Tables, "findings", len(rep.Findings), "took", rep.Took.Round(time.Millisecond))
+	}
 }

@@ -2,12 +2,15 @@ package gateway_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/advise"
 )
 
@@ -87,6 +90,31 @@ func TestAdvisor(t *testing.T) {
 	has("deleted", advise.KindTombstones, "of the rows sampled are deletions holding nothing live")
 	if f := found["good"]; len(f) > 0 {
 		t.Errorf("the table that follows the rules has findings: %+v", f)
+	}
+	// The web view shows the same findings, and the gateway's metrics
+	// count them by kind.
+	s := uiGateway(t, func(c *gateway.Config) { c.AdviseInterval = 200 * time.Millisecond })
+	sessionOn(t, s, "")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		metrics := uiPage(t, s, "/metrics")
+		if regexp.MustCompile(`(?m)^cqlpg_advisor_findings\{kind="few_partition_keys"\} [1-9]`).MatchString(metrics) &&
+			regexp.MustCompile(`(?m)^cqlpg_advisor_findings\{kind="monotonic_key"\} [1-9]`).MatchString(metrics) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no advisor counts in the metrics after 10 s:\n%s", grepLines(metrics, "cqlpg_advisor"))
+		}
+	}
+	page := uiPage(t, s, "/ui/advice?ks=adv&warn_mb=0.09765625")
+	for _, want := range []string{`data-kind="few_partition_keys" data-table="adv.by_status"`, `data-kind="hot_partition_key" data-table="adv.skewed"`,
+		`data-kind="monotonic_key" data-table="adv.counted"`, `data-kind="tombstone_heavy" data-table="adv.deleted"`,
+		`data-kind="large_partition" data-table="adv.skewed"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the advice page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `data-table="adv.good"`) {
+		t.Error("the advice page has findings on the good table")
 	}
 	if rep.Tables != 5 {
 		t.Errorf("%d tables looked at, want 5", rep.Tables)

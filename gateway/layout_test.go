@@ -29,7 +29,7 @@ var layers = map[string]int{
 	"gateway/cluster":            3,
 	"gateway/repair":             4,
 	"gateway/advise":             4,
-	"gateway/webui":              4,
+	"gateway/webui":              5,
 	"gateway/auth":               5,
 	"gateway/origin":             5,
 	"gateway/exec":               6,

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/gateway/exec"
@@ -42,6 +43,8 @@ type metrics struct {
 	// cluster is the gateway's shards, once open, for the shard pools'
 	// metrics.
 	cluster atomic.Pointer[cluster.Cluster]
+	// advice counts the advisor's findings of its last pass, by kind.
+	advice *prometheus.GaugeVec
 }
 
 func newMetrics(s *Server) *metrics {
@@ -56,12 +59,18 @@ func newMetrics(s *Server) *metrics {
 		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "cqlpg_shard_up", Help: "1 while the shard is taken to be up, 0 while it is down."},
 			[]string{"shard"}),
+		advice: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "cqlpg_advisor_findings", Help: "Findings of the advisor's last pass over every table, by kind (cqlpg advise, /ui/advice)."},
+			[]string{"kind"}),
+	}
+	for _, k := range advise.Kinds {
+		m.advice.WithLabelValues(k)
 	}
 	m.slow = s.cfg.SlowQuery
 	if m.slow <= 0 {
 		m.slow = math.MaxInt64
 	}
-	m.registry.MustRegister(m.requests, m.errors, m.connections, m.shardUp,
+	m.registry.MustRegister(m.requests, m.errors, m.connections, m.shardUp, m.advice,
 		requestCollector{m}, shardCollector{m}, repairCollector{&m.repair}, streamCollector{&m.stream}, topologyCollector{m},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cqlpg_prepared_statements",

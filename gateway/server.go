@@ -85,6 +85,10 @@ type Config struct {
 	// often the shards' batch logs are checked for such records.
 	BatchlogTimeout  time.Duration
 	BatchlogInterval time.Duration
+	// AdviseInterval is how often the gateway runs the advisor over
+	// every table for its metrics (cqlpg_advisor_findings): 10 minutes
+	// when zero, never when negative.
+	AdviseInterval time.Duration
 	// RingCheck is how often the gateway checks the ring version the
 	// members record, besides hearing of each change (RingChannel);
 	// 500 ms when zero.
@@ -124,6 +128,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Datacenter == "" {
 		c.Datacenter = "datacenter1"
+	}
+	if c.AdviseInterval == 0 {
+		c.AdviseInterval = 10 * time.Minute
 	}
 	if c.RingCheck <= 0 {
 		c.RingCheck = 500 * time.Millisecond
@@ -287,6 +294,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	background.Go(func() { s.env.ReplayBatchlog(bgCtx) })
 	background.Go(func() { s.env.RunViews(bgCtx) })
 	background.Go(func() { s.env.ReplayHints(bgCtx) })
+	background.Go(func() { s.runAdvisor(bgCtx) })
 	// Membership changes reach this gateway as the members record them
 	// (RingChannel), and at the latest within RingCheck.
 	background.Go(func() { s.cluster.FollowRing(bgCtx, s.cfg.RingCheck) })

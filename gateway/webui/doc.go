@@ -6,7 +6,7 @@
 //
 // It reads the gateway through Backend (its shards, its logins, reads of
 // one replica through the gateway's own path) and imports cluster,
-// pgschema and sharding, never the gateway, which implements Backend and
+// advise, pgschema, sharding and translate, never the gateway, which implements Backend and
 // routes the pages. html/template escapes every name and value by the
 // context it lands in, so hostile keyspace, table and value names are
 // shown, never interpreted.

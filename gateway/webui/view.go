@@ -50,7 +50,7 @@ var uiTemplates = func() map[string]*template.Template {
 		},
 	}
 	pages := map[string]*template.Template{}
-	for _, page := range []string{"ring", "key", "table", "whatif", "design"} {
+	for _, page := range []string{"ring", "key", "table", "whatif", "design", "advice"} {
 		pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(uiFiles, "ui/layout.html", "ui/svg.html", "ui/"+page+".html"))
 	}
@@ -131,6 +131,7 @@ func (s *View) Route(mux *http.ServeMux) {
 	mux.Handle("GET /ui/table", s.uiHandler("table", "Table layout", (*uiRequest).tableView))
 	mux.Handle("GET /ui/whatif", s.uiHandler("whatif", "What if", (*uiRequest).whatIfView))
 	mux.Handle("GET /ui/design", s.uiHandler("design", "Table builder", (*uiRequest).designView))
+	mux.Handle("GET /ui/advice", s.uiHandler("advice", "Advice", (*uiRequest).adviceView))
 	mux.Handle("POST /ui/design", s.uiHandler("design", "Table builder", (*uiRequest).designView))
 	mux.Handle("GET /ui/", http.RedirectHandler("/ui", http.StatusSeeOther))
 }
