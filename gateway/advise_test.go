@@ -94,7 +94,20 @@ func TestAdvisor(t *testing.T) {
 	// The web view shows the same findings, and the gateway's metrics
 	// count them by kind.
 	s := uiGateway(t, func(c *gateway.Config) { c.AdviseInterval = 200 * time.Millisecond })
-	sessionOn(t, s, "")
+	us := sessionOn(t, s, "")
+	// A hot key under load: half of 6,000 reads ask for one partition.
+	exec(t, us, "CREATE TABLE adv.hotread (id int PRIMARY KEY, v text)")
+	fill(t, us, "INSERT INTO adv.hotread (id, v) VALUES (?, 'v')", 1000, func(i int) []any { return []any{i} })
+	var v string
+	for i := range 6000 {
+		id := 7
+		if i%2 == 1 {
+			id = i % 1000
+		}
+		if err := us.Query("SELECT v FROM adv.hotread WHERE id = ?", id).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		metrics := uiPage(t, s, "/metrics")
 		if regexp.MustCompile(`(?m)^cqlpg_advisor_findings\{kind="few_partition_keys"\} [1-9]`).MatchString(metrics) &&
@@ -108,7 +121,7 @@ func TestAdvisor(t *testing.T) {
 	page := uiPage(t, s, "/ui/advice?ks=adv&warn_mb=0.09765625")
 	for _, want := range []string{`data-kind="few_partition_keys" data-table="adv.by_status"`, `data-kind="hot_partition_key" data-table="adv.skewed"`,
 		`data-kind="monotonic_key" data-table="adv.counted"`, `data-kind="tombstone_heavy" data-table="adv.deleted"`,
-		`data-kind="large_partition" data-table="adv.skewed"`} {
+		`data-kind="large_partition" data-table="adv.skewed"`, `data-kind="hot_partition_traffic" data-table="adv.hotread"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the advice page lacks %s", want)
 		}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,11 +23,12 @@ import (
 // uiBackend is the server as the web view's backend.
 type uiBackend struct{ s *Server }
 
-func (b uiBackend) Cluster() *cluster.Cluster     { return b.s.cluster }
-func (b uiBackend) Ready() bool                   { return b.s.ready.Load() }
-func (b uiBackend) RequestTimeout() time.Duration { return b.s.cfg.RequestTimeout }
-func (b uiBackend) ReadTimeout() time.Duration    { return b.s.cfg.ReadTimeout }
-func (b uiBackend) Datacenter() string            { return b.s.cfg.Datacenter }
+func (b uiBackend) Cluster() *cluster.Cluster            { return b.s.cluster }
+func (b uiBackend) Ready() bool                          { return b.s.ready.Load() }
+func (b uiBackend) RequestTimeout() time.Duration        { return b.s.cfg.RequestTimeout }
+func (b uiBackend) ReadTimeout() time.Duration           { return b.s.cfg.ReadTimeout }
+func (b uiBackend) Datacenter() string                   { return b.s.cfg.Datacenter }
+func (b uiBackend) HotPartitions() []advise.HotPartition { return b.s.env.Hot.Hot(20) }
 
 // MaySelect reports whether role may read t's rows: always without
 // authentication.

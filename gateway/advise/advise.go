@@ -41,13 +41,25 @@ const (
 	KindMonotonicKey    = "monotonic_key"
 	KindTombstones      = "tombstone_heavy"
 	KindExpiredWaiting  = "expired_rows_waiting"
+	KindHotTraffic      = "hot_partition_traffic"
 	defaultStmtTimeout  = 5 * time.Second
 	defaultPartitionMax = 100 << 20
 	defaultPartitionWrn = 10 << 20
 )
 
 // Kinds lists the finding kinds, for metrics that count each from zero.
-var Kinds = []string{KindLargePartition, KindFewKeys, KindHotKey, KindShardSkew, KindMonotonicKey, KindTombstones, KindExpiredWaiting}
+var Kinds = []string{KindLargePartition, KindFewKeys, KindHotKey, KindShardSkew, KindMonotonicKey, KindTombstones, KindExpiredWaiting,
+	KindHotTraffic}
+
+// HotPartition is a partition that sampled requests asked for often (a
+// gateway's sampler): Share is its part of the sampled requests to its
+// table.
+type HotPartition struct {
+	Keyspace, Table string
+	Token           int64
+	Sampled         int
+	Share           float64
+}
 
 // Options are the advisor's thresholds and bounds; zero values take the
 // defaults.
@@ -68,6 +80,10 @@ type Options struct {
 	ShardSkew float64
 	// StatementTimeout bounds each statement on a shard (5 s).
 	StatementTimeout time.Duration
+	// Traffic are the partitions a gateway's requests asked for most, by
+	// sample; one with at least HotShare of its table's samples, and 20
+	// samples, is a finding.
+	Traffic []HotPartition
 }
 
 func (o *Options) defaults() {
@@ -176,6 +192,14 @@ func Run(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error)
 			}
 		}
 		rep.Findings = append(rep.Findings, judge(t, st, shares, topo.Shards, opts)...)
+		for _, h := range opts.Traffic {
+			if h.Keyspace == t.Keyspace && h.Table == t.Name && h.Share >= opts.HotShare && h.Sampled >= 20 {
+				rep.Findings = append(rep.Findings, Finding{Kind: KindHotTraffic, Severity: "warning", Keyspace: t.Keyspace, Table: t.Name,
+					Evidence: fmt.Sprintf("partition token %d took %.0f%% of the sampled requests to the table (%d samples)", h.Token, 100*h.Share, h.Sampled),
+					Rule:     ruleCardinality,
+					Advice:   "Spread the requests: a bucket in the partition key, or a cache in front of a partition read far more than the others."})
+			}
+		}
 	}
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.Keyspace, b.Keyspace), strings.Compare(a.Table, b.Table), strings.Compare(a.Kind, b.Kind))

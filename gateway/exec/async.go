@@ -148,6 +148,7 @@ func (e *Execution) StartRead(st *Statement, p *translate.Select, stream int16, 
 		return false
 	}
 	token := sharding.KeyToken(keys[0])
+	e.env.Hot.note(p.Table, int64(token))
 	replicas := placement.Replicas(token)
 	rs := &e.scratch
 	plan, err := e.planRead(replicas, rs.order[:0])

@@ -45,6 +45,8 @@ type Env struct {
 	paxosLocksOnce sync.Once
 	// views drains the view logs and builds views (views.go).
 	views views
+	// Hot counts the partitions requests ask for, by sample (hot.go).
+	Hot HotSampler
 }
 
 // Config is what executions need of the gateway's settings.

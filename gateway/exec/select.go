@@ -295,7 +295,9 @@ func (e *Execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 	}
 	if len(keys) == 1 {
 		// One partition: rows go straight into the response.
-		return e.readPartition(ctx, placement, keys[0], int64(sharding.KeyToken(keys[0])), w, w, after, &e.scratch)
+		token := int64(sharding.KeyToken(keys[0]))
+		e.env.Hot.note(p.Table, token)
+		return e.readPartition(ctx, placement, keys[0], token, w, w, after, &e.scratch)
 	}
 	parts := make([]*rowBuffer, len(keys))
 	errs := make(chan error, len(keys))
@@ -305,8 +307,10 @@ func (e *Execution) partitionRows(ctx context.Context, p *translate.Select, w *r
 		if i == 0 {
 			resumeAfter = after
 		}
+		token := int64(sharding.KeyToken(key))
+		e.env.Hot.note(p.Table, token)
 		go func() {
-			errs <- e.readPartition(ctx, placement, key, int64(sharding.KeyToken(key)), parts[i], w, resumeAfter, nil)
+			errs <- e.readPartition(ctx, placement, key, token, parts[i], w, resumeAfter, nil)
 		}()
 	}
 	for n := range keys {

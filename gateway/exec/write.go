@@ -107,6 +107,7 @@ func (e *Execution) prepareWrite(stmt *sharding.Statement, p *translate.Write, r
 		row.key = key
 		token := sharding.KeyToken(key[:npk])
 		row.token = int64(token)
+		e.env.Hot.note(p.Table, row.token)
 		replicas, pending := placement.WriteReplicas(token)
 		if p.Counter && pending > 0 {
 			// A counter's total cannot be merged with increments a

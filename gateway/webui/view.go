@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 )
@@ -93,6 +94,9 @@ type Backend interface {
 	ReadTimeout() time.Duration
 	// Datacenter is the gateway's own datacenter.
 	Datacenter() string
+	// HotPartitions are the partitions the gateway's requests asked for
+	// most, by sample.
+	HotPartitions() []advise.HotPartition
 }
 
 // View is the web view of one gateway.
