@@ -108,6 +108,12 @@ func TestAdvisor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A query that filters, prepared and run 20 times.
+	for range 20 {
+		if err := us.Query("SELECT id FROM adv.hotread WHERE v = ? ALLOW FILTERING", "none").Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		metrics := uiPage(t, s, "/metrics")
 		if regexp.MustCompile(`(?m)^cqlpg_advisor_findings\{kind="few_partition_keys"\} [1-9]`).MatchString(metrics) &&
@@ -121,7 +127,8 @@ func TestAdvisor(t *testing.T) {
 	page := uiPage(t, s, "/ui/advice?ks=adv&warn_mb=0.09765625")
 	for _, want := range []string{`data-kind="few_partition_keys" data-table="adv.by_status"`, `data-kind="hot_partition_key" data-table="adv.skewed"`,
 		`data-kind="monotonic_key" data-table="adv.counted"`, `data-kind="tombstone_heavy" data-table="adv.deleted"`,
-		`data-kind="large_partition" data-table="adv.skewed"`, `data-kind="hot_partition_traffic" data-table="adv.hotread"`} {
+		`data-kind="large_partition" data-table="adv.skewed"`, `data-kind="hot_partition_traffic" data-table="adv.hotread"`,
+		`data-kind="filtering_query" data-table="adv.hotread"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the advice page lacks %s", want)
 		}

@@ -29,6 +29,7 @@ func (b uiBackend) RequestTimeout() time.Duration        { return b.s.cfg.Reques
 func (b uiBackend) ReadTimeout() time.Duration           { return b.s.cfg.ReadTimeout }
 func (b uiBackend) Datacenter() string                   { return b.s.cfg.Datacenter }
 func (b uiBackend) HotPartitions() []advise.HotPartition { return b.s.env.Hot.Hot(20) }
+func (b uiBackend) FilterStats() []advise.QueryStats     { return b.s.env.Cache.FilterStats() }
 
 // MaySelect reports whether role may read t's rows: always without
 // authentication.

@@ -54,6 +54,11 @@ type Select struct {
 	JSON      bool
 	JSONNames []string
 	Route     Route
+	// Filtering says the query needed ALLOW FILTERING; Index names the
+	// secondary index it reads through, if any. The advisor reports such
+	// queries.
+	Filtering bool
+	Index     string
 	// Keys restricts each partition key column by = or IN when Route is
 	// RoutePartitions; the partitions read are their cartesian product,
 	// in the key type's order.
@@ -146,7 +151,10 @@ func (p *planner) planSelect(s *SelectStmt) (Plan, error) {
 	if s.PerPartitionLimit != nil && plan.Aggregate && len(s.GroupBy) == 0 {
 		return nil, invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
 	}
-	plan.Route = shape.route
+	plan.Route, plan.Filtering = shape.route, shape.filters
+	if shape.index != nil {
+		plan.Index = shape.index.Name
+	}
 	if plan.Route == RoutePartitions {
 		for _, rs := range r.partition {
 			plan.Keys = append(plan.Keys, rs[0])

@@ -117,8 +117,9 @@ type selectShape struct {
 	route Route
 	index *pgschema.Index
 	// filtering says the query needs ALLOW FILTERING, which Cassandra
-	// reports only after its checks of DISTINCT and ORDER BY.
-	filtering bool
+	// reports only after its checks of DISTINCT and ORDER BY; filters
+	// that it filters rows, whether it says ALLOW FILTERING or not.
+	filtering, filters bool
 }
 
 // checkSelect applies Cassandra's rules to a SELECT's restrictions
@@ -169,12 +170,16 @@ func (r *restrictions) checkSelect(allowFiltering, onlyStatic bool) (*selectShap
 	if indexed && r.partitionIN() {
 		return nil, invalidf("Select on indexed columns and with IN clause for the PRIMARY KEY are not supported")
 	}
-	if !allowFiltering && (!complete || indexed) {
-		shape.filtering = r.needFiltering(indexed && (!r.hasPartition() || partial), partial)
-		if shape.filtering && r.allSAI() && !partial && !r.clusteringFilters() {
-			shape.filtering = false
+	if !complete || indexed {
+		need := r.needFiltering(indexed && (!r.hasPartition() || partial), partial)
+		if need && r.allSAI() && !partial && !r.clusteringFilters() {
+			need = false
 		}
+		shape.filtering = need && !allowFiltering
+		shape.filters = need
 	}
+	// Restrictions of regular columns no index answers filter rows too.
+	shape.filters = shape.filters || len(r.others) > 0 && !indexed
 	if complete {
 		shape.route = RoutePartitions
 	}

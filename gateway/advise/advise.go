@@ -42,6 +42,8 @@ const (
 	KindTombstones      = "tombstone_heavy"
 	KindExpiredWaiting  = "expired_rows_waiting"
 	KindHotTraffic      = "hot_partition_traffic"
+	KindFilteringQuery  = "filtering_query"
+	KindIndexQuery      = "index_query"
 	defaultStmtTimeout  = 5 * time.Second
 	defaultPartitionMax = 100 << 20
 	defaultPartitionWrn = 10 << 20
@@ -49,7 +51,17 @@ const (
 
 // Kinds lists the finding kinds, for metrics that count each from zero.
 var Kinds = []string{KindLargePartition, KindFewKeys, KindHotKey, KindShardSkew, KindMonotonicKey, KindTombstones, KindExpiredWaiting,
-	KindHotTraffic}
+	KindHotTraffic, KindFilteringQuery, KindIndexQuery}
+
+// QueryStats are a gateway's executions of a prepared SELECT that filters
+// rows (ALLOW FILTERING) or reads through a secondary index.
+type QueryStats struct {
+	Keyspace, Table, Query string
+	Filtering              bool
+	Index                  string
+	Executions, Rows       int64
+	Since                  time.Time
+}
 
 // HotPartition is a partition that sampled requests asked for often (a
 // gateway's sampler): Share is its part of the sampled requests to its
@@ -84,6 +96,9 @@ type Options struct {
 	// sample; one with at least HotShare of its table's samples, and 20
 	// samples, is a finding.
 	Traffic []HotPartition
+	// Queries are a gateway's filtering and indexed queries, each a
+	// finding.
+	Queries []QueryStats
 }
 
 func (o *Options) defaults() {
@@ -192,6 +207,11 @@ func Run(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error)
 			}
 		}
 		rep.Findings = append(rep.Findings, judge(t, st, shares, topo.Shards, opts)...)
+		for _, q := range opts.Queries {
+			if q.Keyspace == t.Keyspace && q.Table == t.Name {
+				rep.Findings = append(rep.Findings, queryFinding(q, st))
+			}
+		}
 		for _, h := range opts.Traffic {
 			if h.Keyspace == t.Keyspace && h.Table == t.Name && h.Share >= opts.HotShare && h.Sampled >= 20 {
 				rep.Findings = append(rep.Findings, Finding{Kind: KindHotTraffic, Severity: "warning", Keyspace: t.Keyspace, Table: t.Name,
@@ -398,4 +418,27 @@ func sizeText(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
+}
+
+const ruleIndexes = "Model tables on queries, and keep secondary indexes and ALLOW FILTERING for rare queries: each reads rows of many partitions, on every shard, for the few it returns."
+
+// queryFinding reports a filtering or indexed query: its rate, the rows
+// it returns, and, for a filtering scan, the rows of the table it reads
+// for each one it returns.
+func queryFinding(q QueryStats, st *tableStats) Finding {
+	secs := max(time.Since(q.Since).Seconds(), 1)
+	perExec := float64(q.Rows) / float64(q.Executions)
+	f := Finding{Severity: "warning", Keyspace: q.Keyspace, Table: q.Table, Rule: ruleIndexes,
+		Advice: "Make a table keyed by what the query restricts, written beside this one, and read that partition instead."}
+	evidence := fmt.Sprintf("%q: %d executions (%.2f a second), %.1f rows returned each", q.Query, q.Executions, float64(q.Executions)/secs, perExec)
+	if q.Filtering {
+		f.Kind = KindFilteringQuery
+		scanned := st.rows / st.rf
+		evidence += fmt.Sprintf(", each reading the table's %.0f rows: %.0f rows read per row returned", scanned, scanned/max(perExec, 1))
+	} else {
+		f.Kind = KindIndexQuery
+		evidence += ", through index " + q.Index
+	}
+	f.Evidence = evidence
+	return f
 }

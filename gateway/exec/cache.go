@@ -44,6 +44,9 @@ type Statement struct {
 	// slotConv converts each slot of a SELECT's rows from Postgres's
 	// binary form to CQL's; nil entries need no conversion.
 	slotConv []pgschema.Converter
+	// filtered counts the executions and rows of a SELECT that filters or
+	// reads through an index, for the advisor (FilterStats).
+	filtered filterCounts
 	// resultID digests the result metadata (v5's result_metadata_id).
 	resultID [16]byte
 	// Kind is the statement's kind, for the requests' metrics.

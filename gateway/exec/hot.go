@@ -5,9 +5,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/translate"
 )
 
 // Hot partitions: one request in hotEvery that reads or writes a
@@ -79,5 +82,38 @@ func (h *HotSampler) Hot(min int) []advise.HotPartition {
 		}
 	}
 	slices.SortFunc(out, func(a, b advise.HotPartition) int { return cmp.Compare(b.Share, a.Share) })
+	return out
+}
+
+// filterCounts are the executions of a statement that filters rows or
+// reads through a secondary index, and the rows they returned.
+type filterCounts struct {
+	execs, rows atomic.Int64
+	since       atomic.Int64 // unix nanoseconds of the first execution
+}
+
+func (f *filterCounts) add(rows int) {
+	if f.execs.Add(1) == 1 {
+		f.since.Store(time.Now().UnixNano())
+	}
+	f.rows.Add(int64(rows))
+}
+
+// FilterStats returns the prepared statements that filter rows or read
+// through a secondary index, with their executions and rows, for the
+// advisor.
+func (c *Cache) FilterStats() []advise.QueryStats {
+	c.Mu.RLock()
+	defer c.Mu.RUnlock()
+	var out []advise.QueryStats
+	for _, st := range c.ByID {
+		p, ok := st.Plan.(*translate.Select)
+		n := st.filtered.execs.Load()
+		if !ok || n == 0 {
+			continue
+		}
+		out = append(out, advise.QueryStats{Keyspace: p.Table.Keyspace, Table: p.Table.Name, Query: st.Query, Filtering: p.Filtering,
+			Index: p.Index, Executions: n, Rows: st.filtered.rows.Load(), Since: time.Unix(0, st.filtered.since.Load())})
+	}
 	return out
 }

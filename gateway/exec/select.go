@@ -46,6 +46,9 @@ func (e *Execution) selectRows(ctx context.Context, st *Statement, p *translate.
 	if err != nil {
 		return err
 	}
+	if p.Filtering || p.Index != "" {
+		st.filtered.add(w.rows)
+	}
 	return w.end()
 }
 

@@ -24,7 +24,7 @@ func (q *uiRequest) adviceView() (any, error) {
 		page.PartitionWarnMB = mb
 	}
 	opts := advise.Options{Keyspace: page.Keyspace, Table: page.Table, PartitionWarn: int64(page.PartitionWarnMB * (1 << 20)),
-		StatementTimeout: q.b.RequestTimeout(), Traffic: q.b.HotPartitions()}
+		StatementTimeout: q.b.RequestTimeout(), Traffic: q.b.HotPartitions(), Queries: q.b.FilterStats()}
 	if page.Table != "" && page.Keyspace == "" {
 		return nil, &uiBadRequest{"a table needs its keyspace"}
 	}

@@ -97,6 +97,8 @@ type Backend interface {
 	// HotPartitions are the partitions the gateway's requests asked for
 	// most, by sample.
 	HotPartitions() []advise.HotPartition
+	// FilterStats are the gateway's filtering and indexed queries.
+	FilterStats() []advise.QueryStats
 }
 
 // View is the web view of one gateway.
