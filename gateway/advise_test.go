@@ -91,6 +91,20 @@ func TestAdvisor(t *testing.T) {
 	if f := found["good"]; len(f) > 0 {
 		t.Errorf("the table that follows the rules has findings: %+v", f)
 	}
+	// Measured rather than estimated: partition 0 of skewed holds 2,500
+	// rows.
+	exact, err := advise.Run(context.Background(), gw.Cluster(), advise.Options{Keyspace: "adv", Table: "skewed",
+		PartitionWarn: 100 << 10, Exact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(exact.Findings, func(f advise.Finding) bool {
+		return f.Kind == advise.KindLargePartition && strings.Contains(f.Evidence, "largest partitions, measured: token ") &&
+			strings.Contains(f.Evidence, "(50% of the table's rows)")
+	}) {
+		t.Errorf("exact sizes: %+v", exact.Findings)
+	}
+
 	// The web view shows the same findings, and the gateway's metrics
 	// count them by kind.
 	s := uiGateway(t, func(c *gateway.Config) { c.AdviseInterval = 200 * time.Millisecond })

@@ -25,6 +25,7 @@ func adviseCommand(args []string) int {
 	few := fs.Int("few-keys", 10, "distinct partition keys below which a table has too few")
 	hot := fs.Float64("hot-share", 0.1, "share of a table's rows one partition may hold")
 	timeout := fs.Duration("statement-timeout", 5*time.Second, "bound of each statement on a shard")
+	exact := fs.Bool("exact", false, "measure the largest partitions by reading every row (within the statement timeout) instead of estimating them")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: cqlpg advise [flags] [KEYSPACE[.TABLE]]\n\nReports where tables break the data modelling rules, with the evidence and what to do.")
 		fs.PrintDefaults()
@@ -33,7 +34,7 @@ func adviseCommand(args []string) int {
 	if err != nil || len(rest) > 1 {
 		return 2
 	}
-	opts := advise.Options{PartitionLimit: *limit, PartitionWarn: *warn, FewKeys: *few, HotShare: *hot, StatementTimeout: *timeout}
+	opts := advise.Options{PartitionLimit: *limit, PartitionWarn: *warn, FewKeys: *few, HotShare: *hot, StatementTimeout: *timeout, Exact: *exact}
 	if len(rest) == 1 {
 		opts.Keyspace, opts.Table, _ = strings.Cut(rest[0], ".")
 	}

@@ -92,6 +92,10 @@ type Options struct {
 	ShardSkew float64
 	// StatementTimeout bounds each statement on a shard (5 s).
 	StatementTimeout time.Duration
+	// Exact measures the largest partitions by reading every row of each
+	// table (under StatementTimeout, after which the estimate stands)
+	// rather than estimating them from statistics.
+	Exact bool
 	// Traffic are the partitions a gateway's requests asked for most, by
 	// sample; one with at least HotShare of its table's samples, and 20
 	// samples, is a finding.
@@ -145,6 +149,20 @@ type tableStats struct {
 	expiredRows  float64 // rows whose cells expired, not yet swept, sampled
 	sampledRows  float64
 	monotonicKey bool
+	exact        bool // the partition sizes were measured
+}
+
+// mergeTop adds partitions to a list of the largest, a partition on
+// several replicas counted once.
+func mergeTop(top, more []partitionShare) []partitionShare {
+	for _, p := range more {
+		if j := slices.IndexFunc(top, func(o partitionShare) bool { return o.token == p.token }); j >= 0 {
+			top[j] = partitionShare{token: p.token, rows: max(top[j].rows, p.rows), bytes: max(top[j].bytes, p.bytes)}
+			continue
+		}
+		top = append(top, p)
+	}
+	return top
 }
 
 // partitionShare is one of a shard's most common partitions: its rows
@@ -271,15 +289,31 @@ func readShard(ctx context.Context, pool *pgxpool.Pool, t *pgschema.Table, st *t
 			distinct = -distinct * rows
 		}
 		st.distinct += distinct
-		for i, v := range vals {
-			p := partitionShare{token: v, rows: float64(freqs[i]) * rows, bytes: float64(freqs[i]) * bytes}
-			// A partition is on each of its replicas: it counts once.
-			if j := slices.IndexFunc(st.top, func(o partitionShare) bool { return o.token == v }); j >= 0 {
-				st.top[j] = partitionShare{token: v, rows: max(st.top[j].rows, p.rows), bytes: max(st.top[j].bytes, p.bytes)}
-				continue
+		if opts.Exact {
+			// Exact sizes, when the shard answers in time: every row read
+			// once, the largest partitions kept.
+			var exact []partitionShare
+			xrows, _ := tx.Query(ctx, fmt.Sprintf(`SELECT x."_token", count(*), sum(pg_column_size(x.*)) FROM %s AS x
+				GROUP BY x."_token" ORDER BY 3 DESC LIMIT 10`, t.Ident()))
+			for xrows.Next() {
+				var p partitionShare
+				if err := xrows.Scan(&p.token, &p.rows, &p.bytes); err != nil {
+					break
+				}
+				exact = append(exact, p)
 			}
-			st.top = append(st.top, p)
+			xrows.Close()
+			if xrows.Err() == nil && len(exact) > 0 {
+				vals, freqs = nil, nil
+				st.exact = true
+				st.top = mergeTop(st.top, exact)
+			}
 		}
+		estimated := make([]partitionShare, len(vals))
+		for i, v := range vals {
+			estimated[i] = partitionShare{token: v, rows: float64(freqs[i]) * rows, bytes: float64(freqs[i]) * bytes}
+		}
+		st.top = mergeTop(st.top, estimated)
 		if pk := t.PartitionKey; len(pk) == 1 && isInteger(pk[0].Type) && rows >= float64(opts.MinRows) {
 			var corr *float64
 			var nd float64
@@ -359,7 +393,11 @@ func judge(t *pgschema.Table, st *tableStats, shares []float64, shards []*shardi
 		if st.top[0].bytes >= float64(opts.PartitionLimit) {
 			severity = "problem"
 		}
-		add(KindLargePartition, severity, "largest partitions, estimated from Postgres statistics: "+strings.Join(largest, "; "),
+		how := "estimated from Postgres statistics"
+		if st.exact {
+			how = "measured"
+		}
+		add(KindLargePartition, severity, "largest partitions, "+how+": "+strings.Join(largest, "; "),
 			rulePartitionSize, "Add a bucket (a day, a hash of something else) to the partition key, so that a partition holds a bounded slice.")
 	}
 	distinct := math.Round(st.distinct / st.rf)
