@@ -172,7 +172,7 @@ func (s *Server) runAdvisor(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		rep, err := advise.Run(ctx, s.cluster, advise.Options{Traffic: s.env.Hot.Hot(20), Queries: s.env.Cache.FilterStats()})
+		rep, err := advise.Run(ctx, s.cluster, advise.Options{Traffic: s.env.Hot.Hot(20), Queries: s.env.Cache.FilterStats(), Duty: 0.1})
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("the advisor's pass failed", "err", err)

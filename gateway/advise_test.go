@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,4 +155,80 @@ func TestAdvisor(t *testing.T) {
 		t.Errorf("%d tables looked at, want 5", rep.Tables)
 	}
 	t.Logf("advisor pass over %d tables: %v", rep.Tables, rep.Took)
+}
+
+// BenchmarkAdvisorForeground measures what an advisor pass costs the
+// requests that run meanwhile: the p99 of point reads at 8 clients for 3
+// seconds, alone and while the advisor runs passes back to back over a
+// keyspace of 200,000 rows, at the background pass's duty of 0.1:
+//
+//	go test ./gateway -run '^$' -bench AdvisorForeground -benchtime 1x
+func BenchmarkAdvisorForeground(b *testing.B) {
+	sess := session(b, "")
+	exec(b, sess, "CREATE KEYSPACE IF NOT EXISTS advbench WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS advbench.t (k int, c int, v text, PRIMARY KEY (k, c))")
+	var have int
+	if err := sess.Query("SELECT count(*) FROM advbench.t").Scan(&have); err != nil {
+		b.Fatal(err)
+	}
+	if have < 200000 {
+		for k := range 2000 {
+			batch := sess.NewBatch(gocql.UnloggedBatch)
+			for c := range 100 {
+				batch.Query("INSERT INTO advbench.t (k, c, v) VALUES (?, ?, 'some value')", k, c)
+			}
+			if err := sess.ExecuteBatch(batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	p99 := func(withAdvisor bool) time.Duration {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		passes := 0
+		done := make(chan struct{})
+		if withAdvisor {
+			go func() {
+				defer close(done)
+				for ctx.Err() == nil {
+					if _, err := advise.Run(ctx, gw.Cluster(), advise.Options{Keyspace: "advbench", Duty: 0.1}); err == nil {
+						passes++
+					}
+				}
+			}()
+		} else {
+			close(done)
+		}
+		var mu sync.Mutex
+		var lat []time.Duration
+		var wg sync.WaitGroup
+		stop := time.Now().Add(3 * time.Second)
+		for w := range 8 {
+			wg.Go(func() {
+				var v string
+				for i := 0; time.Now().Before(stop); i++ {
+					start := time.Now()
+					if err := sess.Query("SELECT v FROM advbench.t WHERE k = ? AND c = ?", (w*7919+i)%2000, i%100).Scan(&v); err != nil {
+						b.Error(err)
+						return
+					}
+					d := time.Since(start)
+					mu.Lock()
+					lat = append(lat, d)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		cancel()
+		<-done
+		slices.Sort(lat)
+		b.Logf("advisor %v: %d reads, %d passes, p50 %v, p99 %v", withAdvisor, len(lat), passes, lat[len(lat)/2], lat[len(lat)*99/100])
+		return lat[len(lat)*99/100]
+	}
+	for range b.N {
+		alone, during := p99(false), p99(true)
+		b.ReportMetric(float64(alone.Microseconds()), "p99-alone-µs")
+		b.ReportMetric(float64(during.Microseconds()), "p99-during-µs")
+	}
 }

@@ -7,8 +7,8 @@
 // to do.
 //
 // It reads Postgres's statistics first (pg_stats of each table's _token,
-// the most common partitions and their frequencies, refreshed by ANALYZE
-// when a table has none), and samples rows (TABLESAMPLE) only for what
+// the most common partitions and their frequencies, made by ANALYZE when
+// a table has none), and samples rows (TABLESAMPLE) only for what
 // statistics do not tell; every statement runs under a statement timeout,
 // so a pass is bounded in time whatever a table's size. It imports
 // cluster, pgschema and sharding, never the gateway.
@@ -92,6 +92,12 @@ type Options struct {
 	ShardSkew float64
 	// StatementTimeout bounds each statement on a shard (5 s).
 	StatementTimeout time.Duration
+	// Duty is the share of its time a pass spends on the shards, between
+	// 0 and 1: after each table's statements, it waits long enough for
+	// their time to be that share (1 when zero: no wait). A gateway's
+	// background pass runs at 0.1, so that it barely shows in the
+	// latency of the requests it runs beside.
+	Duty float64
 	// Exact measures the largest partitions by reading every row of each
 	// table (under StatementTimeout, after which the estimate stands)
 	// rather than estimating them from statistics.
@@ -212,8 +218,16 @@ func Run(ctx context.Context, c *cluster.Cluster, opts Options) (*Report, error)
 				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s on %s: the shard is down", t.QualifiedName(), topo.Shards[i].Info.Name))
 				continue
 			}
+			began := time.Now()
 			if err := readShard(ctx, pool, t, st, i, opts); err != nil {
 				rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s on %s: %v", t.QualifiedName(), topo.Shards[i].Info.Name, err))
+			}
+			if opts.Duty > 0 && opts.Duty < 1 {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(time.Duration(float64(time.Since(began)) * (1 - opts.Duty) / opts.Duty)):
+				}
 			}
 		}
 		// A shard's expected share of a table is its share of the ring's
@@ -255,14 +269,15 @@ func readShard(ctx context.Context, pool *pgxpool.Pool, t *pgschema.Table, st *t
 		var rows, bytes float64
 		var analyzed bool
 		err := tx.QueryRow(ctx, `SELECT greatest(c.reltuples, 0), pg_total_relation_size(c.oid),
-			coalesce(s.last_analyze, s.last_autoanalyze) IS NOT NULL AND s.n_mod_since_analyze < greatest(c.reltuples, 1000) / 5
+			coalesce(s.last_analyze, s.last_autoanalyze) IS NOT NULL
 			FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1::regclass`, t.Ident()).Scan(&rows, &bytes, &analyzed)
 		if err != nil {
 			return err
 		}
 		if !analyzed {
-			// Statistics are the advisor's first source: a table without
-			// fresh ones gets them, a bounded sample of its rows.
+			// Statistics are the advisor's first source: a table that has
+			// none gets them, from a bounded sample of its rows; Postgres's
+			// autovacuum keeps them fresh after that.
 			if _, err := tx.Exec(ctx, "ANALYZE "+t.Ident()); err != nil {
 				return err
 			}
