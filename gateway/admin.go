@@ -172,7 +172,9 @@ func (s *Server) runAdvisor(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		rep, err := advise.Run(ctx, s.cluster, advise.Options{Traffic: s.env.Hot.Hot(20), Queries: s.env.Cache.FilterStats(), Duty: 0.1})
+		opts := s.cfg.Advise
+		opts.Traffic, opts.Queries, opts.Duty = s.env.Hot.Hot(20), s.env.Cache.FilterStats(), 0.1
+		rep, err := advise.Run(ctx, s.cluster, opts)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("the advisor's pass failed", "err", err)

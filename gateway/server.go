@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
@@ -87,8 +88,9 @@ type Config struct {
 	BatchlogInterval time.Duration
 	// AdviseInterval is how often the gateway runs the advisor over
 	// every table for its metrics (cqlpg_advisor_findings): 10 minutes
-	// when zero, never when negative.
+	// when zero, never when negative. Advise holds the pass's thresholds.
 	AdviseInterval time.Duration
+	Advise         advise.Options
 	// RingCheck is how often the gateway checks the ring version the
 	// members record, besides hearing of each change (RingChannel);
 	// 500 ms when zero.

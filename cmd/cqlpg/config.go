@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 )
@@ -75,6 +76,9 @@ type config struct {
 	OriginAuth           string
 	ReadFrom             string
 	DualWriteFailures    string
+	AdviseInterval       time.Duration
+	AdvisePartitionWarn  int64
+	AdvisePartitionLimit int64
 }
 
 // setting is one setting of cqlpg serve: the single definition its flag,
@@ -201,6 +205,15 @@ var settings = []setting{
 	{name: "dual-write-failures", key: "origin.write_failures", def: "log",
 		help:  "with --origin, a write only the side not read from fails is counted and logged (log), or answered to the client (fail)",
 		field: func(c *config) any { return &c.DualWriteFailures }},
+	{name: "advise-interval", key: "advise.interval", def: "10m",
+		help:  "how often the gateway runs the advisor over every table for its metrics (cqlpg_advisor_findings); 0 never",
+		field: func(c *config) any { return &c.AdviseInterval }},
+	{name: "advise-partition-warn", key: "advise.partition_warn", def: "10MiB",
+		help:  "partition `size` past which the advisor warns",
+		field: func(c *config) any { return &c.AdvisePartitionWarn }},
+	{name: "advise-partition-limit", key: "advise.partition_limit", def: "100MiB",
+		help:  "partition `size` past which the advisor reports a problem",
+		field: func(c *config) any { return &c.AdvisePartitionLimit }},
 	{name: "log-format", key: "log.format", def: "text", help: "log `format`: text or json",
 		field: func(c *config) any { return &c.LogFormat }},
 	{name: "log-level", key: "log.level", def: "info", help: "log `level`: debug, info, warn or error",
@@ -495,7 +508,7 @@ func (c *config) validate(from origins) error {
 	for _, s := range []struct {
 		name string
 		d    time.Duration
-	}{{"slow-query", c.SlowQuery}, {"shutdown-grace", c.ShutdownGrace}, {"idle-timeout", c.IdleTimeout}} {
+	}{{"slow-query", c.SlowQuery}, {"shutdown-grace", c.ShutdownGrace}, {"idle-timeout", c.IdleTimeout}, {"advise-interval", c.AdviseInterval}} {
 		if s.d < 0 {
 			bad(s.name, "must not be negative, not %v", s.d)
 		}
@@ -571,6 +584,13 @@ func (c *config) gateway() gateway.Config {
 		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
 		SlowQuery: c.SlowQuery,
 		Origin:    c.origin(),
+		Advise:    advise.Options{PartitionWarn: c.AdvisePartitionWarn, PartitionLimit: c.AdvisePartitionLimit},
+		AdviseInterval: func() time.Duration {
+			if c.AdviseInterval == 0 {
+				return -1 // never
+			}
+			return c.AdviseInterval
+		}(),
 	}
 }
 

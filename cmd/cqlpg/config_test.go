@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 )
@@ -45,6 +46,7 @@ func TestConfigDefaults(t *testing.T) {
 		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
 		BatchSizeWarn: 5 << 10, BatchSizeFail: 50 << 10,
 		ReadFrom: "origin", DualWriteFailures: "log",
+		AdviseInterval: 10 * time.Minute, AdvisePartitionWarn: 10 << 20, AdvisePartitionLimit: 100 << 20,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)
@@ -186,6 +188,7 @@ limits: {max_frame_size: 1KiB, shard_connections: 2, max_connections: 10, max_re
   batch_size_warn_threshold: 1KiB, batch_size_fail_threshold: 2KiB}
 auth: {enabled: true, superuser_password: s3cret}
 log: {slow_query: 100ms}
+advise: {interval: 0s, partition_warn: 1MiB}
 `)
 	c, err := loadConfig("serve", []string{"--config", path}, env(nil), io.Discard)
 	if err != nil {
@@ -204,10 +207,12 @@ log: {slow_query: 100ms}
 		ReadTimeout: 3 * time.Second, RangeTimeout: 4 * time.Second, MaxFrameSize: 1024,
 		MaxConnections: 10, MaxRequestsPerConn: 20, MaxRequests: 30, IdleTimeout: time.Hour,
 		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,
-		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
-		Gateways:  cluster.GatewaysConfig{Address: "10.1.2.3"},
-		Auth:      gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
-		SlowQuery: 100 * time.Millisecond,
+		Sweep:          repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
+		Gateways:       cluster.GatewaysConfig{Address: "10.1.2.3"},
+		Auth:           gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
+		SlowQuery:      100 * time.Millisecond,
+		AdviseInterval: -1, // 0s: never
+		Advise:         advise.Options{PartitionWarn: 1 << 20, PartitionLimit: 100 << 20},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("\n got %+v\nwant %+v", got, want)
