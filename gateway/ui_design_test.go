@@ -145,6 +145,17 @@ func TestUIDesign(t *testing.T) {
 	if parts := designPartitions(page); len(parts) != 3 {
 		t.Errorf("a key of 3 distinct values makes %d partitions", len(parts))
 	}
+	// Columns picked rather than a statement typed.
+	page = uiPost(t, addr, "/ui/design", url.Values{"name": {"ui_design.readings"},
+		"col": {"sensor", "day", "ts", "temp", "", "", "", ""}, "type": {"text", "int", "timestamp", "double", "", "", "", ""},
+		"role": {"partition", "partition", "clustering desc", "regular", "regular", "regular", "regular", "regular"}})
+	if got := textOf(t, page, "ddl"); got != "CREATE TABLE ui_design.readings (sensor text, day int, ts timestamp, temp double, "+
+		"PRIMARY KEY ((sensor, day), ts)) WITH CLUSTERING ORDER BY (ts DESC)" {
+		t.Errorf("the picked columns' table: %q", got)
+	}
+	if pg := textOf(t, page, "postgres-ddl"); !strings.Contains(pg, `("_token", "sensor", "day", "ts" DESC)`) {
+		t.Errorf("the picked table's key index:\n%s", pg)
+	}
 	// A statement that is no CREATE TABLE, and bad rows, are said so.
 	page = uiPost(t, addr, "/ui/design", url.Values{"ddl": {"SELECT * FROM x"}})
 	if got := textOf(t, page, "error"); got != "the design takes a CREATE TABLE statement" {

@@ -30,6 +30,11 @@ const designLimit = 10000
 
 // designPage is the table builder's view.
 type designPage struct {
+	// Picked are the columns of the picker: the table built from them
+	// when the form gives no CREATE TABLE.
+	Picked                       []designColumn
+	Roles                        []string
+	Name                         string
 	DDL, Rows, Queries, Generate string
 	RF                           int
 	Count                        int
@@ -76,6 +81,50 @@ type designQuery struct {
 	Seed bool
 }
 
+// designColumn is a row of the column picker: a name, a type and a role
+// (partition, clustering asc, clustering desc, or regular).
+type designColumn struct {
+	Name, Type, Role string
+}
+
+// pickerRows is how many column rows the picker offers.
+const pickerRows = 8
+
+// designRoles are the picker's roles, in the order its menus list them.
+var designRoles = []string{"regular", "partition", "clustering asc", "clustering desc"}
+
+// pickedDDL writes the CREATE TABLE of the picked columns: the partition
+// key and clustering columns in the order picked.
+func pickedDDL(table string, cols []designColumn) (string, error) {
+	var defs, pk, ck, order []string
+	for _, c := range cols {
+		if c.Name == "" {
+			continue
+		}
+		name := pgschema.QuoteIdentifier(c.Name)
+		defs = append(defs, name+" "+c.Type)
+		switch c.Role {
+		case "partition":
+			pk = append(pk, name)
+		case "clustering asc", "clustering desc":
+			ck = append(ck, name)
+			order = append(order, name+" "+strings.ToUpper(strings.TrimPrefix(c.Role, "clustering ")))
+		}
+	}
+	if len(pk) == 0 {
+		return "", errors.New("mark at least one column as the partition key")
+	}
+	ddl := fmt.Sprintf("CREATE TABLE %s (%s, PRIMARY KEY ((%s)", table, strings.Join(defs, ", "), strings.Join(pk, ", "))
+	for _, c := range ck {
+		ddl += ", " + c
+	}
+	ddl += "))"
+	if len(order) > 0 {
+		ddl += " WITH CLUSTERING ORDER BY (" + strings.Join(order, ", ") + ")"
+	}
+	return ddl, nil
+}
+
 // designView builds the table builder's page from its form.
 func (q *uiRequest) designView() (any, error) {
 	form := q.r.Form
@@ -83,9 +132,27 @@ func (q *uiRequest) designView() (any, error) {
 		return nil, &uiBadRequest{"the form could not be read: " + err.Error()}
 	}
 	form = q.r.Form
-	page := &designPage{DDL: form.Get("ddl"), Rows: form.Get("rows"), Queries: form.Get("queries"), Generate: form.Get("generate"), RF: 1}
+	page := &designPage{DDL: form.Get("ddl"), Rows: form.Get("rows"), Queries: form.Get("queries"), Generate: form.Get("generate"), RF: 1,
+		Roles: designRoles}
 	if rf, err := strconv.Atoi(form.Get("rf")); err == nil && rf > 0 && rf <= 9 {
 		page.RF = rf
+	}
+	names, types, roles := form["col"], form["type"], form["role"]
+	page.Name = cmp.Or(form.Get("name"), "design.t")
+	for i := range pickerRows {
+		c := designColumn{Role: "regular"}
+		if i < len(names) && i < len(types) && i < len(roles) {
+			c = designColumn{Name: strings.TrimSpace(names[i]), Type: strings.TrimSpace(types[i]), Role: roles[i]}
+		}
+		page.Picked = append(page.Picked, c)
+	}
+	if page.DDL == "" && slices.ContainsFunc(page.Picked, func(c designColumn) bool { return c.Name != "" }) {
+		ddl, err := pickedDDL(page.Name, page.Picked)
+		if err != nil {
+			page.Error = err.Error()
+			return page, nil
+		}
+		page.DDL = ddl
 	}
 	if page.DDL == "" {
 		page.DDL = designExample
