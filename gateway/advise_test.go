@@ -63,6 +63,8 @@ func TestAdvisor(t *testing.T) {
 		return []any{i % 300, i}
 	})
 	fill(t, sess, "INSERT INTO adv.good (id, v) VALUES (?, 'v')", 3000, func(int) []any { return []any{gocql.TimeUUID()} })
+	// A partition sliced away one range at a time: 150 range deletions.
+	fill(t, sess, "DELETE FROM adv.deleted WHERE k = 1000 AND c > ? AND c < ?", 150, func(i int) []any { return []any{i * 10, i*10 + 5} })
 
 	rep, err := advise.Run(context.Background(), gw.Cluster(), advise.Options{Keyspace: "adv", PartitionWarn: 100 << 10, PartitionLimit: 10 << 20})
 	if err != nil {
@@ -89,6 +91,7 @@ func TestAdvisor(t *testing.T) {
 	has("skewed", advise.KindLargePartition, "largest partitions, estimated from Postgres statistics: token ")
 	has("counted", advise.KindMonotonicKey, "partition key id is an integer that grows with the rows written")
 	has("deleted", advise.KindTombstones, "of the rows sampled are deletions holding nothing live")
+	has("deleted", advise.KindTombstones, "partitions holding the most partition and range deletions: token ")
 	if f := found["good"]; len(f) > 0 {
 		t.Errorf("the table that follows the rules has findings: %+v", f)
 	}

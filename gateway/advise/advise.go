@@ -156,6 +156,9 @@ type tableStats struct {
 	sampledRows  float64
 	monotonicKey bool
 	exact        bool // the partition sizes were measured
+	// rangeDeletions are the partitions with the most partition and range
+	// deletions recorded (t$deletions).
+	rangeDeletions []partitionShare
 }
 
 // mergeTop adds partitions to a list of the largest, a partition on
@@ -338,6 +341,22 @@ func readShard(ctx context.Context, pool *pgxpool.Pool, t *pgschema.Table, st *t
 				st.correlation = *corr
 			}
 		}
+		if d := t.DeletionsIdent(); d != "" {
+			drows, _ := tx.Query(ctx, fmt.Sprintf(`SELECT "_token", count(*) FROM %s GROUP BY "_token" ORDER BY 2 DESC LIMIT 3`, d))
+			var found []partitionShare
+			for drows.Next() {
+				var p partitionShare
+				if err := drows.Scan(&p.token, &p.rows); err != nil {
+					break
+				}
+				found = append(found, p)
+			}
+			drows.Close()
+			if err := drows.Err(); err != nil {
+				return err
+			}
+			st.rangeDeletions = mergeTop(st.rangeDeletions, found)
+		}
 		// Rows that hold nothing live: deletions and expired data the
 		// sweeper has not removed yet, from a 1% sample (all rows of a
 		// small table).
@@ -446,6 +465,15 @@ func judge(t *pgschema.Table, st *tableStats, shares []float64, shards []*shardi
 	if st.monotonicKey {
 		add(KindMonotonicKey, "warning", fmt.Sprintf("partition key %s is an integer that grows with the rows written (correlation %.2f with their order, every value distinct)",
 			t.PartitionKey[0].Name, st.correlation), ruleCounterKeys, "Key the rows by a uuid or timeuuid the client makes.")
+	}
+	slices.SortFunc(st.rangeDeletions, func(a, b partitionShare) int { return cmp.Compare(b.rows, a.rows) })
+	if len(st.rangeDeletions) > 0 && st.rangeDeletions[0].rows >= 100 {
+		var parts []string
+		for _, p := range st.rangeDeletions[:min(3, len(st.rangeDeletions))] {
+			parts = append(parts, fmt.Sprintf("token %d: %.0f", p.token, p.rows))
+		}
+		add(KindTombstones, "warning", "partitions holding the most partition and range deletions: "+strings.Join(parts, "; "), ruleTombstones,
+			"Each read of such a partition checks its deletions: bucket the partition by time, so that old slices are dropped whole, or let rows expire with a TTL.")
 	}
 	if st.sampledRows >= 100 {
 		if share := st.deadRows / st.sampledRows; share >= 0.2 {
