@@ -41,7 +41,8 @@ func TestAdvisor(t *testing.T) {
 		"CREATE TABLE adv.skewed (k int, c int, v text, PRIMARY KEY (k, c))",
 		"CREATE TABLE adv.counted (id bigint PRIMARY KEY, v text)",
 		"CREATE TABLE adv.deleted (k int, c int, v text, PRIMARY KEY (k, c))",
-		"CREATE TABLE adv.good (id uuid PRIMARY KEY, v text)")
+		"CREATE TABLE adv.good (id uuid PRIMARY KEY, v text)",
+		"CREATE TABLE adv.expiring (k int, c int, v text, PRIMARY KEY (k, c))")
 	statuses := []string{"new", "paid", "shipped"}
 	fill(t, sess, "INSERT INTO adv.by_status (status, id, note) VALUES (?, ?, 'some order')", 30000,
 		func(i int) []any { return []any{statuses[i%3], i} })
@@ -63,6 +64,9 @@ func TestAdvisor(t *testing.T) {
 		return []any{i % 300, i}
 	})
 	fill(t, sess, "INSERT INTO adv.good (id, v) VALUES (?, 'v')", 3000, func(int) []any { return []any{gocql.TimeUUID()} })
+	// Rows that expire at once and wait for the sweeper.
+	fill(t, sess, "INSERT INTO adv.expiring (k, c, v) VALUES (?, ?, 'v') USING TTL 1", 2000, func(i int) []any { return []any{i % 100, i} })
+	time.Sleep(2100 * time.Millisecond)
 	// A partition sliced away one range at a time: 150 range deletions.
 	fill(t, sess, "DELETE FROM adv.deleted WHERE k = 1000 AND c > ? AND c < ?", 150, func(i int) []any { return []any{i * 10, i*10 + 5} })
 
@@ -92,6 +96,7 @@ func TestAdvisor(t *testing.T) {
 	has("counted", advise.KindMonotonicKey, "partition key id is an integer that grows with the rows written")
 	has("deleted", advise.KindTombstones, "of the rows sampled are deletions holding nothing live")
 	has("deleted", advise.KindTombstones, "partitions holding the most partition and range deletions: token ")
+	has("expiring", advise.KindExpiredWaiting, "100% of the rows sampled expired and wait for the sweeper")
 	if f := found["good"]; len(f) > 0 {
 		t.Errorf("the table that follows the rules has findings: %+v", f)
 	}
@@ -154,8 +159,8 @@ func TestAdvisor(t *testing.T) {
 	if strings.Contains(page, `data-table="adv.good"`) {
 		t.Error("the advice page has findings on the good table")
 	}
-	if rep.Tables != 5 {
-		t.Errorf("%d tables looked at, want 5", rep.Tables)
+	if rep.Tables != 6 {
+		t.Errorf("%d tables looked at, want 6", rep.Tables)
 	}
 	t.Logf("advisor pass over %d tables: %v", rep.Tables, rep.Took)
 }
