@@ -42,7 +42,9 @@ func TestAdvisor(t *testing.T) {
 		"CREATE TABLE adv.counted (id bigint PRIMARY KEY, v text)",
 		"CREATE TABLE adv.deleted (k int, c int, v text, PRIMARY KEY (k, c))",
 		"CREATE TABLE adv.good (id uuid PRIMARY KEY, v text)",
-		"CREATE TABLE adv.expiring (k int, c int, v text, PRIMARY KEY (k, c))")
+		"CREATE TABLE adv.expiring (k int, c int, v text, PRIMARY KEY (k, c))",
+		"CREATE TABLE adv.indexed (id uuid PRIMARY KEY, grp int, v text)",
+		"CREATE INDEX ON adv.indexed (grp)")
 	statuses := []string{"new", "paid", "shipped"}
 	fill(t, sess, "INSERT INTO adv.by_status (status, id, note) VALUES (?, ?, 'some order')", 30000,
 		func(i int) []any { return []any{statuses[i%3], i} })
@@ -64,6 +66,15 @@ func TestAdvisor(t *testing.T) {
 		return []any{i % 300, i}
 	})
 	fill(t, sess, "INSERT INTO adv.good (id, v) VALUES (?, 'v')", 3000, func(int) []any { return []any{gocql.TimeUUID()} })
+	// An index on a column of 10 values over 1,000 rows: each lookup
+	// matches 100 rows, one of which says 'rare'.
+	fill(t, sess, "INSERT INTO adv.indexed (id, grp, v) VALUES (?, ?, ?)", 1000, func(i int) []any {
+		v := "common"
+		if i < 10 {
+			v = "rare"
+		}
+		return []any{gocql.TimeUUID(), i % 10, v}
+	})
 	// Rows that expire at once and wait for the sweeper.
 	fill(t, sess, "INSERT INTO adv.expiring (k, c, v) VALUES (?, ?, 'v') USING TTL 1", 2000, func(i int) []any { return []any{i % 100, i} })
 	time.Sleep(2100 * time.Millisecond)
@@ -97,8 +108,10 @@ func TestAdvisor(t *testing.T) {
 	has("deleted", advise.KindTombstones, "of the rows sampled are deletions holding nothing live")
 	has("deleted", advise.KindTombstones, "partitions holding the most partition and range deletions: token ")
 	has("expiring", advise.KindExpiredWaiting, "100% of the rows sampled expired and wait for the sweeper")
-	if f := found["good"]; len(f) > 0 {
-		t.Errorf("the table that follows the rules has findings: %+v", f)
+	for _, table := range []string{"good", "indexed"} {
+		if f := found[table]; len(f) > 0 {
+			t.Errorf("%s, which follows the rules, has findings: %+v", table, f)
+		}
 	}
 	// Measured rather than estimated: partition 0 of skewed holds 2,500
 	// rows.
@@ -137,6 +150,16 @@ func TestAdvisor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Queries through the index: one that filters the 100 rows a lookup
+	// matches down to one, one that returns them all.
+	for i := range 10 {
+		if err := us.Query("SELECT id FROM adv.indexed WHERE grp = ? AND v = 'rare' ALLOW FILTERING", i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+		if err := us.Query("SELECT id FROM adv.indexed WHERE grp = ?", i).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		metrics := uiPage(t, s, "/metrics")
 		if regexp.MustCompile(`(?m)^cqlpg_advisor_findings\{kind="few_partition_keys"\} [1-9]`).MatchString(metrics) &&
@@ -151,16 +174,26 @@ func TestAdvisor(t *testing.T) {
 	for _, want := range []string{`data-kind="few_partition_keys" data-table="adv.by_status"`, `data-kind="hot_partition_key" data-table="adv.skewed"`,
 		`data-kind="monotonic_key" data-table="adv.counted"`, `data-kind="tombstone_heavy" data-table="adv.deleted"`,
 		`data-kind="large_partition" data-table="adv.skewed"`, `data-kind="hot_partition_traffic" data-table="adv.hotread"`,
-		`data-kind="filtering_query" data-table="adv.hotread"`} {
+		`data-kind="filtering_query" data-table="adv.hotread"`, `data-kind="filtering_query" data-table="adv.indexed"`,
+		`data-kind="index_query" data-table="adv.indexed"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the advice page lacks %s", want)
+		}
+	}
+	// The rows an index lookup reads, from the column's statistics.
+	for _, want := range []string{
+		"WHERE grp = ? AND v = &#39;rare&#39; ALLOW FILTERING&#34;: 10 executions (",
+		"1.0 rows returned each, through index indexed_grp_idx, whose lookups match about 100 rows: 100 rows read per row returned",
+		"100.0 rows returned each, through index indexed_grp_idx, whose lookups match about 100 rows: 1 rows read per row returned"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the advice page lacks %q:\n%s", want, grepLines(page, "indexed"))
 		}
 	}
 	if strings.Contains(page, `data-table="adv.good"`) {
 		t.Error("the advice page has findings on the good table")
 	}
-	if rep.Tables != 6 {
-		t.Errorf("%d tables looked at, want 6", rep.Tables)
+	if rep.Tables != 7 {
+		t.Errorf("%d tables looked at, want 7", rep.Tables)
 	}
 	t.Logf("advisor pass over %d tables: %v", rep.Tables, rep.Took)
 }

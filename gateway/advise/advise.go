@@ -159,6 +159,10 @@ type tableStats struct {
 	// rangeDeletions are the partitions with the most partition and range
 	// deletions recorded (t$deletions).
 	rangeDeletions []partitionShare
+	// perValue is, by index name, the rows one value of the indexed
+	// column matches, summed over the shards (replicas included): what an
+	// index lookup reads.
+	perValue map[string]float64
 }
 
 // mergeTop adds partitions to a list of the largest, a partition on
@@ -341,6 +345,29 @@ func readShard(ctx context.Context, pool *pgxpool.Pool, t *pgschema.Table, st *t
 				st.correlation = *corr
 			}
 		}
+		// What an index lookup reads: a shard's rows over the distinct
+		// values of the indexed column. Collection indexes (keys, values,
+		// entries) have no column statistics to tell.
+		for _, idx := range t.Indexes {
+			c := t.Column(idx.Target())
+			if c == nil || rows == 0 {
+				continue
+			}
+			var nd float64
+			if err := tx.QueryRow(ctx, `SELECT n_distinct FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = $3`,
+				t.PGSchema, t.PGName, c.PGName).Scan(&nd); err != nil {
+				continue
+			}
+			if nd < 0 {
+				nd = -nd * rows
+			}
+			if nd >= 1 {
+				if st.perValue == nil {
+					st.perValue = map[string]float64{}
+				}
+				st.perValue[idx.Name] += rows / nd
+			}
+		}
 		if d := t.DeletionsIdent(); d != "" {
 			drows, _ := tx.Query(ctx, fmt.Sprintf(`SELECT "_token", count(*) FROM %s GROUP BY "_token" ORDER BY 2 DESC LIMIT 3`, d))
 			var found []partitionShare
@@ -504,21 +531,28 @@ func sizeText(b float64) string {
 const ruleIndexes = "Model tables on queries, and keep secondary indexes and ALLOW FILTERING for rare queries: each reads rows of many partitions, on every shard, for the few it returns."
 
 // queryFinding reports a filtering or indexed query: its rate, the rows
-// it returns, and, for a filtering scan, the rows of the table it reads
-// for each one it returns.
+// it returns, and the rows it reads for each one it returns: the rows an
+// index lookup matches, or, for a filtering scan, the table's rows.
 func queryFinding(q QueryStats, st *tableStats) Finding {
 	secs := max(time.Since(q.Since).Seconds(), 1)
 	perExec := float64(q.Rows) / float64(q.Executions)
 	f := Finding{Severity: "warning", Keyspace: q.Keyspace, Table: q.Table, Rule: ruleIndexes,
 		Advice: "Make a table keyed by what the query restricts, written beside this one, and read that partition instead."}
 	evidence := fmt.Sprintf("%q: %d executions (%.2f a second), %.1f rows returned each", q.Query, q.Executions, float64(q.Executions)/secs, perExec)
+	f.Kind = KindIndexQuery
 	if q.Filtering {
 		f.Kind = KindFilteringQuery
+	}
+	switch perValue, ok := st.perValue[q.Index]; {
+	case q.Index != "" && ok:
+		scanned := perValue / st.rf
+		evidence += fmt.Sprintf(", through index %s, whose lookups match about %.0f rows: %.0f rows read per row returned",
+			q.Index, scanned, scanned/max(perExec, 1))
+	case q.Index != "":
+		evidence += ", through index " + q.Index
+	default:
 		scanned := st.rows / st.rf
 		evidence += fmt.Sprintf(", each reading the table's %.0f rows: %.0f rows read per row returned", scanned, scanned/max(perExec, 1))
-	} else {
-		f.Kind = KindIndexQuery
-		evidence += ", through index " + q.Index
 	}
 	f.Evidence = evidence
 	return f
