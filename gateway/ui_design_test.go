@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -128,6 +129,30 @@ func TestUIDesign(t *testing.T) {
 	for _, p := range parts {
 		if strings.Contains(p.rows, "Groves") && !strings.Contains(p.rows, "Jayco 2023 300 Groves Jayco 2023 120 Matthews") {
 			t.Errorf("rows of (Jayco, 2023) not by points DESC: %s", p.rows)
+		}
+	}
+
+	// The same rows as INSERT statements place the same partitions, rows
+	// in the same order.
+	inserts := `INSERT INTO ui_design.cyclist_by_team (team, year, name, points) VALUES ('Jayco', 2023, 'Matthews', 120);
+		INSERT INTO ui_design.cyclist_by_team (team, year, name, points) VALUES ('Jayco', 2023, 'Groves', 300);
+		INSERT INTO ui_design.cyclist_by_team JSON '{"team": "Jayco", "year": 2024, "name": "Durbridge", "points": 40}';
+		insert into ui_design.cyclist_by_team (team, year, name, points) values ('UAE', 2023, 'Pogacar', 900)`
+	fromInserts := designPartitions(uiPost(t, addr, "/ui/design", url.Values{"ddl": {ddl}, "rf": {"2"}, "rows": {inserts}}))
+	if fmt.Sprint(fromInserts) != fmt.Sprint(parts) {
+		t.Errorf("INSERTs place\n%v\nCSV places\n%v", fromInserts, parts)
+	}
+	for rows, want := range map[string]string{
+		"INSERT INTO ui_design.cyclist_by_team (team, year, name, points) VALUES ('Jayco', ?, 'x', 1)": "sample rows, INSERT 1: the value of year is not a constant",
+		"INSERT INTO ui_design.cyclist_by_team (team, year, name, points) VALUES ('Jayco', 2023, 'x', 1); " +
+			"INSERT INTO ui_design.cyclist_by_team (team, year, name, points) VALUES ('Jayco', 'x', 'x', 1)": `sample rows, INSERT 2: Invalid STRING constant (x) for "year" of type int`,
+		"INSERT INTO ui_design.cyclist_by_team (team, name, points) VALUES ('Jayco', 'x', 1)":                   "sample rows, INSERT 1: Some partition key parts are missing: year",
+		"INSERT INTO ui_design.other (k) VALUES (1)":                                                            "sample rows, INSERT 1: table other does not exist",
+		`INSERT INTO ui_design.cyclist_by_team JSON '{"team": "x", "year": 1, "name": "x", "points": 1}'; oops`: "sample rows, INSERT 2: line 1:97 no viable alternative at input 'oops'",
+	} {
+		page := uiPost(t, addr, "/ui/design", url.Values{"ddl": {ddl}, "rows": {rows}})
+		if got := html.UnescapeString(textOf(t, page, "error")); got != want {
+			t.Errorf("sample INSERTs %q: %q, want %q", rows, got, want)
 		}
 	}
 

@@ -30,6 +30,29 @@ func Parse(cql string) (*Parsed, error) {
 	return &Parsed{Statement: stmt, MarkerNames: p.markers}, nil
 }
 
+// ParseScript parses statements separated by semicolons.
+func ParseScript(cql string) ([]*Parsed, error) {
+	p := &parser{s: newScanner(cql)}
+	p.tok = p.s.next()
+	var out []*Parsed
+	for p.acceptPunct(";") {
+	}
+	for p.tok.kind != tokEOF {
+		p.markers = nil
+		stmt, err := p.statement()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, &Parsed{Statement: stmt, MarkerNames: p.markers})
+		if !p.acceptPunct(";") && p.tok.kind != tokEOF {
+			return out, p.unexpected("")
+		}
+		for p.acceptPunct(";") {
+		}
+	}
+	return out, nil
+}
+
 // parser is a recursive-descent parser over the scanner's tokens, with
 // unbounded lookahead for the few places CQL needs it.
 type parser struct {

@@ -573,3 +573,19 @@ func TestParseInvalid(t *testing.T) {
 		})
 	}
 }
+
+func TestParseScript(t *testing.T) {
+	stmts, err := ParseScript(";; USE a; INSERT INTO t (k) VALUES (?) ;\n SELECT * FROM t WHERE k = :k;;")
+	if err != nil || len(stmts) != 3 {
+		t.Fatalf("%d statements, %v", len(stmts), err)
+	}
+	if _, ok := stmts[1].Statement.(*InsertStmt); !ok || len(stmts[1].MarkerNames) != 1 || stmts[2].MarkerNames[0] != "k" {
+		t.Errorf("statements %#v, markers %q %q", stmts[1].Statement, stmts[1].MarkerNames, stmts[2].MarkerNames)
+	}
+	if stmts, err := ParseScript("USE a USE b"); err == nil || len(stmts) != 1 {
+		t.Errorf("two statements without a semicolon: %d, %v", len(stmts), err)
+	}
+	if stmts, err := ParseScript(" ; "); err != nil || len(stmts) != 0 {
+		t.Errorf("no statement: %d, %v", len(stmts), err)
+	}
+}

@@ -174,7 +174,7 @@ func (q *uiRequest) designView() (any, error) {
 	for _, c := range t.Columns {
 		page.Columns = append(page.Columns, c.Name)
 	}
-	rows, err := designRows(t, page.Rows, page.Generate)
+	rows, err := designRows(t, schema, page.Rows, page.Generate)
 	if err != nil {
 		page.Error = err.Error()
 	}
@@ -227,15 +227,18 @@ func (q *uiRequest) designTable(page *designPage) (*pgschema.Table, *pgschema.Sc
 	return t, schema, nil
 }
 
-// designRows reads the sample rows: CSV with a header of column names, or
-// rows generated as spec says ("N" rows, then "column distinct [skewed]"
-// lines).
-func designRows(t *pgschema.Table, text, spec string) ([][][]byte, error) {
+// designRows reads the sample rows: INSERT statements, CSV with a header
+// of column names, or rows generated as spec says ("N" rows, then
+// "column distinct [skewed]" lines).
+func designRows(t *pgschema.Table, schema *pgschema.Schema, text, spec string) ([][][]byte, error) {
 	if strings.TrimSpace(spec) != "" {
 		return generateRows(t, spec)
 	}
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
+	}
+	if first, _, _ := strings.Cut(strings.TrimSpace(text), " "); strings.EqualFold(first, "INSERT") {
+		return insertedRows(t, schema, text)
 	}
 	r := csv.NewReader(strings.NewReader(text))
 	r.TrimLeadingSpace = true
@@ -273,6 +276,30 @@ func designRows(t *pgschema.Table, text, spec string) ([][][]byte, error) {
 			return rows, fmt.Errorf("sample rows, line %d: %v", line, err)
 		}
 		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// insertedRows reads sample rows given as INSERT statements into t, with
+// constant values.
+func insertedRows(t *pgschema.Table, schema *pgschema.Schema, text string) ([][][]byte, error) {
+	stmts, err := translate.ParseScript(text)
+	if err == nil && len(stmts) > designLimit {
+		stmts = stmts[:designLimit]
+	}
+	var rows [][][]byte
+	for i, parsed := range stmts {
+		into, row, err := translate.ConstantRow(parsed, t.Keyspace, schema)
+		if err != nil {
+			return rows, fmt.Errorf("sample rows, INSERT %d: %v", i+1, err)
+		}
+		if into != t {
+			return rows, fmt.Errorf("sample rows, INSERT %d: it writes %s, not %s", i+1, into.QualifiedName(), t.QualifiedName())
+		}
+		rows = append(rows, row)
+	}
+	if err != nil {
+		return rows, fmt.Errorf("sample rows, INSERT %d: %v", len(stmts)+1, err)
 	}
 	return rows, nil
 }
