@@ -705,7 +705,7 @@ func TestAuthPythonDriver(t *testing.T) {
 
 // BenchmarkAuthLogin measures a connection's handshake, STARTUP to READY
 // or AUTH_SUCCESS: without authentication, with a login checked by the
-// shard's bcrypt (cold), and with one remembered from a moment ago.
+// gateway's bcrypt (cold), and with one remembered from a moment ago.
 func BenchmarkAuthLogin(b *testing.B) {
 	for _, bc := range []struct {
 		name     string

@@ -5,6 +5,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/cqlpg/cqlpg/gateway/exec"
+	"github.com/cqlpg/cqlpg/translate"
 )
 
 // DropBatchParts makes the gateway leave the parts of logged batches for
@@ -69,3 +72,31 @@ func (s *Server) RingVersion() int64 { return s.cluster.RingVersion() }
 
 // SpeculativeReads counts the replicas asked by speculative retry.
 func (s *Server) SpeculativeReads() int { return counterValue(s.env.Metrics.SpeculativeReads) }
+
+// CachedStatements returns the text of every statement in the statement
+// cache, and the passwords the plans of role statements hold.
+func (s *Server) CachedStatements() (texts, passwords []string) {
+	c := s.env.Cache
+	c.Mu.RLock()
+	defer c.Mu.RUnlock()
+	for _, m := range []map[[16]byte]*exec.Statement{c.ByID, c.ByText} {
+		for _, st := range m {
+			texts = append(texts, st.Query)
+			a, ok := st.Plan.(*translate.Auth)
+			if !ok {
+				continue
+			}
+			var o *translate.RoleOptions
+			switch r := a.Statement.(type) {
+			case *translate.CreateRoleStmt:
+				o = &r.Options
+			case *translate.AlterRoleStmt:
+				o = &r.Options
+			}
+			if o != nil && o.Password != nil {
+				passwords = append(passwords, *o.Password)
+			}
+		}
+	}
+	return texts, passwords
+}

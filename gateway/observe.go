@@ -155,7 +155,7 @@ func (c *conn) endTrace(tr *exec.TraceSession, err error) {
 }
 
 // traceParameters decodes what a session row shows of a request: the
-// query, its consistency levels and page size. The body is decoded anew,
+// query, with any password masked, its consistency levels and page size. The body is decoded anew,
 // as tracing is rare and the handlers decode without keeping anything.
 func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string {
 	d := cqlwire.Decoder{B: body}
@@ -166,10 +166,10 @@ func (c *conn) traceParameters(h cqlwire.Header, body []byte) map[string]string 
 	var q cqlwire.QueryParams
 	switch h.Opcode {
 	case cqlwire.OpQuery:
-		params["query"] = string(d.LongString())
+		params["query"] = sharding.Redact(string(d.LongString()))
 		d.QueryParams(&q, c.version)
 	case cqlwire.OpPrepare:
-		params["query"] = string(d.LongString())
+		params["query"] = sharding.Redact(string(d.LongString()))
 		return params
 	case cqlwire.OpExecute:
 		id := d.ShortBytes()

@@ -26,38 +26,23 @@ type Grant struct {
 	Permissions []string
 }
 
-// AuthReady checks that the shard can hash passwords: pgcrypto, which the
-// catalog migration installs when it may, must be there.
-func AuthReady(ctx context.Context, q Querier) error {
-	var schema string
-	if err := q.QueryRow(ctx, `SELECT cqlpg.pgcrypto_schema()`).Scan(&schema); err != nil {
-		return fmt.Errorf("password hashing: %w", err)
-	}
-	return nil
-}
-
-// HashPassword returns a bcrypt hash of password with a new salt, computed
-// by the shard.
-func HashPassword(ctx context.Context, q Querier, password string) (string, error) {
-	var hash string
-	if err := q.QueryRow(ctx, `SELECT cqlpg.password_hash($1)`, password).Scan(&hash); err != nil {
-		return "", fmt.Errorf("hash password: %w", err)
-	}
-	return hash, nil
-}
-
-// Login checks a role's password: found says whether the role exists with
-// a password that matches, and login whether it may log in.
-func Login(ctx context.Context, q Querier, role, password string) (found, login bool, err error) {
-	err = q.QueryRow(ctx, `SELECT can_login, cqlpg.password_matches($2, salted_hash) FROM cqlpg.roles WHERE role = $1`,
-		role, password).Scan(&login, &found)
+// LoginHash reads what checking a role's login needs: its password hash
+// (empty when it has none) and whether it may log in; found is false
+// when there is no such role. The password is checked by the gateway, so
+// that it never reaches a shard.
+func LoginHash(ctx context.Context, q Querier, role string) (hash string, login, found bool, err error) {
+	var h *string
+	err = q.QueryRow(ctx, `SELECT can_login, salted_hash FROM cqlpg.roles WHERE role = $1`, role).Scan(&login, &h)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, false, nil
+		return "", false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("check password: %w", err)
+		return "", false, false, fmt.Errorf("read role %s: %w", role, err)
 	}
-	return found, login, nil
+	if h != nil {
+		hash = *h
+	}
+	return hash, login, true, nil
 }
 
 // LoadRoles reads every role, sorted by name.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/advise"
+	"github.com/cqlpg/cqlpg/gateway/auth"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 )
@@ -65,6 +66,7 @@ type config struct {
 	ShardConns           int
 	Auth                 bool
 	SuperuserPassword    string
+	PasswordCost         int
 	TLSCert              string
 	TLSKey               string
 	TLSClientCA          string
@@ -186,6 +188,9 @@ var settings = []setting{
 		help: "`password` of the default superuser cassandra, " +
 			"created when --auth first runs on shards without roles (default: a random one, logged once)",
 		field: func(c *config) any { return &c.SuperuserPassword }},
+	{name: "password-cost", key: "auth.password_cost", def: "10",
+		help:  "bcrypt's cost (log2 of its rounds) for the passwords roles are given; the gateway hashes them, and only hashes reach the shards",
+		field: func(c *config) any { return &c.PasswordCost }},
 	{name: "tls-cert", key: "tls.cert", help: "PEM `file` of the CQL listener's TLS certificate; with it the listener speaks TLS only",
 		field: func(c *config) any { return &c.TLSCert }},
 	{name: "tls-key", key: "tls.key", help: "PEM `file` of the TLS certificate's private key",
@@ -531,6 +536,9 @@ func (c *config) validate(from origins) error {
 	if c.SuperuserPassword == redacted {
 		bad("superuser-password", "%s is the placeholder of a printed configuration; give the real password", redacted)
 	}
+	if c.PasswordCost < auth.MinPasswordCost || c.PasswordCost > auth.MaxPasswordCost {
+		bad("password-cost", "%d is outside %d..%d", c.PasswordCost, auth.MinPasswordCost, auth.MaxPasswordCost)
+	}
 	if c.SuperuserPassword != "" && !c.Auth {
 		bad("superuser-password", "needs authentication on (--auth)")
 	}
@@ -581,7 +589,7 @@ func (c *config) gateway() gateway.Config {
 		BatchSizeWarn: c.BatchSizeWarn, BatchSizeFail: c.BatchSizeFail,
 		Sweep:     repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:  cluster.GatewaysConfig{Address: c.BroadcastAddress},
-		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword},
+		Auth:      gateway.AuthConfig{Enabled: c.Auth, SuperuserPassword: c.SuperuserPassword, PasswordCost: c.PasswordCost},
 		SlowQuery: c.SlowQuery,
 		Origin:    c.origin(),
 		Advise:    advise.Options{PartitionWarn: c.AdvisePartitionWarn, PartitionLimit: c.AdvisePartitionLimit},

@@ -42,7 +42,7 @@ func TestConfigDefaults(t *testing.T) {
 		Datacenter: "datacenter1", Rack: "rack1", NumTokens: 16,
 		WriteTimeout: 2 * time.Second, CounterWriteTimeout: 5 * time.Second, CASContentionTimeout: time.Second, ReadTimeout: 5 * time.Second,
 		RangeTimeout: 10 * time.Second, RequestTimeout: 12 * time.Second,
-		MaxFrameSize: 256 << 20, ShardConns: 4, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
+		MaxFrameSize: 256 << 20, ShardConns: 4, PasswordCost: 10, LogFormat: "text", LogLevel: "info", ShutdownGrace: 30 * time.Second,
 		MaxConnections: 1024, MaxRequestsPerConn: 1024, MaxRequests: 16384,
 		BatchSizeWarn: 5 << 10, BatchSizeFail: 50 << 10,
 		ReadFrom: "origin", DualWriteFailures: "log",
@@ -209,7 +209,7 @@ advise: {interval: 0s, partition_warn: 1MiB}
 		BatchSizeWarn: 1 << 10, BatchSizeFail: 2 << 10,
 		Sweep:          repair.SweepConfig{Interval: gateway.DefaultSweepInterval},
 		Gateways:       cluster.GatewaysConfig{Address: "10.1.2.3"},
-		Auth:           gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret"},
+		Auth:           gateway.AuthConfig{Enabled: true, SuperuserPassword: "s3cret", PasswordCost: 10},
 		SlowQuery:      100 * time.Millisecond,
 		AdviseInterval: -1, // 0s: never
 		Advise:         advise.Options{PartitionWarn: 1 << 20, PartitionLimit: 100 << 20},

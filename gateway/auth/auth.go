@@ -50,6 +50,9 @@ type Config struct {
 	// turns the limit off.
 	MaxFailedLogins   int
 	FailedLoginWindow time.Duration
+	// PasswordCost is bcrypt's cost for the passwords CREATE and ALTER
+	// ROLE set: DefaultPasswordCost (10) unless given.
+	PasswordCost int
 }
 
 func (c *Config) SetDefaults() {
@@ -64,6 +67,9 @@ func (c *Config) SetDefaults() {
 	}
 	if c.FailedLoginWindow <= 0 {
 		c.FailedLoginWindow = time.Minute
+	}
+	if c.PasswordCost == 0 {
+		c.PasswordCost = DefaultPasswordCost
 	}
 }
 
@@ -103,6 +109,9 @@ type Authenticator struct {
 	macKey [32]byte
 	credMu sync.Mutex
 	creds  map[string]credential
+	// checking holds the logins being checked, by role and digest, so
+	// that a driver opening its connections at once pays for one bcrypt.
+	checking map[string]*loginCheck
 	// access caches each role's roles and permissions (access.go).
 	access sync.Map // role name → *accessEntry
 	// generation changes with every role or permission change made
@@ -134,19 +143,24 @@ type credential struct {
 	expires time.Time
 }
 
-// New checks that every shard of cl can hash passwords and creates the
-// default superuser on shards without roles. requestTimeout bounds the
-// catalog reads of a request's permission check.
+// loginCheck is a login being checked; done closes when err is set.
+type loginCheck struct {
+	done chan struct{}
+	err  error
+}
+
+// New creates the default superuser on shards without roles.
+// requestTimeout bounds the catalog reads of a request's permission
+// check.
 func New(ctx context.Context, cfg Config, cl *cluster.Cluster, requestTimeout time.Duration, log *slog.Logger) (*Authenticator, error) {
-	a := &Authenticator{cluster: cl, log: log, requestTimeout: requestTimeout, cfg: cfg,
-		creds: map[string]credential{}, failed: map[string]*loginFailures{}}
-	if _, err := rand.Read(a.macKey[:]); err != nil {
+	cfg.SetDefaults()
+	if _, err := HashPassword("", cfg.PasswordCost); err != nil {
 		return nil, err
 	}
-	for i, pool := range cl.Control() {
-		if err := pgschema.AuthReady(ctx, pool); err != nil {
-			return nil, fmt.Errorf("authentication on shard %d: %w", i, err)
-		}
+	a := &Authenticator{cluster: cl, log: log, requestTimeout: requestTimeout, cfg: cfg,
+		creds: map[string]credential{}, checking: map[string]*loginCheck{}, failed: map[string]*loginFailures{}}
+	if _, err := rand.Read(a.macKey[:]); err != nil {
+		return nil, err
 	}
 	if err := a.createSuperuser(ctx); err != nil {
 		return nil, err
@@ -179,7 +193,7 @@ func (a *Authenticator) createSuperuser(ctx context.Context) error {
 		}
 		password, generated = base64.RawURLEncoding.EncodeToString(b[:]), true
 	}
-	hash, err := pgschema.HashPassword(ctx, control[0], password)
+	hash, err := a.HashPassword(password)
 	if err != nil {
 		return err
 	}
@@ -293,35 +307,73 @@ func SASLPlain(token []byte) (user, password string, err error) {
 
 // login checks a role's password, from the remembered logins when it was
 // verified recently: a login then costs no bcrypt and no round trip.
+// Logins of the same role and password that arrive while one is checked
+// wait for its answer.
 func (a *Authenticator) login(ctx context.Context, user, password string) error {
 	mac := a.digest(user, password)
 	now := time.Now()
+	key := user + "\x00" + string(mac[:])
 	a.credMu.Lock()
 	cred, ok := a.creds[user]
-	a.credMu.Unlock()
 	if ok && now.Before(cred.expires) && hmac.Equal(cred.mac[:], mac[:]) {
+		a.credMu.Unlock()
 		return nil
 	}
+	if c, ok := a.checking[key]; ok {
+		a.credMu.Unlock()
+		select {
+		case <-c.done:
+			return c.err
+		case <-ctx.Done():
+			return &Error{msg: "Unable to perform authentication: " + ctx.Err().Error()}
+		}
+	}
+	c := &loginCheck{done: make(chan struct{})}
+	a.checking[key] = c
+	a.credMu.Unlock()
+
+	c.err = a.checkLogin(ctx, user, password)
+	a.credMu.Lock()
+	delete(a.checking, key)
+	if c.err == nil {
+		a.creds[user] = credential{mac: mac, expires: now.Add(a.cfg.CredentialsValidity)}
+	}
+	a.credMu.Unlock()
+	close(c.done)
+	return c.err
+}
+
+// checkLogin checks a role's password against the hash the shards hold.
+func (a *Authenticator) checkLogin(ctx context.Context, user, password string) error {
+	var hash string
 	var found, canLogin bool
 	err := a.Read(ctx, func(q pgschema.Querier) error {
 		var err error
-		found, canLogin, err = pgschema.Login(ctx, q, user, password)
+		hash, canLogin, found, err = pgschema.LoginHash(ctx, q, user)
 		return err
 	})
 	if err != nil {
 		a.log.Error("cannot check a login", "role", user, "err", err)
 		return &Error{msg: "Unable to perform authentication: no shard could check the credentials"}
 	}
-	if !found {
+	if !found || !PasswordMatches(hash, password) {
 		return &Error{msg: fmt.Sprintf("Provided username %s and/or password are incorrect", user), BadCredentials: true}
 	}
 	if !canLogin {
 		return &Error{msg: fmt.Sprintf("%s is not permitted to log in", user), BadCredentials: true}
 	}
-	a.credMu.Lock()
-	a.creds[user] = credential{mac: mac, expires: now.Add(a.cfg.CredentialsValidity)}
-	a.credMu.Unlock()
 	return nil
+}
+
+// HashPassword hashes a password that CREATE or ALTER ROLE sets, at the
+// configured cost; without authentication (a nil receiver), at the
+// default cost.
+func (a *Authenticator) HashPassword(password string) (string, error) {
+	cost := DefaultPasswordCost
+	if a != nil {
+		cost = a.cfg.PasswordCost
+	}
+	return HashPassword(password, cost)
 }
 
 // Login checks a role's password for a client at host, by the same rules

@@ -170,21 +170,43 @@ func roleResource(name string) translate.Resource {
 var allRoles = translate.Resource{Kind: translate.AllRolesResource}
 
 // hashPassword returns the hash to store for a statement's password
-// option, computed once by a shard; nil when the statement sets none.
-func (x *authExec) hashPassword(ctx context.Context, o *translate.RoleOptions) (*string, error) {
+// option, nil when the statement sets none. Planning hashed the password
+// already (sealPassword).
+func (x *authExec) hashPassword(_ context.Context, o *translate.RoleOptions) (*string, error) {
 	switch {
 	case o.HashedPassword != nil:
 		return o.HashedPassword, nil
 	case o.Password == nil:
 		return nil, nil
 	}
-	var hash string
-	err := x.a.Read(ctx, func(q pgschema.Querier) error {
-		var err error
-		hash, err = pgschema.HashPassword(ctx, q, *o.Password)
-		return err
-	})
+	hash, err := x.a.HashPassword(*o.Password)
 	return &hash, err
+}
+
+// sealPassword replaces the password a role statement's plan sets by its
+// hash, so that the plan holds no password, and reports whether it did.
+// The gateway hashes passwords itself: only hashes reach the shards.
+func (v *Env) sealPassword(p translate.Plan) (bool, error) {
+	a, ok := p.(*translate.Auth)
+	if !ok {
+		return false, nil
+	}
+	var o *translate.RoleOptions
+	switch s := a.Statement.(type) {
+	case *translate.CreateRoleStmt:
+		o = &s.Options
+	case *translate.AlterRoleStmt:
+		o = &s.Options
+	}
+	if o == nil || o.Password == nil {
+		return false, nil
+	}
+	hash, err := v.Auth.HashPassword(*o.Password)
+	if err != nil {
+		return false, err
+	}
+	o.Password, o.HashedPassword = nil, &hash
+	return true, nil
 }
 
 func (x *authExec) createRole(ctx context.Context, s *translate.CreateRoleStmt) error {

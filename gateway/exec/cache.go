@@ -51,6 +51,11 @@ type Statement struct {
 	resultID [16]byte
 	// Kind is the statement's kind, for the requests' metrics.
 	Kind Kind
+	// reusable is set when QUERY finds the plan by its text (cacheable);
+	// sealed when planning replaced the password the statement sets with
+	// its hash (sealPassword): Query then has the password masked, and
+	// the plan is never made again from it.
+	reusable, sealed bool
 	// prepared is set once a client has prepared the statement: a v5
 	// client executing the id of an older shape of it is then told of its
 	// result metadata instead of UNPREPARED (bindExecute).
@@ -250,10 +255,18 @@ func (v *Env) plan(text [16]byte, keyspace, query string, schema *pgschema.Schem
 	if err != nil {
 		return nil, err
 	}
+	sealed, err := v.sealPassword(plan)
+	if err != nil {
+		return nil, err
+	}
+	if sealed {
+		query = sharding.Redact(query)
+	}
 	st := &Statement{Id: preparedID(text, plan.Meta()), text: text, Keyspace: keyspace, Query: query, Plan: plan,
-		version: schema.Version, resultID: cqlwire.ResultMetadataID(plan.Meta().Result), Kind: kindOf(parsed.Statement, plan)}
+		version: schema.Version, resultID: cqlwire.ResultMetadataID(plan.Meta().Result), Kind: kindOf(parsed.Statement, plan),
+		reusable: cacheable(plan) && !sealed, sealed: sealed}
 	compile(st)
-	if cacheable(plan) {
+	if st.reusable {
 		v.Cache.put(st)
 	}
 	return st, nil
@@ -278,7 +291,7 @@ func (v *Env) replan(st *Statement) (*Statement, error) {
 // cached for its text, planned if none is.
 func (v *Env) latest(st *Statement) (*Statement, error) {
 	schema := v.Cluster.Schema()
-	if st.version == schema.Version {
+	if st.version == schema.Version || st.sealed {
 		return st, nil
 	}
 	if fresh := v.Cache.get(st.text); fresh != nil && fresh.version == schema.Version {

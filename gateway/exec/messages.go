@@ -76,8 +76,8 @@ func (v *Env) PrepareMessage(s Session, d *cqlwire.Decoder, resp *[]byte) error 
 	if err != nil {
 		return err
 	}
-	if !cacheable(st.Plan) {
-		// EXECUTE must find it even though it is planned afresh each time.
+	if !st.reusable {
+		// EXECUTE must find it even though QUERY plans it afresh each time.
 		v.Cache.put(st)
 	}
 	st.prepared.Store(true)
