@@ -38,7 +38,7 @@ const maxPipeline = 16
 // consistency level cannot get, as Cassandra's failure detector lets it.
 type Pool struct {
 	name   string
-	config *pgconn.Config
+	config *connConfig
 	queue  chan *Op
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -89,10 +89,6 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Null {
 		return NewFuncPool(cfg.Name, func(*Op) error { return nil }), nil
 	}
-	pc, err := pgconn.ParseConfig(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("shard %s: %w", cfg.Name, err)
-	}
 	if cfg.Conns <= 0 {
 		cfg.Conns = 4
 	}
@@ -107,8 +103,13 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	// default), which would mark the shard down for one slow statement;
 	// only a server that does not answer the cancel within
 	// cancelDeadlineDelay loses the connection.
-	pc.BuildContextWatcherHandler = func(conn *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: cancelDeadlineDelay}
+	pc, err := newConnConfig(cfg.URL, func(pc *pgconn.Config) {
+		pc.BuildContextWatcherHandler = func(conn *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: conn, DeadlineDelay: cancelDeadlineDelay}
+		}
+	}, cfg.Log.With("shard", cfg.Name))
+	if err != nil {
+		return nil, fmt.Errorf("shard %s: %w", cfg.Name, err)
 	}
 	p := &Pool{name: cfg.Name, config: pc, queue: make(chan *Op, MaxQueued), stop: make(chan struct{}),
 		log: cfg.Log.With("shard", cfg.Name), timeout: cfg.Timeout, onChange: cfg.OnChange, conns: cfg.Conns,
@@ -197,7 +198,7 @@ func (p *Pool) probe() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		conn, err := pgconn.ConnectConfig(ctx, p.config)
+		conn, err := pgconn.ConnectConfig(ctx, p.config.get())
 		if err == nil {
 			err = conn.Exec(ctx, "SELECT 1").Close()
 			conn.Close(ctx)

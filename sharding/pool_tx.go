@@ -168,7 +168,7 @@ func (p *Pool) txConn(ctx context.Context) (*txConn, error) {
 		break
 	}
 	downs := p.downs.Load()
-	conn, err := pgconn.ConnectConfig(ctx, p.config)
+	conn, err := pgconn.ConnectConfig(ctx, p.config.get())
 	if err != nil {
 		if ctx.Err() == nil {
 			p.markDown(err)

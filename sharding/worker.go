@@ -214,7 +214,7 @@ func (w *worker) run() {
 	}
 	if w.conn == nil {
 		downs := w.pool.downs.Load()
-		conn, err := pgconn.ConnectConfig(ctx, w.pool.config)
+		conn, err := pgconn.ConnectConfig(ctx, w.pool.config.get())
 		if err != nil {
 			w.pool.markDown(err)
 			w.fail(&ShardError{Shard: w.pool.name, Err: err, Unsent: true})

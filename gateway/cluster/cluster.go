@@ -119,7 +119,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 	for i, sc := range cfg.Shards {
 		urls[i] = sc.URL
 	}
-	given, down, err := openMembers(ctx, urls)
+	given, down, err := openMembers(ctx, urls, log)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +174,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger, onChange func(shard
 
 // openControl migrates the catalog of each shard at urls and opens its
 // control pool, all at once; every shard must answer.
-func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
-	pools, down, err := openMembers(ctx, urls)
+func openControl(ctx context.Context, urls []string, log *slog.Logger) ([]*pgxpool.Pool, error) {
+	pools, down, err := openMembers(ctx, urls, log)
 	if err == nil {
 		if err = errors.Join(down...); err != nil {
 			for _, p := range pools {
@@ -192,7 +192,7 @@ func openControl(ctx context.Context, urls []string) ([]*pgxpool.Pool, error) {
 // back), and down holds why (nil for the members up). It fails for other
 // errors. A cluster opens
 // with a member down, as a Cassandra coordinator starts with a node down.
-func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []error, error) {
+func openMembers(ctx context.Context, urls []string, log *slog.Logger) ([]*pgxpool.Pool, []error, error) {
 	pools := make([]*pgxpool.Pool, len(urls))
 	down := make([]error, len(urls))
 	errs := make([]error, len(urls))
@@ -208,7 +208,7 @@ func openMembers(ctx context.Context, urls []string) ([]*pgxpool.Pool, []error, 
 				errs[i] = fmt.Errorf("shard %d: %w", i, err)
 				return
 			}
-			pc, err := pgxpool.ParseConfig(pgschema.GatewayConnString(url))
+			pc, err := sharding.ParsePoolConfig(pgschema.GatewayConnString(url), log)
 			if err == nil {
 				pc.MaxConns = 4
 				pools[i], err = pgxpool.NewWithConfig(ctx, pc)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -71,7 +72,7 @@ func (c *Cluster) Join(ctx context.Context, url string, o JoinOptions) error {
 	if err != nil {
 		return err
 	}
-	to, node, err := openJoiner(ctx, url)
+	to, node, err := openJoiner(ctx, url, c.log)
 	if err != nil {
 		return err
 	}
@@ -115,8 +116,8 @@ func (c *Cluster) Join(ctx context.Context, url string, o JoinOptions) error {
 
 // openJoiner opens the control pool of the shard at url and reads its
 // identity, if it has one.
-func openJoiner(ctx context.Context, url string) (*pgxpool.Pool, *pgschema.Node, error) {
-	pools, err := openControl(ctx, []string{url})
+func openJoiner(ctx context.Context, url string, log *slog.Logger) (*pgxpool.Pool, *pgschema.Node, error) {
+	pools, err := openControl(ctx, []string{url}, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the new shard: %w", err)
 	}

@@ -98,7 +98,7 @@ func (c *Cluster) membership(ctx context.Context, cfg Config, down []error) ([]p
 		for k, j := range missing {
 			found[k] = urls[j]
 		}
-		opened, _, err := openMembers(ctx, found)
+		opened, _, err := openMembers(ctx, found, c.log)
 		if err != nil {
 			c.ring.Store(nil)
 			for _, p := range pools {
@@ -155,7 +155,7 @@ func (c *Cluster) recordMembers(ctx context.Context, cfg Config, given []*pgxpoo
 // keyspace. A shard joining the cluster takes the catalog this way before
 // any data.
 func (c *Cluster) CopyCatalog(ctx context.Context, url string) error {
-	pools, err := openControl(ctx, []string{url})
+	pools, err := openControl(ctx, []string{url}, c.log)
 	if err != nil {
 		return err
 	}

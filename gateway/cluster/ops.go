@@ -379,7 +379,7 @@ func (c *Cluster) Replace(ctx context.Context, name, url string, o JoinOptions) 
 	if err != nil {
 		return err
 	}
-	to, node, err := openJoiner(ctx, url)
+	to, node, err := openJoiner(ctx, url, c.log)
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func (c *Cluster) CheckRing(ctx context.Context) (bool, error) {
 			continue
 		}
 		urls[j] = pgschema.MemberURL(m.Address, c.cfg.Shards[0].URL)
-		opened, err := openControl(ctx, urls[j:j+1])
+		opened, err := openControl(ctx, urls[j:j+1], c.log)
 		if err != nil {
 			for k := range j {
 				if _, old := byHost[members[k].HostID]; !old && control[k] != nil {

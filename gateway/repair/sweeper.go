@@ -15,6 +15,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
+	"github.com/cqlpg/cqlpg/sharding"
 )
 
 // SweepConfig sets how the sweeper removes expired data and old
@@ -222,7 +223,7 @@ func (w *Sweeper) sweepShard(ctx context.Context, sh *shardSweep, parts []sweepP
 	st.Shard = sh.name
 	defer func() { st.Duration = time.Since(start) }()
 	if sh.pool == nil {
-		pc, err := pgxpool.ParseConfig(sh.url)
+		pc, err := sharding.ParsePoolConfig(sh.url, w.log)
 		if err != nil {
 			st.Err = err
 			return st
