@@ -21,7 +21,7 @@ func TestCertFiles(t *testing.T) {
 	t.Setenv("PGSSLKEY", "/env/key.pem")
 	for conn, want := range map[string][]string{
 		"postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&sslcert=/c.pem": {"/ca.pem", "/c.pem", "/env/key.pem"},
-		"host=h sslrootcert='/a dir/ca.pem' sslkey=/k.pem dbname=x":                 {"/a dir/ca.pem", "/k.pem"},
+		"host=h sslrootcert='/a dir/ca.pem' sslkey=/k.pem dbname=x":                {"/a dir/ca.pem", "/k.pem"},
 		"host=h sslrootcert=system":                                                {"/env/key.pem"},
 		"postgres://u@h/db":                                                        {"/env/key.pem"},
 	} {
