@@ -258,7 +258,10 @@ func TestAuthBeforeLogin(t *testing.T) {
 // their password being checked, a right one included, while another
 // address logs in; once the window has passed the address may log in.
 func TestAuthBruteForce(t *testing.T) {
-	const window = 3 * time.Second
+	// Long enough for three failed bcrypt checks and a new connection on
+	// a loaded machine: under 3 s, the window once ended before the
+	// fourth login.
+	const window = 8 * time.Second
 	s := startAuthGateway(t, func(c *gateway.AuthConfig) {
 		c.MaxFailedLogins, c.FailedLoginWindow = 3, window
 	})
