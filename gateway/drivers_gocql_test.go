@@ -52,8 +52,8 @@ func (l *gocqlLog) check(t *testing.T) {
 // host selection policy. With no host filter, the driver uses every
 // gateway it finds, so the test first waits for the shared one to be
 // alone.
-func gocqlCluster(keyspace string, policy gocql.HostSelectionPolicy) *gocql.ClusterConfig {
-	host, port, _ := net.SplitHostPort(gw.Addr().String())
+func gocqlCluster(s *gateway.Server, keyspace string, policy gocql.HostSelectionPolicy) *gocql.ClusterConfig {
+	host, port, _ := net.SplitHostPort(s.Addr().String())
 	cfg := gocql.NewCluster(host)
 	cfg.Port, _ = strconv.Atoi(port)
 	cfg.Keyspace = keyspace
@@ -114,9 +114,14 @@ func requestError(t *testing.T, what string, err error, code int, msg string) {
 // agreement.
 func TestGocqlDriver(t *testing.T) {
 	waitAlone(t)
+	gocqlSuite(t, gw)
+}
+
+// gocqlSuite is TestGocqlDriver's body, on the gateway s.
+func gocqlSuite(t *testing.T, s *gateway.Server) {
 	ks := fmt.Sprintf("gocql_%d", time.Now().UnixNano())
 
-	admin, connect := connectGocql(t, gocqlCluster("", nil))
+	admin, connect := connectGocql(t, gocqlCluster(s, "", nil))
 	// gocql returns from a DDL statement once every host it knows reports
 	// one schema version.
 	ddl := map[string]time.Duration{}
@@ -144,12 +149,12 @@ func TestGocqlDriver(t *testing.T) {
 		connect.Round(time.Microsecond), ddl["table"].Round(time.Microsecond), ddl["keyspace"].Round(time.Microsecond),
 		agreement.Round(time.Microsecond))
 
-	t.Run("Policies", func(t *testing.T) { gocqlPolicies(t, ks) })
-	sess, _ := connectGocql(t, gocqlCluster(ks, gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())))
-	t.Run("Paging", func(t *testing.T) { gocqlPaging(t, sess, ks) })
+	t.Run("Policies", func(t *testing.T) { gocqlPolicies(t, s, ks) })
+	sess, _ := connectGocql(t, gocqlCluster(s, ks, gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())))
+	t.Run("Paging", func(t *testing.T) { gocqlPaging(t, s, sess, ks) })
 	t.Run("Prepared", func(t *testing.T) { gocqlPrepared(t, sess, ks) })
 	t.Run("Batches", func(t *testing.T) { gocqlBatches(t, sess) })
-	t.Run("Consistency", func(t *testing.T) { gocqlConsistency(t, sess, ks) })
+	t.Run("Consistency", func(t *testing.T) { gocqlConsistency(t, s, sess, ks) })
 }
 
 // gocqlPoint is the application's struct for the user type point.
@@ -161,8 +166,8 @@ type gocqlPoint struct {
 // gocqlPolicies starts a session with each common host selection policy
 // and checks that it finds the gateway, the keyspace's metadata, and
 // routing keys from the prepared statements' partition key indexes.
-func gocqlPolicies(t *testing.T, ks string) {
-	addr := gw.Addr().(*net.TCPAddr)
+func gocqlPolicies(t *testing.T, s *gateway.Server, ks string) {
+	addr := s.Addr().(*net.TCPAddr)
 	for _, p := range []struct {
 		name   string
 		policy func() gocql.HostSelectionPolicy
@@ -178,7 +183,7 @@ func gocqlPolicies(t *testing.T, ks string) {
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			// A policy holds the ring of one session: each gets its own.
-			sess, took := connectGocql(t, gocqlCluster(ks, p.policy()))
+			sess, took := connectGocql(t, gocqlCluster(s, ks, p.policy()))
 			t.Logf("CreateSession with %s: %v", p.name, took.Round(time.Microsecond))
 
 			day := p.name
@@ -258,7 +263,7 @@ func gocqlPolicies(t *testing.T, ks string) {
 
 // gocqlPaging pages a partition and a full scan by PageSize, and resumes
 // from a PageState, in the same session and in another one.
-func gocqlPaging(t *testing.T, sess *gocql.Session, ks string) {
+func gocqlPaging(t *testing.T, s *gateway.Server, sess *gocql.Session, ks string) {
 	const rows = 23
 	for seq := range rows {
 		if err := sess.Query("INSERT INTO readings (sensor, seq, value) VALUES (?, ?, ?)",
@@ -299,7 +304,7 @@ func gocqlPaging(t *testing.T, sess *gocql.Session, ks string) {
 	// A page at a time, each request resuming from the last page state;
 	// the second page is read through another session, since a page
 	// state is valid on any connection.
-	other, _ := connectGocql(t, gocqlCluster(ks, gocql.RoundRobinHostPolicy()))
+	other, _ := connectGocql(t, gocqlCluster(s, ks, gocql.RoundRobinHostPolicy()))
 	var state []byte
 	var sizes []int
 	got = nil
@@ -506,7 +511,7 @@ func gocqlBatches(t *testing.T, sess *gocql.Session) {
 // three replicas up, refuses what Cassandra refuses, and runs
 // lightweight transactions at both serial levels, one of them the
 // session's default.
-func gocqlConsistency(t *testing.T, sess *gocql.Session, ks string) {
+func gocqlConsistency(t *testing.T, s *gateway.Server, sess *gocql.Session, ks string) {
 	levels := []gocql.Consistency{gocql.Any, gocql.One, gocql.Two, gocql.Three, gocql.Quorum, gocql.All,
 		gocql.LocalQuorum, gocql.EachQuorum, gocql.LocalOne}
 	// A row every replica has reads the same at every level.
@@ -543,7 +548,7 @@ func gocqlConsistency(t *testing.T, sess *gocql.Session, ks string) {
 
 	// A session whose defaults are LOCAL_QUORUM and LOCAL_SERIAL, as a
 	// single-datacenter application sets them.
-	cfg := gocqlCluster(ks, gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy("datacenter1")))
+	cfg := gocqlCluster(s, ks, gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy("datacenter1")))
 	cfg.Consistency = gocql.LocalQuorum
 	cfg.SerialConsistency = gocql.LocalSerial
 	local, _ := connectGocql(t, cfg)
@@ -611,7 +616,7 @@ func TestGocqlDriverGateways(t *testing.T) {
 	b := startPeerGateway(t)
 	ks := fmt.Sprintf("gocql_gw_%d", time.Now().UnixNano())
 	hosts := &hostLog{}
-	cfg := gocqlCluster("", gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy()))
+	cfg := gocqlCluster(gw, "", gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy()))
 	cfg.QueryObserver = hosts
 	sess, connect := connectGocql(t, cfg)
 
