@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -24,15 +26,21 @@ import (
 // gateway in front of it and of another shard (o says how), with a plain
 // gateway on that shard too, to read the target directly.
 func startDualPair(t *testing.T, o gateway.OriginConfig) (originGW, target, proxy *gateway.Server) {
+	return startDualPairTLS(t, o, nil)
+}
+
+// startDualPairTLS is startDualPair with an origin that serves CQL over
+// TLS as originTLS says.
+func startDualPairTLS(t *testing.T, o gateway.OriginConfig, originTLS *tls.Config) (originGW, target, proxy *gateway.Server) {
 	ctx := context.Background()
 	clusters, stop, err := localpg.TempClusters(ctx, 2, localpg.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	serve := func(shard string, o *gateway.OriginConfig) *gateway.Server {
+	serve := func(shard string, o *gateway.OriginConfig, tc *tls.Config) *gateway.Server {
 		s, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger(),
-			Shards: []cluster.ShardConfig{{URL: shard}}, Origin: o})
+			Shards: []cluster.ShardConfig{{URL: shard}}, Origin: o, TLS: tc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,10 +48,10 @@ func startDualPair(t *testing.T, o gateway.OriginConfig) (originGW, target, prox
 		t.Cleanup(func() { s.Shutdown(context.Background()) })
 		return s
 	}
-	originGW = serve(clusters[0].URL(), nil)
-	target = serve(clusters[1].URL(), nil)
+	originGW = serve(clusters[0].URL(), nil, originTLS)
+	target = serve(clusters[1].URL(), nil, nil)
 	o.Addr = originGW.Addr().String()
-	proxy = serve(clusters[1].URL(), &o)
+	proxy = serve(clusters[1].URL(), &o, nil)
 	return originGW, target, proxy
 }
 
@@ -167,5 +175,64 @@ func TestDualWritesV5(t *testing.T) {
 	want, got := cells(originGW.Addr().String()), cells(target.Addr().String())
 	if len(want) != 7 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("origin:\n%s\ntarget:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+}
+
+// TestDualWritesTLS runs dual writes to an origin that serves CQL over TLS
+// only and asks for client certificates: the gateway checks the origin's
+// certificate against the authorities it was given and presents its own.
+// An origin whose certificate another authority signed is refused at
+// start.
+func TestDualWritesTLS(t *testing.T) {
+	ca := newCertAuthority(t, "origin CA")
+	dir := t.TempDir()
+	serverCert, serverKey := ca.issue(t, 2, "localhost", x509.ExtKeyUsageServerAuth)
+	clientCert, clientKey := ca.issue(t, 3, "gateway", x509.ExtKeyUsageClientAuth)
+	cert, err := tls.X509KeyPair(serverCert, serverKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := x509.NewCertPool()
+	clients.AddCert(ca.cert)
+	originTLS := &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: clients, ClientAuth: tls.RequireAndVerifyClientCert}
+	o := gateway.OriginConfig{}
+	o.TLSCA = writeFile(t, dir, "ca.pem", ca.pem)
+	o.TLSCert = writeFile(t, dir, "client.pem", clientCert)
+	o.TLSKey = writeFile(t, dir, "client-key.pem", clientKey)
+	originGW, target, proxy := startDualPairTLS(t, o, originTLS)
+
+	sess := sessionOn(t, proxy, "")
+	exec(t, sess, "CREATE KEYSPACE dtls WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE dtls.t (k int PRIMARY KEY, v text)")
+	for i := range 10 {
+		if err := sess.Query("INSERT INTO dtls.t (k, v) VALUES (?, ?)", i, "v").Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Read from the origin, through the gateway, and from the target.
+	for name, s := range map[string]*gocql.Session{"the origin, through the gateway": sess, "the target": sessionOn(t, target, "")} {
+		var n int
+		if err := s.Query("SELECT count(*) FROM dtls.t").Scan(&n); err != nil || n != 10 {
+			t.Errorf("%s holds %d rows (%v), want 10", name, n, err)
+		}
+	}
+	if m := scrape(t, proxy); m[`cqlpg_dual_write_failures_total{side="origin"}`] != 0 {
+		t.Errorf("writes failed on the origin: %v", m[`cqlpg_dual_write_failures_total{side="origin"}`])
+	}
+
+	// The origin's certificate checked against another authority.
+	wrong := o
+	wrong.Addr = originGW.Addr().String()
+	wrong.TLSCA = writeFile(t, dir, "other-ca.pem", newCertAuthority(t, "another CA").pem)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(),
+		Shards: []cluster.ShardConfig{{URL: shardURLs[0]}}, Origin: &wrong})
+	if err == nil {
+		s.Shutdown(ctx)
+		t.Fatal("a gateway started with an origin whose certificate its authorities did not sign")
+	}
+	if !strings.Contains(err.Error(), "TLS with the origin "+wrong.Addr) || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+		t.Errorf("an origin certificate from another authority: %v", err)
 	}
 }

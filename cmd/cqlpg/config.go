@@ -76,6 +76,9 @@ type config struct {
 	ShutdownGrace        time.Duration
 	Origin               string
 	OriginAuth           string
+	OriginTLSCA          string
+	OriginTLSCert        string
+	OriginTLSKey         string
 	ReadFrom             string
 	DualWriteFailures    string
 	AdviseInterval       time.Duration
@@ -203,6 +206,13 @@ var settings = []setting{
 		field: func(c *config) any { return &c.Origin }},
 	{name: "origin-auth", key: "origin.auth", secret: true, help: "`USER:PASSWORD` the gateway logs in to the origin with",
 		field: func(c *config) any { return &c.OriginAuth }},
+	{name: "origin-tls-ca", key: "origin.tls_ca",
+		help:  "PEM `file` of the authorities the origin's certificate must chain to; with it the link to the origin speaks TLS",
+		field: func(c *config) any { return &c.OriginTLSCA }},
+	{name: "origin-tls-cert", key: "origin.tls_cert", help: "PEM `file` of a client certificate for an origin that requires one",
+		field: func(c *config) any { return &c.OriginTLSCert }},
+	{name: "origin-tls-key", key: "origin.tls_key", help: "PEM `file` of the origin client certificate's private key",
+		field: func(c *config) any { return &c.OriginTLSKey }},
 	{name: "read-from", key: "origin.read_from", def: "origin",
 		help: "with --origin, the `side` reads go to and clients' answers come from: origin, target (the shards), " +
 			"or both (answers from the origin, and the shards read too, to count the answers that differ)",
@@ -566,6 +576,18 @@ func (c *config) validate(from origins) error {
 			bad("origin-auth", "the origin's credentials are not USER:PASSWORD")
 		}
 	}
+	switch {
+	case c.OriginTLSCA != "" && c.Origin == "":
+		bad("origin-tls-ca", "needs an origin (--origin)")
+	case (c.OriginTLSCert == "") != (c.OriginTLSKey == ""):
+		if c.OriginTLSCert == "" {
+			bad("origin-tls-key", "needs a certificate (--origin-tls-cert)")
+		} else {
+			bad("origin-tls-cert", "needs its private key (--origin-tls-key)")
+		}
+	case c.OriginTLSCert != "" && c.OriginTLSCA == "":
+		bad("origin-tls-cert", "needs the origin's authorities (--origin-tls-ca)")
+	}
 	if _, err := gateway.ParseReadFrom(c.ReadFrom); err != nil {
 		bad("read-from", "%v", err)
 	}
@@ -610,6 +632,7 @@ func (c *config) origin() *gateway.OriginConfig {
 	o := &gateway.OriginConfig{StrictWrites: c.DualWriteFailures == "fail"}
 	o.Addr, o.Timeout = c.Origin, 5*time.Second
 	o.Username, o.Password, _ = strings.Cut(c.OriginAuth, ":")
+	o.TLSCA, o.TLSCert, o.TLSKey = c.OriginTLSCA, c.OriginTLSCert, c.OriginTLSKey
 	o.ReadFrom, _ = gateway.ParseReadFrom(c.ReadFrom)
 	return o
 }

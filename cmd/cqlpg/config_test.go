@@ -369,6 +369,12 @@ func TestConfigErrors(t *testing.T) {
 			want: []string{"CQLPG_SUPERUSER_PASSWORD", "--auth"}},
 		{name: "client CA without certificate", args: []string{"--tls-client-ca", "ca.pem"}, want: []string{"--tls-client-ca"}},
 		{name: "key without certificate", file: "tls:\n  key: k.pem\n", want: []string{"tls.key", "--tls-cert"}},
+		{name: "password cost too low", args: []string{"--auth", "--password-cost", "3"}, want: []string{"--password-cost", "outside 4..30"}},
+		{name: "origin TLS without an origin", args: []string{"--origin-tls-ca", "ca.pem"}, want: []string{"--origin-tls-ca", "--origin"}},
+		{name: "origin certificate without key", args: []string{"--origin", "h:9042", "--origin-tls-ca", "ca.pem", "--origin-tls-cert", "c.pem"},
+			want: []string{"--origin-tls-cert", "--origin-tls-key"}},
+		{name: "origin certificate without authorities", file: "origin:\n  address: h:9042\n  tls_cert: c.pem\n  tls_key: k.pem\n",
+			want: []string{"origin.tls_cert", "--origin-tls-ca"}},
 		{name: "every error at once", args: []string{"--num-tokens", "0", "--read-timeout", "0s"},
 			want: []string{"--num-tokens", "--read-timeout"}},
 	} {

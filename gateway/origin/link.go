@@ -10,11 +10,14 @@ package origin
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -30,6 +33,37 @@ type Config struct {
 	Username, Password string
 	// Timeout bounds the dial and the handshake.
 	Timeout time.Duration
+	// TLSCA, when set, makes the link speak TLS and verify the origin's
+	// certificate against these authorities (a PEM file); TLSCert and
+	// TLSKey present a client certificate to an origin that requires one.
+	// The files are read at each dial, so renewed certificates apply to
+	// the links dialed after them.
+	TLSCA, TLSCert, TLSKey string
+}
+
+// tlsConfig reads the link's TLS settings from their files.
+func (cfg *Config) tlsConfig() (*tls.Config, error) {
+	pem, err := os.ReadFile(cfg.TLSCA)
+	if err != nil {
+		return nil, fmt.Errorf("the origin's certificate authorities: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("the origin's certificate authorities: no PEM certificate in %s", cfg.TLSCA)
+	}
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}
+	if cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("the client certificate for the origin: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
 }
 
 // maxStreams is how many requests a link has in flight at once; one more
@@ -84,10 +118,28 @@ func Dial(ctx context.Context, cfg Config, v byte) (*Link, error) {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
+	var tc *tls.Config
+	if cfg.TLSCA != "" {
+		var err error
+		if tc, err = cfg.tlsConfig(); err != nil {
+			return nil, err
+		}
+	}
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.DialContext(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the origin %s: %w", cfg.Addr, err)
+	}
+	if tc != nil {
+		hctx, cancel := context.WithTimeout(ctx, timeout)
+		tlsConn := tls.Client(nc, tc)
+		err := tlsConn.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("TLS with the origin %s: %w", cfg.Addr, err)
+		}
+		nc = tlsConn
 	}
 	l := &Link{nc: nc, addr: cfg.Addr, version: v, bw: bufio.NewWriterSize(nc, 64<<10), done: make(chan struct{})}
 	nc.SetDeadline(time.Now().Add(timeout))
