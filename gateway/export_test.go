@@ -82,19 +82,10 @@ func (s *Server) CachedStatements() (texts, passwords []string) {
 	for _, m := range []map[[16]byte]*exec.Statement{c.ByID, c.ByText} {
 		for _, st := range m {
 			texts = append(texts, st.Query)
-			a, ok := st.Plan.(*translate.Auth)
-			if !ok {
-				continue
-			}
-			var o *translate.RoleOptions
-			switch r := a.Statement.(type) {
-			case *translate.CreateRoleStmt:
-				o = &r.Options
-			case *translate.AlterRoleStmt:
-				o = &r.Options
-			}
-			if o != nil && o.Password != nil {
-				passwords = append(passwords, *o.Password)
+			if a, ok := st.Plan.(*translate.Auth); ok {
+				if o := a.RoleOptions(); o != nil && o.Password != nil {
+					passwords = append(passwords, *o.Password)
+				}
 			}
 		}
 	}

@@ -46,12 +46,8 @@ func startFailureClusterWith(t *testing.T, change func(*gateway.Config)) *failur
 	defer cancel()
 	// Commits must survive a killed server: synchronous_commit stays on.
 	// (fsync off loses nothing when only processes die.)
-	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{
+	clusters := tempShards(t, 3, localpg.Options{
 		Settings: map[string]string{"fsync": "off", "full_page_writes": "off"}})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), RequestTimeout: 4 * time.Second,
 		WriteTimeout: time.Second, ReadTimeout: time.Second, RangeTimeout: 2 * time.Second}
 	for _, c := range clusters {

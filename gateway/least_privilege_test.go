@@ -21,11 +21,7 @@ import (
 func TestLeastPrivilege(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
+	clusters := tempShards(t, 3, localpg.Options{})
 	var urls, bareURLs []string
 	for _, pg := range clusters {
 		conn, err := pgx.Connect(ctx, pg.URL())

@@ -774,11 +774,7 @@ func startLWTCluster(t *testing.T) *lwtCluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 3, localpg.Options{})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
+	clusters := tempShards(t, 3, localpg.Options{})
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), RequestTimeout: 2 * time.Second}
 	for _, c := range clusters {
 		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: c.URL()})

@@ -152,3 +152,17 @@ func waitAlone(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// tempShards starts n throwaway PostgreSQL clusters for one test, stopped
+// when it ends.
+func tempShards(t testing.TB, n int, opts localpg.Options) []*localpg.Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clusters, stop, err := localpg.TempClusters(ctx, n, opts)
+	if err != nil {
+		t.Fatalf("start PostgreSQL: %v", err)
+	}
+	t.Cleanup(stop)
+	return clusters
+}

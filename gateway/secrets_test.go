@@ -29,13 +29,9 @@ import (
 func TestAuthPasswordsOffShards(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{Settings: map[string]string{
+	clusters := tempShards(t, 1, localpg.Options{Settings: map[string]string{
 		"log_statement": "all", "log_min_duration_statement": "0",
 		"log_parameter_max_length": "-1", "log_parameter_max_length_on_error": "-1"}})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
 	pg := clusters[0]
 	const superPassword = "pw-super-Wd6"
 	secrets := []string{superPassword, "pw-created-Rt4", "pw-altered-Pf8", "pw-user-Ce3", "pw-user-altered-Ys5",

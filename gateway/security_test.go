@@ -47,11 +47,7 @@ func requireNoLeak(t *testing.T, what string, err error, secrets ...string) {
 func TestSecurityShardErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
+	clusters := tempShards(t, 1, localpg.Options{})
 	pg := clusters[0]
 	// Connections over TCP must give a password; the socket stays open
 	// to the test.

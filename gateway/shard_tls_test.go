@@ -97,11 +97,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 func TestShardTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	clusters, stop, err := localpg.TempClusters(ctx, 1, localpg.Options{})
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v", err)
-	}
-	t.Cleanup(stop)
+	clusters := tempShards(t, 1, localpg.Options{})
 	pg := clusters[0]
 	admin, err := pgx.Connect(ctx, pg.URL())
 	if err != nil {

@@ -22,6 +22,18 @@ type Auth struct {
 	Resource *Resource
 }
 
+// RoleOptions returns the options a CREATE or ALTER ROLE (or USER) sets,
+// nil for the other statements.
+func (a *Auth) RoleOptions() *RoleOptions {
+	switch s := a.Statement.(type) {
+	case *CreateRoleStmt:
+		return &s.Options
+	case *AlterRoleStmt:
+		return &s.Options
+	}
+	return nil
+}
+
 // The result columns of the LISTs, in Cassandra's pseudo-tables of
 // system_auth.
 var (

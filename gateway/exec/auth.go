@@ -191,13 +191,7 @@ func (v *Env) sealPassword(p translate.Plan) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	var o *translate.RoleOptions
-	switch s := a.Statement.(type) {
-	case *translate.CreateRoleStmt:
-		o = &s.Options
-	case *translate.AlterRoleStmt:
-		o = &s.Options
-	}
+	o := a.RoleOptions()
 	if o == nil || o.Password == nil {
 		return false, nil
 	}
