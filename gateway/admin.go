@@ -123,7 +123,7 @@ func (s *Server) settingRows() []exec.VirtualRow {
 		"batch_size_fail_threshold":                    fmt.Sprintf("%dKiB", c.BatchSizeFail>>10),
 		"authenticator":                                "AllowAllAuthenticator",
 		"authorizer":                                   "AllowAllAuthorizer",
-		"client_encryption_options_enabled":            fmt.Sprint(c.TLS != nil),
+		"client_encryption_options_enabled":            fmt.Sprint(c.TLS != nil || c.TLSCerts != nil),
 		"num_tokens":                                   fmt.Sprint(c.NumTokens),
 		"cluster_name":                                 c.ClusterName,
 		"endpoint_snitch":                              "GossipingPropertyFileSnitch",

@@ -13,9 +13,10 @@
 // encoding), cluster (the shards, the ring and schema snapshots, schema
 // changes on every shard, the registry of gateways), repair
 // (anti-entropy and read repair, the sweeper), auth (logins and the
-// permission check of every statement) and webui (the web view, reading
-// the gateway through webui.Backend). The gateway imports them, and
-// translate, pgschema and sharding; they never import the gateway
+// permission check of every statement), certs (the listeners' TLS
+// certificates, reloaded from their files) and webui (the web view,
+// reading the gateway through webui.Backend). The gateway imports them,
+// and translate, pgschema and sharding; they never import the gateway
 // (TestLayering).
 //
 // A request's way: the connection's reader decodes the frame header (on

@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"translate":                  3,
 	"gateway/cqlwire":            4,
 	"gateway/histories":          0,
+	"gateway/certs":              0,
 	"gateway/cluster":            3,
 	"gateway/repair":             4,
 	"gateway/advise":             4,

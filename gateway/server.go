@@ -16,6 +16,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway/advise"
 	"github.com/cqlpg/cqlpg/gateway/auth"
+	"github.com/cqlpg/cqlpg/gateway/certs"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/gateway/cqlwire"
 	"github.com/cqlpg/cqlpg/gateway/exec"
@@ -31,8 +32,13 @@ type Config struct {
 	Listen string
 	HTTP   string
 	// TLS, when set, makes the CQL listener accept TLS connections only
-	// (TLSConfig builds it from files).
-	TLS *tls.Config
+	// (TLSConfig builds it from files). TLSCerts, set instead, does the
+	// same with a certificate the server reloads (ReloadCertificates).
+	TLS      *tls.Config
+	TLSCerts *certs.Files
+	// HTTPCerts, when set, makes the HTTP listener speak HTTPS only, TLS
+	// 1.2 at least, with a certificate the server reloads.
+	HTTPCerts *certs.Files
 	// Shards are the PostgreSQL servers, in ring-joining order.
 	Shards []cluster.ShardConfig
 	// ClusterName, Datacenter and Rack are what system.local reports.
@@ -235,6 +241,9 @@ type Server struct {
 	// auth logs clients in and authorizes their statements; nil when
 	// authentication is off.
 	auth *auth.Authenticator
+	// certs are the certificates the listeners serve, which
+	// ReloadCertificates reloads.
+	certs []*certs.Files
 	// env is what executions see of the server (package exec): it holds
 	// the statement cache, the trace sessions and the test hooks.
 	env exec.Env
@@ -249,6 +258,9 @@ type AuthConfig = auth.Config
 // the ring, and opens the listeners; Serve then accepts clients.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.setDefaults()
+	if cfg.TLS != nil && cfg.TLSCerts != nil {
+		return nil, errors.New("the CQL listener's TLS is given twice, as a configuration and as certificate files")
+	}
 	s := newServer(cfg)
 	if cfg.Origin != nil {
 		if err := probeOrigin(ctx, cfg.Origin.Config); err != nil {
@@ -284,8 +296,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.closeHTTP()
 		return nil, err
 	}
-	if cfg.TLS != nil {
+	switch {
+	case cfg.TLS != nil:
 		s.listener = tls.NewListener(s.listener, atLeastTLS12(cfg.TLS))
+	case cfg.TLSCerts != nil:
+		s.listener = tls.NewListener(s.listener, cfg.TLSCerts.Config())
 	}
 	s.hostID = s.identity()
 	s.sweeper = repair.NewSweeper(s.cluster, s.cfg.Sweep, s.log, s.metrics.sweep.record)
@@ -320,7 +335,26 @@ func newServer(cfg Config) *Server {
 		ClientRows: s.clientRows, SettingRows: s.settingRows}
 	s.metrics = newMetrics(s)
 	s.ui = webui.New(uiBackend{s}, s.log)
+	for _, c := range []*certs.Files{cfg.TLSCerts, cfg.HTTPCerts} {
+		if c != nil {
+			s.certs = append(s.certs, c)
+		}
+	}
 	return s
+}
+
+// ReloadCertificates reads the listeners' certificate files again (the
+// command's SIGHUP): new connections get the certificates they hold, and
+// connections open keep theirs. A certificate that does not load stays
+// as it was, and its error is returned.
+func (s *Server) ReloadCertificates() error {
+	var errs []error
+	for _, c := range s.certs {
+		if err := c.Reload(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // shardChanged records a shard going down or up, and on up wakes the
@@ -488,9 +522,18 @@ func (s *Server) startHTTP() error {
 		return err
 	}
 	s.httpAddr = ln.Addr()
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go s.httpSrv.Serve(ln)
-	s.log.Info("serving HTTP", "addr", ln.Addr().String())
+	// The HTTP server's own errors, such as failed TLS handshakes, go to
+	// the gateway's log.
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if c := s.cfg.HTTPCerts; c != nil {
+		// HTTPS only: a plain request is answered 400 by the server.
+		s.httpSrv.TLSConfig = c.Config()
+		go s.httpSrv.ServeTLS(ln, "", "")
+	} else {
+		go s.httpSrv.Serve(ln)
+	}
+	s.log.Info("serving HTTP", "addr", ln.Addr().String(), "tls", s.cfg.HTTPCerts != nil)
 	return nil
 }
 

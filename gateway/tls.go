@@ -2,34 +2,22 @@ package gateway
 
 import (
 	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"fmt"
-	"os"
+
+	"github.com/cqlpg/cqlpg/gateway/certs"
 )
 
 // TLSConfig returns the CQL listener's TLS settings: the server's
 // certificate and key (PEM files), and, when clientCAFile is given, the
 // certificate authorities a client certificate must chain to, which every
-// client must then present.
+// client must then present. The files are read again when they change
+// (package certs); Config.TLSCerts, set to the files instead, reloads
+// them on ReloadCertificates too.
 func TLSConfig(certFile, keyFile, clientCAFile string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	f, err := certs.Load(certFile, keyFile, clientCAFile, nil)
 	if err != nil {
-		return nil, fmt.Errorf("TLS certificate: %w", err)
+		return nil, err
 	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	if clientCAFile != "" {
-		pem, err := os.ReadFile(clientCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("TLS client certificate authorities: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, errors.New("TLS client certificate authorities: no PEM certificate in " + clientCAFile)
-		}
-		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
-	}
-	return cfg, nil
+	return f.Config(), nil
 }
 
 // atLeastTLS12 returns cfg, or a copy of it refusing protocol versions

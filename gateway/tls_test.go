@@ -29,48 +29,65 @@ type testPKI struct {
 	pool                          *x509.CertPool
 	client                        tls.Certificate
 	caFile, serverCert, serverKey string
+	ca                            *x509.Certificate
+	caKey                         *ecdsa.PrivateKey
 }
 
 func newTestPKI(t *testing.T) *testPKI {
 	t.Helper()
 	p := &testPKI{dir: t.TempDir(), pool: x509.NewCertPool()}
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p.caKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cqlpg test CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
 		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &p.caKey.PublicKey, p.caKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, _ := x509.ParseCertificate(caDER)
-	p.pool.AddCert(ca)
-	issue := func(serial int64, name string, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
-		key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-			IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return der, key
-	}
-	write := func(name, kind string, der []byte) string {
-		path := filepath.Join(p.dir, name)
-		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	p.caFile = write("ca.pem", "CERTIFICATE", caDER)
-	serverDER, serverKey := issue(2, "cqlpg", x509.ExtKeyUsageServerAuth)
-	p.serverCert = write("server.pem", "CERTIFICATE", serverDER)
-	keyDER, _ := x509.MarshalECPrivateKey(serverKey)
-	p.serverKey = write("server-key.pem", "EC PRIVATE KEY", keyDER)
-	clientDER, clientKey := issue(3, "client", x509.ExtKeyUsageClientAuth)
+	p.ca, _ = x509.ParseCertificate(caDER)
+	p.pool.AddCert(p.ca)
+	p.caFile = p.write(t, "ca.pem", "CERTIFICATE", caDER)
+	p.serverCert, p.serverKey = filepath.Join(p.dir, "server.pem"), filepath.Join(p.dir, "server-key.pem")
+	p.issueServer(t, 2)
+	clientDER, clientKey := p.issue(t, 3, "client", x509.ExtKeyUsageClientAuth)
 	p.client = tls.Certificate{Certificate: [][]byte{clientDER}, PrivateKey: clientKey}
 	return p
+}
+
+// issue signs a certificate for 127.0.0.1 with serial, and returns it and
+// its key.
+func (p *testPKI) issue(t *testing.T, serial int64, name string, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der, key
+}
+
+// write writes a PEM file of one block in the PKI's directory.
+func (p *testPKI) write(t *testing.T, name, kind string, der []byte) string {
+	t.Helper()
+	path := filepath.Join(p.dir, name)
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// issueServer writes a new server certificate with serial, and its key,
+// over the server's files, as a renewal would.
+func (p *testPKI) issueServer(t *testing.T, serial int64) {
+	t.Helper()
+	der, key := p.issue(t, serial, "cqlpg", x509.ExtKeyUsageServerAuth)
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	p.write(t, filepath.Base(p.serverCert), "CERTIFICATE", der)
+	p.write(t, filepath.Base(p.serverKey), "EC PRIVATE KEY", keyDER)
 }
 
 // TestTLS serves CQL over TLS: with a server certificate only, and with
