@@ -39,6 +39,9 @@ type Config struct {
 	// HTTPCerts, when set, makes the HTTP listener speak HTTPS only, TLS
 	// 1.2 at least, with a certificate the server reloads.
 	HTTPCerts *certs.Files
+	// MetricsAuth puts /metrics behind the web view's login; it needs
+	// Auth. Off, Prometheus scrapes without credentials.
+	MetricsAuth bool
 	// Shards are the PostgreSQL servers, in ring-joining order.
 	Shards []cluster.ShardConfig
 	// ClusterName, Datacenter and Rack are what system.local reports.
@@ -239,8 +242,10 @@ type Server struct {
 	stopBackground context.CancelFunc
 	backgroundDone chan struct{}
 	// auth logs clients in and authorizes their statements; nil when
-	// authentication is off.
-	auth *auth.Authenticator
+	// authentication is off. authSet is set once auth is: the HTTP
+	// listener serves before it, and its logins wait for it.
+	auth    *auth.Authenticator
+	authSet atomic.Bool
 	// certs are the certificates the listeners serve, which
 	// ReloadCertificates reloads.
 	certs []*certs.Files
@@ -260,6 +265,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if cfg.TLS != nil && cfg.TLSCerts != nil {
 		return nil, errors.New("the CQL listener's TLS is given twice, as a configuration and as certificate files")
+	}
+	if cfg.MetricsAuth && !cfg.Auth.Enabled {
+		return nil, errors.New("a login for /metrics needs authentication on")
 	}
 	s := newServer(cfg)
 	if cfg.Origin != nil {
@@ -291,6 +299,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	s.env.Auth = s.auth
+	s.authSet.Store(true)
 	if s.listener, err = net.Listen("tcp", cfg.Listen); err != nil {
 		s.cluster.Close()
 		s.closeHTTP()
@@ -515,7 +524,18 @@ func (s *Server) startHTTP() error {
 		}
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	metrics := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+	if s.cfg.MetricsAuth {
+		// The metrics tell of the shards and the load: behind the login
+		// when the operator wants them private.
+		open := metrics
+		metrics = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := s.uiLogin(w, r); ok {
+				open.ServeHTTP(w, r)
+			}
+		})
+	}
+	mux.Handle("GET /metrics", metrics)
 	s.ui.Route(mux)
 	ln, err := net.Listen("tcp", s.cfg.HTTP)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/certs"
+	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
 // loadCerts reads the PKI's server certificate files for a listener,
@@ -265,4 +266,67 @@ func TestTLSBadReload(t *testing.T) {
 	pki.issueServer(t, 7)
 	time.Sleep(1100 * time.Millisecond)
 	serving("with good files again", 7)
+}
+
+// TestMetricsAuth puts /metrics behind the web view's login: without
+// credentials 401, with the superuser's 200, with a wrong password 401,
+// and past the failed logins allowed 429. Without the setting, /metrics
+// needs no login even with authentication on, and the setting without
+// authentication is refused.
+func TestMetricsAuth(t *testing.T) {
+	start := func(metricsAuth bool) string {
+		s := startGatewayWith(t, func(c *gateway.Config) {
+			c.HTTP = "127.0.0.1:0"
+			c.Auth = gateway.AuthConfig{Enabled: true, SuperuserPassword: authSuperuserPassword, MaxFailedLogins: 2}
+			c.MetricsAuth = metricsAuth
+		})
+		t.Cleanup(func() { s.Shutdown(context.Background()) })
+		return "http://" + s.HTTPAddr().String() + "/metrics"
+	}
+	get := func(url, user, password string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url, nil)
+		if user != "" {
+			req.SetBasicAuth(user, password)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(body)
+	}
+
+	closed := start(true)
+	if code, challenge, body := get(closed, "", ""); code != http.StatusUnauthorized || challenge == "" || strings.Contains(body, "cqlpg_") {
+		t.Errorf("/metrics without credentials: %d, WWW-Authenticate %q, %.200q", code, challenge, body)
+	}
+	if code, _, body := get(closed, "cassandra", authSuperuserPassword); code != http.StatusOK || !strings.Contains(body, "cqlpg_") {
+		t.Errorf("/metrics as the superuser: %d, %.200q", code, body)
+	}
+	for range 2 {
+		if code, _, body := get(closed, "cassandra", "wrong"); code != http.StatusUnauthorized || strings.Contains(body, "cqlpg_") {
+			t.Errorf("/metrics with a wrong password: %d, %.200q", code, body)
+		}
+	}
+	if code, _, body := get(closed, "cassandra", authSuperuserPassword); code != http.StatusTooManyRequests || strings.Contains(body, "cqlpg_") {
+		t.Errorf("/metrics past the failed logins allowed: %d, %.200q", code, body)
+	}
+
+	open := start(false)
+	if code, _, body := get(open, "", ""); code != http.StatusOK || !strings.Contains(body, "cqlpg_") {
+		t.Errorf("/metrics without the setting: %d, %.200q", code, body)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := gateway.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", Log: testLogger(), MetricsAuth: true}
+	for _, u := range shardURLs {
+		cfg.Shards = append(cfg.Shards, cluster.ShardConfig{URL: u})
+	}
+	if s, err := gateway.New(ctx, cfg); err == nil {
+		s.Shutdown(context.Background())
+		t.Error("a login for /metrics without authentication was accepted")
+	}
 }

@@ -55,10 +55,16 @@ func (b uiBackend) ReplicaRows(ctx context.Context, role, cql string, key [][]by
 // per address), and answers 401 when they are missing or wrong. It
 // returns the role logged in as.
 func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) (string, bool) {
-	a := s.auth
-	if a == nil {
+	if !s.cfg.Auth.Enabled {
 		return "", true
 	}
+	// The HTTP listener serves while the gateway starts, before it can
+	// check a login: nothing is let through until it can.
+	if !s.authSet.Load() {
+		http.Error(w, "not ready: logins are not checked yet", http.StatusServiceUnavailable)
+		return "", false
+	}
+	a := s.auth
 	user, password, ok := r.BasicAuth()
 	if !ok {
 		webui.Unauthorized(w, "authentication is required: log in with a CQL role")
