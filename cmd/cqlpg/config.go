@@ -67,9 +67,12 @@ type config struct {
 	Auth                 bool
 	SuperuserPassword    string
 	PasswordCost         int
+	MetricsAuth          bool
 	TLSCert              string
 	TLSKey               string
 	TLSClientCA          string
+	HTTPTLSCert          string
+	HTTPTLSKey           string
 	LogFormat            string
 	LogLevel             string
 	SlowQuery            time.Duration
@@ -194,6 +197,9 @@ var settings = []setting{
 	{name: "password-cost", key: "auth.password_cost", def: "10",
 		help:  "bcrypt's cost (log2 of its rounds) for the passwords roles are given; the gateway hashes them, and only hashes reach the shards",
 		field: func(c *config) any { return &c.PasswordCost }},
+	{name: "metrics-auth", key: "auth.metrics", def: "false",
+		help:  "with --auth, /metrics asks for a role's login as the web view does; off, Prometheus scrapes without credentials",
+		field: func(c *config) any { return &c.MetricsAuth }},
 	{name: "tls-cert", key: "tls.cert", help: "PEM `file` of the CQL listener's TLS certificate; with it the listener speaks TLS only",
 		field: func(c *config) any { return &c.TLSCert }},
 	{name: "tls-key", key: "tls.key", help: "PEM `file` of the TLS certificate's private key",
@@ -201,6 +207,10 @@ var settings = []setting{
 	{name: "tls-client-ca", key: "tls.client_ca", help: "PEM `file` of the authorities client certificates must chain to; " +
 		"with it every client must present one",
 		field: func(c *config) any { return &c.TLSClientCA }},
+	{name: "http-tls-cert", key: "tls.http_cert", help: "PEM `file` of the HTTP listener's TLS certificate; with it the listener speaks HTTPS only",
+		field: func(c *config) any { return &c.HTTPTLSCert }},
+	{name: "http-tls-key", key: "tls.http_key", help: "PEM `file` of the HTTP certificate's private key",
+		field: func(c *config) any { return &c.HTTPTLSKey }},
 	{name: "origin", key: "origin.address",
 		help:  "`HOST:PORT` of a node of a live cluster being migrated onto cqlpg: every write goes to it and to the shards (dual writes)",
 		field: func(c *config) any { return &c.Origin }},
@@ -562,6 +572,19 @@ func (c *config) validate(from origins) error {
 	if c.TLSClientCA != "" && c.TLSCert == "" {
 		bad("tls-client-ca", "needs a certificate and key (--tls-cert and --tls-key)")
 	}
+	if (c.HTTPTLSCert == "") != (c.HTTPTLSKey == "") {
+		if c.HTTPTLSCert == "" {
+			bad("http-tls-key", "needs a certificate (--http-tls-cert)")
+		} else {
+			bad("http-tls-cert", "needs its private key (--http-tls-key)")
+		}
+	}
+	if c.HTTPTLSCert != "" && c.HTTP == "" {
+		bad("http-tls-cert", "needs an HTTP listener (--http)")
+	}
+	if c.MetricsAuth && !c.Auth {
+		bad("metrics-auth", "needs authentication on (--auth): the login is a role's")
+	}
 	if c.Origin != "" {
 		if _, _, err := net.SplitHostPort(c.Origin); err != nil {
 			bad("origin", "%q is not HOST:PORT", c.Origin)
@@ -601,7 +624,7 @@ func (c *config) validate(from origins) error {
 // serve makes from files and settings.
 func (c *config) gateway() gateway.Config {
 	return gateway.Config{
-		Listen: c.Listen, HTTP: c.HTTP,
+		Listen: c.Listen, HTTP: c.HTTP, MetricsAuth: c.MetricsAuth,
 		Shards:     append([]cluster.ShardConfig(nil), c.Shards...),
 		Datacenter: c.Datacenter, Rack: c.Rack, NumTokens: c.NumTokens, ShardConns: c.ShardConns,
 		RequestTimeout: c.RequestTimeout, WriteTimeout: c.WriteTimeout, CounterWriteTimeout: c.CounterWriteTimeout,

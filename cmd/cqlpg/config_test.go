@@ -136,6 +136,12 @@ shutdown_grace: 1m
 			}},
 		{name: "flag --config over the environment's",
 			args: []string{"--config", "FILE"}, env: map[string]string{"CQLPG_CONFIG": "/nonexistent.yaml"}, want: fromFile},
+		{name: "HTTPS and the metrics login from the environment", args: []string{"--config", "FILE"},
+			env: map[string]string{"CQLPG_HTTP_TLS_CERT": "h.pem", "CQLPG_HTTP_TLS_KEY": "hk.pem", "CQLPG_METRICS_AUTH": "true"},
+			want: func(c *config) {
+				fromFile(c)
+				c.HTTPTLSCert, c.HTTPTLSKey, c.MetricsAuth = "h.pem", "hk.pem", true
+			}},
 		{name: "flag over default, no file",
 			args: []string{"--shutdown-grace", "5s", "--dc", "dc2"},
 			want: func(c *config) { c.ShutdownGrace, c.Datacenter = 5*time.Second, "dc2" }},
@@ -186,7 +192,7 @@ gateway: {datacenter: dc1, rack: rc, num_tokens: 4, broadcast_address: 10.1.2.3}
 timeouts: {write: 1s, counter_write: 2s, read: 3s, range: 4s, request: 5s, idle: 1h}
 limits: {max_frame_size: 1KiB, shard_connections: 2, max_connections: 10, max_requests_per_connection: 20, max_requests: 30,
   batch_size_warn_threshold: 1KiB, batch_size_fail_threshold: 2KiB}
-auth: {enabled: true, superuser_password: s3cret}
+auth: {enabled: true, superuser_password: s3cret, metrics: true}
 log: {slow_query: 100ms}
 advise: {interval: 0s, partition_warn: 1MiB}
 `)
@@ -196,7 +202,7 @@ advise: {interval: 0s, partition_warn: 1MiB}
 	}
 	got := c.gateway()
 	want := gateway.Config{
-		Listen: "127.0.0.1:9042", HTTP: "127.0.0.1:9180",
+		Listen: "127.0.0.1:9042", HTTP: "127.0.0.1:9180", MetricsAuth: true,
 		Shards: []cluster.ShardConfig{
 			{URL: "postgres://pg1/db", Datacenter: "dc1", Rack: "ra"},
 			{URL: "postgres://pg2/db", Datacenter: "dc2", Rack: "rb"},
@@ -284,10 +290,11 @@ func TestConfigRoundTrip(t *testing.T) {
 			"--dc", "east", "--rack", "r2", "--num-tokens", "32", "--broadcast-address", "10.0.0.7",
 			"--write-timeout", "1500ms", "--counter-write-timeout", "3s", "--read-timeout", "1m", "--range-timeout", "90s",
 			"--request-timeout", "2m", "--max-frame-size", "1000", "--shard-connections", "16",
-			"--auth", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem",
+			"--auth", "--metrics-auth", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem",
 			"--log-format", "json", "--log-level", "warn", "--slow-query", "1s", "--shutdown-grace", "0s",
 			"--listen", ":9042", "--http", ""},
-		{"--local-shards", "5", "--data-dir", "/srv/cqlpg data", "--broadcast-address", "true", "--rack", "123"},
+		{"--local-shards", "5", "--data-dir", "/srv/cqlpg data", "--broadcast-address", "true", "--rack", "123",
+			"--http-tls-cert", "h.pem", "--http-tls-key", "hk.pem"},
 	} {
 		first, err := loadConfig("config", args, env(nil), io.Discard)
 		if err != nil {
@@ -375,6 +382,12 @@ func TestConfigErrors(t *testing.T) {
 			want: []string{"--origin-tls-cert", "--origin-tls-key"}},
 		{name: "origin certificate without authorities", file: "origin:\n  address: h:9042\n  tls_cert: c.pem\n  tls_key: k.pem\n",
 			want: []string{"origin.tls_cert", "--origin-tls-ca"}},
+		{name: "HTTP key without certificate", file: "tls:\n  http_key: k.pem\n", want: []string{"tls.http_key", "--http-tls-cert"}},
+		{name: "HTTP certificate without key", args: []string{"--http-tls-cert", "c.pem"}, want: []string{"--http-tls-cert", "--http-tls-key"}},
+		{name: "HTTP certificate without HTTP listener", args: []string{"--http", "", "--http-tls-cert", "c.pem", "--http-tls-key", "k.pem"},
+			want: []string{"--http-tls-cert", "needs an HTTP listener"}},
+		{name: "metrics login without auth", env: map[string]string{"CQLPG_METRICS_AUTH": "true"},
+			want: []string{"CQLPG_METRICS_AUTH", "--auth"}},
 		{name: "every error at once", args: []string{"--num-tokens", "0", "--read-timeout", "0s"},
 			want: []string{"--num-tokens", "--read-timeout"}},
 	} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/certs"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/pgschema"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
@@ -54,8 +55,14 @@ func serve(args []string) int {
 	cfg := c.gateway()
 	cfg.Log = log
 	if c.TLSCert != "" {
-		if cfg.TLS, err = gateway.TLSConfig(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
+		if cfg.TLSCerts, err = certs.Load(c.TLSCert, c.TLSKey, c.TLSClientCA, log); err != nil {
 			log.Error("cannot set up TLS", "err", err)
+			return 2
+		}
+	}
+	if c.HTTPTLSCert != "" {
+		if cfg.HTTPCerts, err = certs.Load(c.HTTPTLSCert, c.HTTPTLSKey, "", log); err != nil {
+			log.Error("cannot set up HTTPS", "err", err)
 			return 2
 		}
 	}
