@@ -51,6 +51,12 @@ func serve(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// SIGHUP reloads the certificates. It is caught from the start: one
+	// sent while the gateway starts waits for it rather than ending the
+	// process, as SIGHUP otherwise would.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
 	cfg := c.gateway()
 	cfg.Log = log
@@ -102,11 +108,17 @@ func serve(args []string) int {
 	if len(joining) > 0 {
 		go joinLocalShards(ctx, srv.Cluster(), joining, &c, log)
 	}
-	select {
-	case <-ctx.Done():
-		log.Info("shutting down")
-	case err := <-served:
-		log.Error("listener failed", "err", err)
+	for running := true; running; {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down")
+			running = false
+		case err := <-served:
+			log.Error("listener failed", "err", err)
+			running = false
+		case <-hup:
+			reloadCertificates(srv, log)
+		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownGrace)
 	defer cancel()
@@ -114,6 +126,17 @@ func serve(args []string) int {
 		log.Warn("shutdown", "err", err)
 	}
 	return 0
+}
+
+// reloadCertificates is SIGHUP's: the listeners' certificates are read
+// again from their files, and the outcome logged. One that does not load
+// is served as it was.
+func reloadCertificates(srv *gateway.Server, log *slog.Logger) {
+	if err := srv.ReloadCertificates(); err != nil {
+		log.Error("SIGHUP: a TLS certificate did not reload and is served as before", "err", err)
+		return
+	}
+	log.Info("SIGHUP: reloaded the TLS certificates")
 }
 
 // joinLocalShards joins the managed local shards at urls to the running

@@ -3,12 +3,14 @@ package main_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,10 +118,17 @@ func startServeWith(t testing.TB, bin string, args ...string) *serveProcess {
 			p.cmd.Process.Kill()
 		}
 	})
+	// With --http-tls-cert the listener speaks HTTPS only; readiness is
+	// all that is asked of it here, whatever its certificate.
+	scheme, probe := "http", http.DefaultClient
+	if slices.Contains(args, "--http-tls-cert") {
+		scheme = "https"
+		probe = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if p.cqlPort, p.httpPort = p.ports(); p.cqlPort != 0 && p.httpPort != 0 {
-			resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(p.httpPort) + "/readyz")
+			resp, err := probe.Get(scheme + "://127.0.0.1:" + strconv.Itoa(p.httpPort) + "/readyz")
 			if err == nil {
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusOK {
