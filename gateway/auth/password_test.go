@@ -34,6 +34,10 @@ func TestPasswords(t *testing.T) {
 	if h, err = HashPassword(long, MinPasswordCost); err != nil || !PasswordMatches(h, long) || !PasswordMatches(h, long[:72]+"x") {
 		t.Errorf("a 100-byte password: %q, %v", h, err)
 	}
+	// One of bcrypt's published test vectors: U*U at cost 5.
+	if !PasswordMatches("$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "U*U") {
+		t.Error("bcrypt's test vector U*U does not match")
+	}
 	if _, err := HashPassword("x", 3); err == nil {
 		t.Error("cost 3 accepted")
 	}
