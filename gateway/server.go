@@ -22,6 +22,7 @@ import (
 	"github.com/cqlpg/cqlpg/gateway/exec"
 	"github.com/cqlpg/cqlpg/gateway/repair"
 	"github.com/cqlpg/cqlpg/gateway/webui"
+	"github.com/cqlpg/cqlpg/sharding"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -353,10 +354,13 @@ func newServer(cfg Config) *Server {
 }
 
 // ReloadCertificates reads the listeners' certificate files again (the
-// command's SIGHUP): new connections get the certificates they hold, and
-// connections open keep theirs. A certificate that does not load stays
-// as it was, and its error is returned.
+// command's SIGHUP), and the shards' (sslrootcert, sslcert, sslkey) before
+// their next connections: new connections get the certificates the files
+// hold, and connections open keep theirs. A listener's certificate that
+// does not load stays as it was, and its error is returned; a shard's is
+// logged as its next connection opens.
 func (s *Server) ReloadCertificates() error {
+	sharding.ReloadTLS()
 	var errs []error
 	for _, c := range s.certs {
 		if err := c.Reload(); err != nil {

@@ -92,8 +92,10 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 // shard's certificate (sslmode=verify-full) and presents its own. A shard
 // certificate from another authority is refused with a clear error.
 // Renewing the gateway's client certificate (a new authority the shard
-// now trusts instead of the old one) keeps the open connections, and the
-// connections opened after it use the new certificate.
+// now trusts instead of the old one) and reloading, as SIGHUP does, keeps
+// the open connections, and the connections opened after it use the new
+// certificate. (sharding's TestConnConfigRefresh has the files read again
+// when they change, without a reload.)
 func TestShardTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -208,7 +210,9 @@ func TestShardTLS(t *testing.T) {
 	renewed, renewedKey := ca2.issue(t, 20, localpg.Superuser, x509.ExtKeyUsageClientAuth)
 	writeFile(t, dir, "client.pem", renewed)
 	writeFile(t, dir, "client-key.pem", renewedKey)
-	time.Sleep(1100 * time.Millisecond) // the files are looked at once a second
+	if err := s.ReloadCertificates(); err != nil { // as on SIGHUP
+		t.Fatal(err)
+	}
 	var n int
 	if err := sess.Query("SELECT count(*) FROM tls.t").Scan(&n); err != nil || n != 20 {
 		t.Fatalf("a read after the renewal: %d rows, %v", n, err)
