@@ -18,6 +18,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
@@ -184,19 +185,17 @@ func TestDualWritesV5(t *testing.T) {
 // An origin whose certificate another authority signed is refused at
 // start.
 func TestDualWritesTLS(t *testing.T) {
-	ca := newCertAuthority(t, "origin CA")
+	ca := certstest.NewAuthority(t, "origin CA")
 	dir := t.TempDir()
-	serverCert, serverKey := ca.issue(t, 2, "localhost", x509.ExtKeyUsageServerAuth)
-	clientCert, clientKey := ca.issue(t, 3, "gateway", x509.ExtKeyUsageClientAuth)
+	serverCert, serverKey := ca.Issue(t, 2, "localhost", x509.ExtKeyUsageServerAuth)
+	clientCert, clientKey := ca.Issue(t, 3, "gateway", x509.ExtKeyUsageClientAuth)
 	cert, err := tls.X509KeyPair(serverCert, serverKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients := x509.NewCertPool()
-	clients.AddCert(ca.cert)
-	originTLS := &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: clients, ClientAuth: tls.RequireAndVerifyClientCert}
+	originTLS := &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert}
 	o := gateway.OriginConfig{}
-	o.TLSCA = writeFile(t, dir, "ca.pem", ca.pem)
+	o.TLSCA = writeFile(t, dir, "ca.pem", ca.PEM)
 	o.TLSCert = writeFile(t, dir, "client.pem", clientCert)
 	o.TLSKey = writeFile(t, dir, "client-key.pem", clientKey)
 	originGW, target, proxy := startDualPairTLS(t, o, originTLS)
@@ -223,7 +222,7 @@ func TestDualWritesTLS(t *testing.T) {
 	// The origin's certificate checked against another authority.
 	wrong := o
 	wrong.Addr = originGW.Addr().String()
-	wrong.TLSCA = writeFile(t, dir, "other-ca.pem", newCertAuthority(t, "another CA").pem)
+	wrong.TLSCA = writeFile(t, dir, "other-ca.pem", certstest.NewAuthority(t, "another CA").PEM)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := gateway.New(ctx, gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(),

@@ -2,15 +2,8 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,67 +15,23 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
 
-// certAuthority signs the certificates of a TLS test: a shard's server
-// certificate and the gateway's client certificates.
-type certAuthority struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newCertAuthority(t *testing.T, name string) *certAuthority {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &certAuthority{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue signs a certificate for name (and 127.0.0.1), returning it and
-// its key as PEM.
-func (ca *certAuthority) issue(t *testing.T, serial int64, name string, usage x509.ExtKeyUsage) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-}
-
-// writeFile writes a file atomically (a new file renamed over the old),
+// writeFile replaces the file name in dir whole (certstest.WriteFile),
 // owned like dir when the test runs as root, so that a server running as
 // another user reads it.
 func writeFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	tmp := path + ".new"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	certstest.WriteFile(t, path, data)
 	if st, err := os.Stat(dir); err == nil && os.Geteuid() == 0 {
 		sys := st.Sys().(*syscall.Stat_t)
-		if err := os.Chown(tmp, int(sys.Uid), int(sys.Gid)); err != nil {
+		if err := os.Chown(path, int(sys.Uid), int(sys.Gid)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
 	}
 	return path
 }
@@ -115,11 +64,11 @@ func TestShardTLS(t *testing.T) {
 
 	// The shard: a server certificate, client certificates from ca1
 	// required over TCP, the socket left to the test.
-	ca1 := newCertAuthority(t, "cqlpg shard CA")
-	serverCert, serverKey := ca1.issue(t, 2, "localhost", x509.ExtKeyUsageServerAuth)
+	ca1 := certstest.NewAuthority(t, "cqlpg shard CA")
+	serverCert, serverKey := ca1.Issue(t, 2, "localhost", x509.ExtKeyUsageServerAuth)
 	writeFile(t, pg.Dir(), "server.crt", serverCert)
 	writeFile(t, pg.Dir(), "server.key", serverKey)
-	writeFile(t, pg.Dir(), "clients.crt", ca1.pem)
+	writeFile(t, pg.Dir(), "clients.crt", ca1.PEM)
 	writeFile(t, pg.Dir(), "pg_hba.conf", []byte("local all all trust\nhostssl all all 127.0.0.1/32 cert\n"))
 	run("ALTER SYSTEM SET ssl = on")
 	run("ALTER SYSTEM SET ssl_cert_file = 'server.crt'")
@@ -129,8 +78,8 @@ func TestShardTLS(t *testing.T) {
 
 	// The gateway's side: the authority it trusts, its certificate.
 	dir := t.TempDir()
-	caFile := writeFile(t, dir, "ca.pem", ca1.pem)
-	clientCert, clientKey := ca1.issue(t, 10, localpg.Superuser, x509.ExtKeyUsageClientAuth)
+	caFile := writeFile(t, dir, "ca.pem", ca1.PEM)
+	clientCert, clientKey := ca1.Issue(t, 10, localpg.Superuser, x509.ExtKeyUsageClientAuth)
 	certFile := writeFile(t, dir, "client.pem", clientCert)
 	keyFile := writeFile(t, dir, "client-key.pem", clientKey)
 	shardURL := func(rootCert string) string {
@@ -153,7 +102,7 @@ func TestShardTLS(t *testing.T) {
 			t.Fatalf("a plain connection: %v, want it refused", err)
 		}
 	}
-	other := writeFile(t, dir, "other-ca.pem", newCertAuthority(t, "another CA").pem)
+	other := writeFile(t, dir, "other-ca.pem", certstest.NewAuthority(t, "another CA").PEM)
 	cfg := gateway.Config{Listen: "127.0.0.1:0", Log: testLogger(), Shards: []cluster.ShardConfig{{URL: shardURL(other)}}}
 	startCtx, startCancel := context.WithTimeout(ctx, 20*time.Second)
 	s, err := gateway.New(startCtx, cfg)
@@ -204,10 +153,10 @@ func TestShardTLS(t *testing.T) {
 
 	// Renewal: the shard trusts only ca2 from now on, and the gateway's
 	// certificate files are replaced by one ca2 signed.
-	ca2 := newCertAuthority(t, "cqlpg shard CA 2")
-	writeFile(t, pg.Dir(), "clients.crt", ca2.pem)
+	ca2 := certstest.NewAuthority(t, "cqlpg shard CA 2")
+	writeFile(t, pg.Dir(), "clients.crt", ca2.PEM)
 	run("SELECT pg_reload_conf()")
-	renewed, renewedKey := ca2.issue(t, 20, localpg.Superuser, x509.ExtKeyUsageClientAuth)
+	renewed, renewedKey := ca2.Issue(t, 20, localpg.Superuser, x509.ExtKeyUsageClientAuth)
 	writeFile(t, dir, "client.pem", renewed)
 	writeFile(t, dir, "client-key.pem", renewedKey)
 	if err := s.ReloadCertificates(); err != nil { // as on SIGHUP

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cqlpg/cqlpg/gateway"
 	"github.com/cqlpg/cqlpg/gateway/certs"
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
@@ -258,8 +259,8 @@ func TestTLSBadReload(t *testing.T) {
 	}
 	serving("after a failed reload", 2)
 	// A certificate renewed without its key does not load either.
-	der, _ := pki.issue(t, 6, "cqlpg", x509.ExtKeyUsageServerAuth)
-	pki.write(t, "server.pem", "CERTIFICATE", der)
+	renewed, _ := pki.ca.Issue(t, 6, "cqlpg", x509.ExtKeyUsageServerAuth)
+	certstest.WriteFile(t, pki.serverCert, renewed)
 	time.Sleep(1100 * time.Millisecond)
 	serving("with the certificate's key missing", 2)
 

@@ -2,16 +2,8 @@ package gateway_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,6 +11,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlpg/cqlpg/gateway"
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 	"github.com/cqlpg/cqlpg/gateway/cluster"
 )
 
@@ -26,68 +19,29 @@ import (
 // certificate it signed, written as PEM files.
 type testPKI struct {
 	dir                           string
+	ca                            *certstest.Authority
 	pool                          *x509.CertPool
 	client                        tls.Certificate
 	caFile, serverCert, serverKey string
-	ca                            *x509.Certificate
-	caKey                         *ecdsa.PrivateKey
 }
 
 func newTestPKI(t *testing.T) *testPKI {
 	t.Helper()
-	p := &testPKI{dir: t.TempDir(), pool: x509.NewCertPool()}
-	p.caKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cqlpg test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &p.caKey.PublicKey, p.caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.ca, _ = x509.ParseCertificate(caDER)
-	p.pool.AddCert(p.ca)
-	p.caFile = p.write(t, "ca.pem", "CERTIFICATE", caDER)
+	p := &testPKI{dir: t.TempDir(), ca: certstest.NewAuthority(t, "cqlpg test CA")}
+	p.pool = p.ca.Pool
+	p.caFile = filepath.Join(p.dir, "ca.pem")
+	certstest.WriteFile(t, p.caFile, p.ca.PEM)
 	p.serverCert, p.serverKey = filepath.Join(p.dir, "server.pem"), filepath.Join(p.dir, "server-key.pem")
 	p.issueServer(t, 2)
-	clientDER, clientKey := p.issue(t, 3, "client", x509.ExtKeyUsageClientAuth)
-	p.client = tls.Certificate{Certificate: [][]byte{clientDER}, PrivateKey: clientKey}
+	p.client = p.ca.Pair(t, 3, "client", x509.ExtKeyUsageClientAuth)
 	return p
-}
-
-// issue signs a certificate for 127.0.0.1 with serial, and returns it and
-// its key.
-func (p *testPKI) issue(t *testing.T, serial int64, name string, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return der, key
-}
-
-// write writes a PEM file of one block in the PKI's directory.
-func (p *testPKI) write(t *testing.T, name, kind string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(p.dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // issueServer writes a new server certificate with serial, and its key,
 // over the server's files, as a renewal would.
 func (p *testPKI) issueServer(t *testing.T, serial int64) {
 	t.Helper()
-	der, key := p.issue(t, serial, "cqlpg", x509.ExtKeyUsageServerAuth)
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	p.write(t, filepath.Base(p.serverCert), "CERTIFICATE", der)
-	p.write(t, filepath.Base(p.serverKey), "EC PRIVATE KEY", keyDER)
+	p.ca.IssueFiles(t, serial, "cqlpg", x509.ExtKeyUsageServerAuth, p.serverCert, p.serverKey)
 }
 
 // TestTLS serves CQL over TLS: with a server certificate only, and with

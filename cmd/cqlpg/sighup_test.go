@@ -2,14 +2,8 @@ package main_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -21,52 +15,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 	"github.com/cqlpg/cqlpg/sharding/localpg"
 )
-
-// testCA signs server certificates for 127.0.0.1 into PEM files.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cqlpg test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca := &testCA{key: key, pool: x509.NewCertPool()}
-	ca.cert, _ = x509.ParseCertificate(der)
-	ca.pool.AddCert(ca.cert)
-	return ca
-}
-
-// issue writes a server certificate with serial and its key to the files
-// cert and key.
-func (ca *testCA) issue(t *testing.T, serial int64, cert, key string) {
-	t.Helper()
-	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "cqlpg"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &k.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(k)
-	for path, block := range map[string]*pem.Block{cert: {Type: "CERTIFICATE", Bytes: der}, key: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
-		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestServeSIGHUP sends SIGHUP to `cqlpg serve`, serving CQL and HTTPS
 // from certificate files: the process goes on running, new connections
@@ -82,10 +33,10 @@ func TestServeSIGHUP(t *testing.T) {
 		t.Fatalf("start PostgreSQL: %v", err)
 	}
 	t.Cleanup(stop)
-	ca := newTestCA(t)
+	ca := certstest.NewAuthority(t, "cqlpg test CA")
 	dir := t.TempDir()
 	cert, key := filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
-	ca.issue(t, 2, cert, key)
+	ca.IssueFiles(t, 2, "cqlpg", x509.ExtKeyUsageServerAuth, cert, key)
 	p := startServeWith(t, bin, "--shard", clusters[0].URL(),
 		"--tls-cert", cert, "--tls-key", key, "--http-tls-cert", cert, "--http-tls-key", key)
 
@@ -94,7 +45,7 @@ func TestServeSIGHUP(t *testing.T) {
 	served := func(port int) int64 {
 		t.Helper()
 		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp",
-			"127.0.0.1:"+strconv.Itoa(port), &tls.Config{RootCAs: ca.pool})
+			"127.0.0.1:"+strconv.Itoa(port), &tls.Config{RootCAs: ca.Pool})
 		if err != nil {
 			t.Fatalf("TLS handshake with port %d: %v\n%s", port, err, p.output.String())
 		}
@@ -107,7 +58,7 @@ func TestServeSIGHUP(t *testing.T) {
 	}
 	cfg := gocql.NewCluster("127.0.0.1")
 	cfg.Port, cfg.Timeout = p.cqlPort, 10*time.Second
-	cfg.SslOpts = &gocql.SslOptions{Config: &tls.Config{RootCAs: ca.pool}, EnableHostVerification: true}
+	cfg.SslOpts = &gocql.SslOptions{Config: &tls.Config{RootCAs: ca.Pool}, EnableHostVerification: true}
 	sess, err := cfg.CreateSession()
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +93,7 @@ func TestServeSIGHUP(t *testing.T) {
 		}
 	}
 
-	ca.issue(t, 3, cert, key)
+	ca.IssueFiles(t, 3, "cqlpg", x509.ExtKeyUsageServerAuth, cert, key)
 	hangUp("SIGHUP: reloaded the TLS certificates")
 	if cql, https := serials(); cql != 3 || https != 3 {
 		t.Errorf("serials after SIGHUP: CQL %d, HTTPS %d, want 3", cql, https)

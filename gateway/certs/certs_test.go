@@ -2,46 +2,31 @@ package certs
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cqlpg/cqlpg/gateway/certs/certstest"
 )
 
 // testFiles is a certificate authority and the files of a server
 // certificate it signs.
 type testFiles struct {
-	ca        *x509.Certificate
-	caKey     *ecdsa.PrivateKey
+	ca        *certstest.Authority
 	pool      *x509.CertPool
 	cert, key string
 }
 
 func newTestFiles(t *testing.T) *testFiles {
 	t.Helper()
-	f := &testFiles{pool: x509.NewCertPool()}
-	f.caKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &f.caKey.PublicKey, f.caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.ca, _ = x509.ParseCertificate(der)
-	f.pool.AddCert(f.ca)
+	f := &testFiles{ca: certstest.NewAuthority(t, "test CA")}
+	f.pool = f.ca.Pool
 	dir := t.TempDir()
 	f.cert, f.key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	f.issue(t, 2)
@@ -51,19 +36,7 @@ func newTestFiles(t *testing.T) *testFiles {
 // issue writes a certificate for 127.0.0.1 with serial, and its key.
 func (f *testFiles) issue(t *testing.T, serial int64) {
 	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "server"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, f.ca, &key.PublicKey, f.caKey)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	os.WriteFile(f.cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(f.key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+	f.ca.IssueFiles(t, serial, "server", x509.ExtKeyUsageServerAuth, f.cert, f.key)
 }
 
 // serve accepts TLS connections with cfg until the test ends, finishing
