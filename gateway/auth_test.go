@@ -703,8 +703,8 @@ func TestAuthPythonDriver(t *testing.T) {
 	}
 }
 
-// BenchmarkAuthLogin measures a connection's handshake, STARTUP to READY
-// or AUTH_SUCCESS: without authentication, with a login checked by the
+// BenchmarkAuthLogin measures a connection's handshake, dial to READY or
+// AUTH_SUCCESS: without authentication, with a login checked by the
 // gateway's bcrypt (cold), and with one remembered from a moment ago.
 func BenchmarkAuthLogin(b *testing.B) {
 	for _, bc := range []struct {
@@ -718,11 +718,12 @@ func BenchmarkAuthLogin(b *testing.B) {
 				s = startAuthGateway(b, func(c *gateway.AuthConfig) { c.CredentialsValidity = bc.validity })
 			}
 			codec := frame.NewCodec()
-			for b.Loop() {
+			handshake := func() {
 				nc, err := net.Dial("tcp", s.Addr().String())
 				if err != nil {
 					b.Fatal(err)
 				}
+				defer nc.Close()
 				codec.EncodeFrame(frame.NewFrame(primitive.ProtocolVersion4, 1,
 					&message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}), nc)
 				f, err := codec.DecodeFrame(nc)
@@ -739,7 +740,12 @@ func BenchmarkAuthLogin(b *testing.B) {
 						b.Fatalf("login answered by %v", f.Body.Message)
 					}
 				}
-				nc.Close()
+			}
+			// The first login checks the password: the cached case
+			// measures the ones after it.
+			handshake()
+			for b.Loop() {
+				handshake()
 			}
 		})
 	}
