@@ -152,6 +152,17 @@ func newFakeServer(tb testing.TB, infos []sharding.ShardInfo, pool func(i int) *
 	return s
 }
 
+// setTimeouts sets the read and write timeouts the executions use (0
+// leaves one as it is).
+func (h *hotServer) setTimeouts(read, write time.Duration) {
+	if read > 0 {
+		h.s.cfg.ReadTimeout, h.s.env.Config.ReadTimeout = read, read
+	}
+	if write > 0 {
+		h.s.cfg.WriteTimeout, h.s.env.Config.WriteTimeout = write, write
+	}
+}
+
 // prepare plans query as PREPARE does and returns its statement.
 func (h *hotServer) prepare(tb testing.TB, query string) *exec.Statement {
 	tb.Helper()
@@ -365,7 +376,7 @@ func BenchmarkQueryUncached(b *testing.B) {
 // they belong to is not reused. Run it under -race.
 func TestHotPathLateOps(t *testing.T) {
 	h := newHotServer(t)
-	h.s.cfg.ReadTimeout, h.s.cfg.WriteTimeout = 20*time.Millisecond, 20*time.Millisecond
+	h.setTimeouts(20*time.Millisecond, 20*time.Millisecond)
 	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
 	row := cannedRow(sel.Plan.(*translate.Select))
 	h.shards.rows = [][][]byte{row}
@@ -555,7 +566,7 @@ func TestHotPathHandoffKeysOnce(t *testing.T) {
 // one not answered in time is answered with its timeout and leaves too.
 func TestDeadlineLists(t *testing.T) {
 	h := newHotServer(t)
-	h.s.cfg.ReadTimeout = 20 * time.Millisecond
+	h.setTimeouts(20*time.Millisecond, 0)
 	sel := h.prepare(t, "SELECT v FROM rf1.t WHERE k = ?")
 	h.shards.rows = [][][]byte{cannedRow(sel.Plan.(*translate.Select))}
 	waiting := exec.Waiting
@@ -578,7 +589,7 @@ func TestDeadlineLists(t *testing.T) {
 		}
 		cqlwire.PutBuffer(resp)
 	}
-	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout {
+	if d := time.Since(start); d < 3*h.s.cfg.ReadTimeout || d > time.Second {
 		t.Errorf("three read timeouts of %v came after %v", h.s.cfg.ReadTimeout, d)
 	}
 	if n := waiting(); n != 0 {
