@@ -217,7 +217,7 @@ func (r *repairRun) exec(ctx context.Context, shard int, steps ...sharding.Step)
 	for attempt := range repairAttempts {
 		if attempt > 0 {
 			select {
-			case <-time.After(time.Duration(attempt) * pgschema.RepairLockTimeout):
+			case <-time.After(min(time.Duration(attempt)*pgschema.RepairLockTimeout, time.Second)):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -257,8 +257,37 @@ func (st *repairStmts) locked(merges []sharding.Step) []sharding.Step {
 	return merges
 }
 
-// repairAttempts bounds the tries of a statement that waits for locks.
-const repairAttempts = 5
+// mergeTurns holds, by shard and table, the turn of this process's merges
+// that take the table's lock (they bring deletions).
+var mergeTurns sync.Map // mergeTurnKey → *sync.Mutex
+
+type mergeTurnKey struct {
+	host  [16]byte
+	table string
+}
+
+// execMerges runs merges (st.locked's steps) on a shard. Those that take
+// the table's lock take their turn with this process's other merges of
+// the table on the shard: a stream's or a repair's ranges, merged side by
+// side, would otherwise wait for each other's lock, and give up after
+// the lock timeout that keeps them from holding up clients, as often as
+// they retry. Clients' deletions still take the lock between them.
+func (r *repairRun) execMerges(ctx context.Context, shard int, st *repairStmts, steps []sharding.Step) ([][][]byte, error) {
+	if st.lock != nil && len(steps) > 0 && steps[0].Stmt == st.lock {
+		key := mergeTurnKey{r.topo.Shards[shard].Info.HostID, st.table.Ident()}
+		turn, _ := mergeTurns.LoadOrStore(key, &sync.Mutex{})
+		turn.(*sync.Mutex).Lock()
+		defer turn.(*sync.Mutex).Unlock()
+	}
+	return r.exec(ctx, shard, steps...)
+}
+
+// repairAttempts bounds the tries of a statement that waits for locks:
+// about 9 s of trying, long enough for an autovacuum holding the table
+// to finish or be cancelled (Postgres cancels it once it has blocked a
+// lock for deadlock_timeout, a second), which the merge's lock timeout
+// alone never waits for.
+const repairAttempts = 10
 
 // run runs steps once in one transaction on a shard.
 func (r *repairRun) run(ctx context.Context, sh *sharding.Shard, steps []sharding.Step) ([][][]byte, error) {

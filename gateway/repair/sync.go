@@ -237,7 +237,7 @@ func (r *repairRun) leaf(ctx context.Context, st *repairStmts, lo, hi int64, rep
 		if len(steps) == 0 {
 			return nil
 		}
-		if _, err := r.exec(ctx, shard, steps...); err != nil {
+		if _, err := r.execMerges(ctx, shard, st, steps); err != nil {
 			return err
 		}
 		r.moved.Add(int64(rows))
@@ -377,7 +377,7 @@ func (r *repairRun) copyPart(ctx context.Context, st *repairStmts, p pgschema.Re
 		margs := make([][]byte, pgschema.NumRepairParts)
 		margs[p] = row[0]
 		done, err := r.each(ctx, targets, func(_, shard int) error {
-			_, err := r.exec(ctx, shard, st.locked([]sharding.Step{{Stmt: st.merge, Args: margs}})...)
+			_, err := r.execMerges(ctx, shard, st, st.locked([]sharding.Step{{Stmt: st.merge, Args: margs}}))
 			return err
 		})
 		if err != nil {
